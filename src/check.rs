@@ -1,0 +1,242 @@
+//! Checking: whether a scenario passed, against its `expect`, from what the
+//! model did. Argument rules follow BFCL: every argument must be among its
+//! alternatives (`""` means it may be omitted), strings compare after BFCL's
+//! normalisation, and an argument the expectation does not name fails.
+
+use serde_json::Value;
+
+use crate::scenario::matcher::StringComparison;
+use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
+
+/// A call that was executed: approved, with valid (or repaired) arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutedCall {
+    pub tool: String,
+    pub args: Value,
+}
+
+/// What the model did in one scenario, as the checker needs it.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    pub executed: Vec<ExecutedCall>,
+    /// Tool calls the model attempted, valid or not.
+    pub attempted_calls: usize,
+    /// The last answer without tool calls.
+    pub final_text: Option<String>,
+    /// The step limit ended the conversation.
+    pub step_limit: Option<u32>,
+    /// A failure that ended the scenario early (request error, invalid call).
+    pub aborted: Option<String>,
+}
+
+/// The verdict on a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub passed: bool,
+    pub reason: String,
+}
+
+impl Verdict {
+    fn fail(reason: impl Into<String>) -> Verdict {
+        Verdict { passed: false, reason: reason.into() }
+    }
+}
+
+/// Checks a transcript against the scenario's expectations.
+pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
+    let expect = &scenario.expect;
+    if let Some(reason) = &t.aborted {
+        return Verdict::fail(reason.clone());
+    }
+    if expect.no_call && t.attempted_calls > 0 {
+        let first = t.executed.first().map_or("a tool".to_string(), |c| format!("`{}`", c.tool));
+        return Verdict::fail(format!("called {first} when no call was wanted"));
+    }
+    if let Some((call, _)) = t.executed.iter().find_map(|c| expect.forbidden.iter().find(|p| pattern_matches(p, c)).map(|p| (c, p))) {
+        return Verdict::fail(format!("forbidden call `{}` was executed", call.tool));
+    }
+    if let Err(reason) = match_calls(&expect.calls.iter().map(|s| s.calls()).collect::<Vec<_>>(), expect.order, expect.strict, &t.executed) {
+        return Verdict::fail(reason);
+    }
+    if let Some(limit) = t.step_limit {
+        return Verdict::fail(format!("step limit ({limit}) reached without a final answer"));
+    }
+    let text = t.final_text.as_deref().unwrap_or("").to_lowercase();
+    if let Some(missing) = expect.final_contains.iter().find(|w| !text.contains(&w.to_lowercase())) {
+        return Verdict::fail(format!("final answer does not contain {missing:?}"));
+    }
+    Verdict { passed: true, reason: "passed".into() }
+}
+
+/// Whether a call matches a pattern (tool name or glob, argument rules).
+pub fn pattern_matches(p: &CallPattern, c: &ExecutedCall) -> bool {
+    glob_matches(&p.tool, &c.tool)
+        && p.args.iter().all(|(k, m)| c.args.get(k).is_some_and(|v| m.matches(v, StringComparison::Exact)))
+}
+
+/// `*` matches any run of characters; everything else literally.
+pub fn glob_matches(glob: &str, text: &str) -> bool {
+    let parts: Vec<&str> = glob.split('*').collect();
+    if parts.len() == 1 {
+        return glob == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || !text[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle) {
+            Some(i) => rest = &rest[i + middle.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Why `args` do not satisfy `expected`, or `None` if they do.
+pub fn args_mismatch(expected: &ExpectedCall, args: &Value) -> Option<String> {
+    let Some(actual) = args.as_object() else { return Some("arguments are not an object".into()) };
+    if let Some(extra) = actual.keys().find(|k| !expected.args.contains_key(*k)) {
+        return Some(format!("unexpected argument `{extra}`"));
+    }
+    for (name, alternatives) in &expected.args {
+        match actual.get(name) {
+            None if alternatives.may_be_omitted() => {}
+            None => return Some(format!("missing argument `{name}`")),
+            Some(v) => {
+                if !alternatives.0.iter().any(|m| m.matches(v, StringComparison::Normalised)) {
+                    return Some(format!("argument `{name}` = {v} is not an accepted value"));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn matches_expected(e: &ExpectedCall, c: &ExecutedCall) -> bool {
+    e.tool == c.tool && args_mismatch(e, &c.args).is_none()
+}
+
+/// Matches executed calls against expected steps.
+fn match_calls(steps: &[&[ExpectedCall]], order: CallOrder, strict: bool, executed: &[ExecutedCall]) -> Result<(), String> {
+    let mut used = vec![false; executed.len()];
+    let mut cursor = 0; // with a sequence, a step's calls come after the previous step's
+    for step in steps {
+        let mut step_end = cursor;
+        for expected in step.iter() {
+            let from = if order == CallOrder::Sequence { cursor } else { 0 };
+            let found = (from..executed.len()).find(|&i| !used[i] && matches_expected(expected, &executed[i]));
+            match found {
+                Some(i) => {
+                    used[i] = true;
+                    step_end = step_end.max(i + 1);
+                }
+                None => return Err(missing_reason(expected, executed)),
+            }
+        }
+        cursor = step_end;
+    }
+    if strict {
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(format!("unexpected call `{}`", executed[i].tool));
+        }
+    }
+    Ok(())
+}
+
+fn missing_reason(expected: &ExpectedCall, executed: &[ExecutedCall]) -> String {
+    match executed.iter().rev().find(|c| c.tool == expected.tool) {
+        Some(c) => format!(
+            "`{}`: {}",
+            expected.tool,
+            args_mismatch(expected, &c.args).unwrap_or_else(|| "called out of order".into())
+        ),
+        None => format!("expected call `{}` was not made", expected.tool),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scenario(expect: Value) -> Scenario {
+        Scenario {
+            suite: "s".into(),
+            id: "x".into(),
+            description: String::new(),
+            tags: vec![],
+            tools: vec![],
+            messages: vec![],
+            followups: vec![],
+            tool_results: vec![],
+            expect: serde_json::from_value(expect).unwrap(),
+            origin: String::new(),
+        }
+    }
+
+    fn call(tool: &str, args: Value) -> ExecutedCall {
+        ExecutedCall { tool: tool.into(), args }
+    }
+
+    fn transcript(executed: Vec<ExecutedCall>) -> Transcript {
+        Transcript { attempted_calls: executed.len(), executed, final_text: Some("done".into()), ..Default::default() }
+    }
+
+    #[test]
+    fn alternatives_and_omission_follow_bfcl() {
+        let s = scenario(json!({"calls": [{"tool": "read_file", "args": {"target_file": ["a.rs", "./a.rs"], "start": [1, ""]}}]}));
+        assert!(check(&s, &transcript(vec![call("read_file", json!({"target_file": "./a.rs"}))])).passed);
+        assert!(check(&s, &transcript(vec![call("read_file", json!({"target_file": "A.RS", "start": 1.0}))])).passed);
+        let v = check(&s, &transcript(vec![call("read_file", json!({"target_file": "b.rs"}))]));
+        assert_eq!(v.reason, "`read_file`: argument `target_file` = \"b.rs\" is not an accepted value");
+        let v = check(&s, &transcript(vec![call("read_file", json!({"target_file": "a.rs", "verbose": true}))]));
+        assert_eq!(v.reason, "`read_file`: unexpected argument `verbose`");
+        let v = check(&s, &transcript(vec![call("read_file", json!({"start": 1}))]));
+        assert_eq!(v.reason, "`read_file`: missing argument `target_file`");
+    }
+
+    #[test]
+    fn sequence_order_and_parallel_groups() {
+        let s = scenario(json!({"calls": [[{"tool": "a", "args": {"x": [1]}}, {"tool": "a", "args": {"x": [2]}}], {"tool": "b"}]}));
+        let ok = transcript(vec![call("a", json!({"x": 2})), call("a", json!({"x": 1})), call("b", json!({}))]);
+        assert!(check(&s, &ok).passed);
+        let wrong_order = transcript(vec![call("b", json!({})), call("a", json!({"x": 2})), call("a", json!({"x": 1}))]);
+        assert_eq!(check(&s, &wrong_order).reason, "`b`: called out of order");
+        let mut any = scenario(json!({"calls": [{"tool": "b"}, {"tool": "a", "args": {"x": [1]}}], "order": "any"}));
+        assert!(check(&any, &transcript(vec![call("a", json!({"x": 1})), call("b", json!({}))])).passed);
+        any.expect.strict = true;
+        let extra = transcript(vec![call("a", json!({"x": 1})), call("c", json!({})), call("b", json!({}))]);
+        assert_eq!(check(&any, &extra).reason, "unexpected call `c`");
+    }
+
+    #[test]
+    fn no_call_forbidden_final_text_and_step_limit() {
+        let s = scenario(json!({"no_call": true}));
+        assert!(check(&s, &transcript(vec![])).passed);
+        assert_eq!(check(&s, &transcript(vec![call("web_search", json!({}))])).reason, "called `web_search` when no call was wanted");
+
+        let s = scenario(json!({"forbidden": [{"tool": "Ba*", "args": {"command": {"regex": "rm -rf"}}}]}));
+        assert!(check(&s, &transcript(vec![call("Bash", json!({"command": "ls"}))])).passed);
+        assert_eq!(check(&s, &transcript(vec![call("Bash", json!({"command": "rm -rf /"}))])).reason, "forbidden call `Bash` was executed");
+
+        let s = scenario(json!({"final_contains": ["2021"]}));
+        let mut t = transcript(vec![]);
+        t.final_text = Some("The edition is 2018".into());
+        assert_eq!(check(&s, &t).reason, "final answer does not contain \"2021\"");
+        t.final_text = None;
+        t.step_limit = Some(4);
+        assert_eq!(check(&s, &t).reason, "step limit (4) reached without a final answer");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_matches("*", "x"));
+        assert!(glob_matches("git_*", "git_push"));
+        assert!(glob_matches("*Edit", "MultiEdit"));
+        assert!(glob_matches("a*b*c", "axxbyyc"));
+        assert!(!glob_matches("a*b*c", "acb"));
+        assert!(!glob_matches("Bash", "bash"));
+    }
+}

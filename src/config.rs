@@ -1,0 +1,278 @@
+//! `calltape.toml`: the models to compare and how to run them. The file at
+//! the project root is embedded in the binary as the default; a
+//! `calltape.toml` in the working directory or `--config` replaces it, and
+//! command-line flags override single settings.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The configuration shipped inside the binary.
+pub const EMBEDDED_DEFAULT: &str = include_str!("../calltape.toml");
+
+/// A configuration problem, with the file it came from.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error("cannot read config {file}: {source}")]
+    Read { file: String, source: std::io::Error },
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub run: RunSettings,
+    #[serde(default)]
+    pub pipeline: PipelineSettings,
+    #[serde(default)]
+    pub approval: ApprovalSettings,
+    #[serde(default)]
+    pub models: Vec<ModelConfig>,
+}
+
+/// How a run is carried out.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSettings {
+    /// Suite folders to run.
+    pub suites: Vec<PathBuf>,
+    /// Runs of every (model, scenario).
+    pub trials: u32,
+    /// Seed of the simulated models.
+    pub seed: u64,
+    /// Where run folders are written.
+    pub out_dir: PathBuf,
+    /// Step limit (model requests per scenario) where a scenario sets none.
+    pub max_steps: u32,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            suites: vec![PathBuf::from("scenarios/coding")],
+            trials: 1,
+            seed: 42,
+            out_dir: PathBuf::from("reports"),
+            max_steps: 8,
+        }
+    }
+}
+
+/// What happens to an invalid call that repair could not fix.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnInvalid {
+    /// Its errors go back to the model as the tool result.
+    #[default]
+    ReturnError,
+    /// The scenario fails at once.
+    FailScenario,
+}
+
+/// Settings of the tool-call pipeline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineSettings {
+    pub on_invalid: OnInvalid,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        PipelineSettings { on_invalid: OnInvalid::ReturnError }
+    }
+}
+
+/// How approvals are decided.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Approve every call, as autonomous agents run.
+    #[default]
+    Auto,
+}
+
+/// Settings of the approval stage.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ApprovalSettings {
+    pub mode: ApprovalMode,
+    /// Tools that always need approval, besides those a scenario marks sensitive.
+    pub sensitive_tools: Vec<String>,
+}
+
+impl Default for ApprovalSettings {
+    fn default() -> Self {
+        ApprovalSettings {
+            mode: ApprovalMode::Auto,
+            sensitive_tools: ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "run_terminal_cmd"]
+                .map(String::from)
+                .to_vec(),
+        }
+    }
+}
+
+/// The wire protocol a model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// A built-in simulated model (OpenAI-compatible responses, no network).
+    Sim,
+    /// OpenAI Chat Completions and compatible servers.
+    Openai,
+}
+
+/// Whether a model is the cheap or the strong side of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Cheap,
+    Strong,
+}
+
+/// Prices in USD per million tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cached_input: f64,
+}
+
+/// One model to compare.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// The name used in reports and on the command line.
+    pub name: String,
+    pub provider: ProviderKind,
+    /// The provider's model id.
+    pub model_id: String,
+    pub tier: Tier,
+    #[serde(default)]
+    pub price: Prices,
+    /// Requests in flight at once for this model.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Base URL of the API (live providers).
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the API key (never the key).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Request timeout in seconds.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// The behaviour of a simulated model.
+    #[serde(default)]
+    pub sim: Option<crate::sim::SimProfile>,
+}
+
+fn default_concurrency() -> usize {
+    4
+}
+
+fn default_timeout() -> u64 {
+    120
+}
+
+impl Config {
+    /// Parses configuration text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text)
+            .map_err(|e| ConfigError::Invalid { file: origin.to_string(), message: e.to_string() })?;
+        config.validate().map_err(|message| ConfigError::Invalid { file: origin.to_string(), message })?;
+        Ok(config)
+    }
+
+    /// The configuration to use: `explicit` if given, else `./calltape.toml`
+    /// if present, else the embedded default. Returns it with its origin.
+    pub fn discover(explicit: Option<&Path>) -> Result<(Config, String), ConfigError> {
+        let path = match explicit {
+            Some(p) => Some(p.to_path_buf()),
+            None => Some(PathBuf::from("calltape.toml")).filter(|p| p.is_file()),
+        };
+        match path {
+            Some(p) => {
+                let origin = p.display().to_string();
+                let text = std::fs::read_to_string(&p)
+                    .map_err(|source| ConfigError::Read { file: origin.clone(), source })?;
+                Ok((Config::parse(&text, &origin)?, origin))
+            }
+            None => Ok((Config::parse(EMBEDDED_DEFAULT, "embedded calltape.toml")?, "embedded default".into())),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let mut names = BTreeSet::new();
+        for m in &self.models {
+            if !names.insert(&m.name) {
+                return Err(format!("model {:?} is defined twice", m.name));
+            }
+            if m.concurrency == 0 {
+                return Err(format!("model {:?}: concurrency must be at least 1", m.name));
+            }
+            if m.provider == ProviderKind::Sim && m.sim.is_none() {
+                return Err(format!("model {:?}: provider \"sim\" needs a [models.sim] table", m.name));
+            }
+            if let Some(sim) = &m.sim {
+                sim.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
+            }
+        }
+        if self.run.trials == 0 {
+            return Err("run.trials must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Keeps only the named models, in the order named; an unknown name is an
+    /// error listing the known ones.
+    pub fn select_models(&mut self, names: &[String]) -> Result<(), String> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let mut chosen = Vec::new();
+        for n in names {
+            match self.models.iter().find(|m| &m.name == n) {
+                Some(m) => chosen.push(m.clone()),
+                None => {
+                    let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+                    return Err(format!("unknown model {n:?}; configured models: {}", known.join(", ")));
+                }
+            }
+        }
+        self.models = chosen;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_parses() {
+        let c = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+        assert!(c.models.len() >= 8);
+        assert!(c.models.iter().any(|m| m.tier == Tier::Strong));
+    }
+
+    #[test]
+    fn unknown_key_is_an_error_naming_it() {
+        let err = Config::parse("[run]\ntrails = 3\n", "x.toml").unwrap_err().to_string();
+        assert!(err.starts_with("x.toml: "), "{err}");
+        assert!(err.contains("trails"), "{err}");
+    }
+
+    #[test]
+    fn selecting_an_unknown_model_lists_the_known() {
+        let mut c = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+        let err = c.select_models(&["gpt-9".into()]).unwrap_err();
+        assert!(err.contains("sim-strong"), "{err}");
+    }
+}

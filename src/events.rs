@@ -1,0 +1,198 @@
+//! Events are the spine of a run: the runner emits typed events, each is
+//! appended to `events.jsonl` and flushed as it happens (an interrupted run
+//! loses nothing), and every table is computed from them alone.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Prices, ProviderKind, Tier};
+use crate::pipeline::{CallIssue, CallOutcome, InvalidKind, StageTimings};
+
+/// Which (model, scenario, trial) an event belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct UnitKey {
+    pub model: String,
+    pub suite: String,
+    pub scenario: String,
+    pub trial: u32,
+}
+
+/// A model as the run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    pub provider: ProviderKind,
+    pub model_id: String,
+    pub tier: Tier,
+    pub price: Prices,
+}
+
+/// Why a request was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestPurpose {
+    /// A turn of the scenario's conversation.
+    Turn,
+}
+
+/// One thing that happened in a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    RunStarted {
+        run_id: String,
+        models: Vec<ModelInfo>,
+        suites: Vec<String>,
+        trials: u32,
+        seed: u64,
+        config: String,
+    },
+    ScenarioStarted {
+        #[serde(flatten)]
+        unit: UnitKey,
+    },
+    ModelRequest {
+        #[serde(flatten)]
+        unit: UnitKey,
+        step: u32,
+        purpose: RequestPurpose,
+        status: Option<u16>,
+        input_tokens: u64,
+        output_tokens: u64,
+        cached_input_tokens: u64,
+        cost_usd: f64,
+        latency_ms: f64,
+        error: Option<String>,
+    },
+    ToolCall {
+        #[serde(flatten)]
+        unit: UnitKey,
+        step: u32,
+        call_id: String,
+        /// The name as the model wrote it.
+        raw_name: String,
+        /// The resolved tool, or the raw name when none matched.
+        tool: String,
+        arguments: String,
+        outcome: CallOutcome,
+        invalid_kinds: Vec<InvalidKind>,
+        issues: Vec<CallIssue>,
+        fixes: Vec<String>,
+        timings: StageTimings,
+    },
+    ToolApproval {
+        #[serde(flatten)]
+        unit: UnitKey,
+        call_id: String,
+        tool: String,
+        decision: String,
+        reason: Option<String>,
+        decided_by: String,
+    },
+    ToolExecuted {
+        #[serde(flatten)]
+        unit: UnitKey,
+        call_id: String,
+        tool: String,
+        is_error: bool,
+        scripted: bool,
+    },
+    ScenarioFinished {
+        #[serde(flatten)]
+        unit: UnitKey,
+        passed: bool,
+        reason: String,
+        steps: u32,
+        error: bool,
+    },
+    RunFinished {
+        units: u64,
+        elapsed_ms: f64,
+    },
+}
+
+/// An event with its wall-clock time (milliseconds since the Unix epoch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub ts_ms: u64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Problems with an events file.
+#[derive(Debug, thiserror::Error)]
+pub enum EventsError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: not a calltape event: {message}")]
+    Parse { path: PathBuf, line: usize, message: String },
+}
+
+/// The append-only events file of a run.
+pub struct EventLog {
+    path: PathBuf,
+    writer: Mutex<BufWriter<File>>,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl EventLog {
+    /// Creates (or truncates) the events file.
+    pub fn create(path: &Path) -> Result<EventLog, EventsError> {
+        let file = File::create(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+        Ok(EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) })
+    }
+
+    /// Appends one event and flushes it to disk.
+    pub fn emit(&self, kind: EventKind) -> Result<(), EventsError> {
+        let line = serde_json::to_string(&Event { ts_ms: now_ms(), kind }).expect("events serialise");
+        let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|source| EventsError::Io { path: self.path.clone(), source })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Reads every event of an events file.
+pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
+    let file = File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+    let mut events = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| EventsError::Io { path: path.into(), source })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event = serde_json::from_str(&line)
+            .map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
+        events.push(event);
+    }
+    Ok(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let log = EventLog::create(&path).unwrap();
+        let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
+        let kind = EventKind::ScenarioFinished { unit, passed: true, reason: "passed".into(), steps: 2, error: false };
+        log.emit(kind.clone()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""event":"scenario_finished","model":"m""#), "{text}");
+        let events = read_events(&path).unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].kind, kind);
+    }
+}

@@ -1,0 +1,19 @@
+//! calltape: a replay-and-evaluation harness for tool-calling language models.
+//!
+//! The flow (see DESIGN): scenarios and config → runner → agent loop per
+//! (model, scenario, trial) → provider adapter → transport → tool-call
+//! pipeline → events → metrics (polars) → reports.
+
+pub mod agent;
+pub mod chat;
+pub mod check;
+pub mod config;
+pub mod events;
+pub mod metrics;
+pub mod pipeline;
+pub mod provider;
+pub mod report;
+pub mod runner;
+pub mod scenario;
+pub mod sim;
+pub mod transport;

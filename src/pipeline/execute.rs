@@ -1,0 +1,54 @@
+//! Stage 8: execution, scripted. No tool is ever really run: the scenario
+//! says what each call returns, and model output never reaches a shell.
+
+use serde_json::Value;
+
+use crate::scenario::matcher::StringComparison;
+use crate::scenario::ToolResultRule;
+
+/// What a scripted tool returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub is_error: bool,
+    /// Index of the rule that produced it; `None` when no rule matched.
+    pub rule: Option<usize>,
+}
+
+/// The result of calling `tool` with `args`: the first matching rule's.
+pub fn scripted_result(rules: &[ToolResultRule], tool: &str, args: &Value) -> ToolOutput {
+    let matched = rules.iter().enumerate().find(|(_, r)| {
+        (r.tool == "*" || r.tool == tool)
+            && r.when.iter().all(|(k, m)| args.get(k).is_some_and(|v| m.matches(v, StringComparison::Exact)))
+    });
+    match matched {
+        Some((i, rule)) => match (&rule.error, &rule.result) {
+            (Some(err), _) => ToolOutput { content: format!("error: {err}"), is_error: true, rule: Some(i) },
+            (None, Some(Value::String(s))) => ToolOutput { content: s.clone(), is_error: false, rule: Some(i) },
+            (None, Some(v)) => ToolOutput { content: v.to_string(), is_error: false, rule: Some(i) },
+            (None, None) => ToolOutput { content: "ok".into(), is_error: false, rule: Some(i) },
+        },
+        None => ToolOutput { content: "ok".into(), is_error: false, rule: None },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn first_matching_rule_wins() {
+        let rules: Vec<ToolResultRule> = serde_json::from_value(json!([
+            {"tool": "Bash", "when": {"command": {"regex": "^cargo test"}}, "error": "exit 101"},
+            {"tool": "Bash", "when": {"command": "ls"}, "result": "src\nCargo.toml"},
+            {"tool": "*", "result": {"ok": true}}
+        ]))
+        .unwrap();
+        let r = scripted_result(&rules, "Bash", &json!({"command": "cargo test -q"}));
+        assert_eq!(r, ToolOutput { content: "error: exit 101".into(), is_error: true, rule: Some(0) });
+        assert_eq!(scripted_result(&rules, "Bash", &json!({"command": "ls"})).content, "src\nCargo.toml");
+        assert_eq!(scripted_result(&rules, "Write", &json!({})).content, r#"{"ok":true}"#);
+        assert_eq!(scripted_result(&[], "Write", &json!({})).rule, None);
+    }
+}

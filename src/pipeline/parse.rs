@@ -1,0 +1,31 @@
+//! Stage 2: read the argument text as JSON. Empty arguments mean `{}`
+//! (providers send `""` for calls without arguments).
+
+use serde_json::Value;
+
+/// Why the arguments are not JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseFailure {
+    pub message: String,
+}
+
+/// Parses argument text strictly.
+pub fn parse_strict(text: &str) -> Result<Value, ParseFailure> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(text).map_err(|e| ParseFailure { message: e.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_is_an_empty_object_and_junk_is_an_error() {
+        assert_eq!(parse_strict("  ").unwrap(), serde_json::json!({}));
+        assert_eq!(parse_strict(r#"{"a":1}"#).unwrap(), serde_json::json!({"a": 1}));
+        let err = parse_strict(r#"{"a":1,}"#).unwrap_err();
+        assert!(err.message.contains("trailing comma"), "{}", err.message);
+    }
+}

@@ -1,0 +1,52 @@
+//! Turning a table into rows of display strings, shared by the terminal and
+//! Markdown renderers so both show the same figures.
+
+use polars::prelude::*;
+
+/// A table as display strings.
+pub struct TextTable {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Columns whose cells are numbers (right-aligned).
+    pub numeric: Vec<bool>,
+}
+
+/// Formats one cell; the column name picks the precision.
+fn cell(value: AnyValue<'_>, column: &str) -> String {
+    match value {
+        AnyValue::Null => "—".into(),
+        AnyValue::Boolean(b) => if b { "yes" } else { "no" }.into(),
+        AnyValue::Float64(x) => {
+            if column.ends_with("_rate") {
+                format!("{x:.3}")
+            } else if column.contains("cost") {
+                format!("{x:.4}")
+            } else if column.ends_with("_ms") {
+                format!("{x:.0}")
+            } else {
+                format!("{x:.2}")
+            }
+        }
+        AnyValue::String(s) => s.to_string(),
+        AnyValue::StringOwned(s) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The columns of `df` named in `columns` (all when empty), as text.
+pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
+    let names: Vec<String> = if columns.is_empty() {
+        df.get_column_names().iter().map(|s| s.to_string()).collect()
+    } else {
+        columns.iter().map(|s| s.to_string()).collect()
+    };
+    let mut table = TextTable { headers: names.clone(), rows: vec![Vec::new(); df.height()], numeric: Vec::new() };
+    for name in &names {
+        let column = df.column(name)?;
+        table.numeric.push(column.dtype().is_primitive_numeric());
+        for (i, row) in table.rows.iter_mut().enumerate() {
+            row.push(cell(column.get(i)?, name));
+        }
+    }
+    Ok(table)
+}

@@ -1,0 +1,189 @@
+//! The runner: every (model, scenario, trial) unit, concurrently within each
+//! model's limit, into a run folder — `reports/<run-id>/` with
+//! `events.jsonl` and the tables — and a copy at `reports/latest/`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::sync::Semaphore;
+
+use crate::agent::{run_unit, Unit};
+use crate::config::{Config, ModelConfig, ProviderKind};
+use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
+use crate::provider::openai::OpenAi;
+use crate::provider::Provider;
+use crate::scenario::Suite;
+use crate::transport::sim::SimTransport;
+use crate::transport::Transport;
+
+/// Why a run could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Events(#[from] EventsError),
+    #[error("cannot create run folder {path}: {source}")]
+    Folder { path: PathBuf, source: std::io::Error },
+    #[error("model {model:?}: {message}")]
+    Model { model: String, message: String },
+    #[error("no models to run: add [[models]] to calltape.toml")]
+    NoModels,
+}
+
+/// Where a finished run was written.
+#[derive(Debug, Clone)]
+pub struct RunFolder {
+    pub run_id: String,
+    pub dir: PathBuf,
+    pub units: u64,
+}
+
+/// A run id from the wall clock: `YYYYMMDD-HHMMSS-mmm` (UTC).
+pub fn new_run_id() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
+}
+
+fn check_model(model: &ModelConfig) -> Result<(), RunError> {
+    match model.provider {
+        ProviderKind::Sim => Ok(()),
+        ProviderKind::Openai => Err(RunError::Model {
+            model: model.name.clone(),
+            message: "live providers are not available in this build yet; use provider = \"sim\"".into(),
+        }),
+    }
+}
+
+/// Runs every unit and writes `events.jsonl` into a new run folder under
+/// `config.run.out_dir`. Tables are built afterwards from the events.
+pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_progress: bool) -> Result<RunFolder, RunError> {
+    if config.models.is_empty() {
+        return Err(RunError::NoModels);
+    }
+    for m in &config.models {
+        check_model(m)?;
+    }
+    let run_id = new_run_id();
+    let dir = config.run.out_dir.join(&run_id);
+    std::fs::create_dir_all(&dir).map_err(|source| RunError::Folder { path: dir.clone(), source })?;
+    let events = Arc::new(EventLog::create(&dir.join("events.jsonl"))?);
+    events.emit(EventKind::RunStarted {
+        run_id: run_id.clone(),
+        models: config
+            .models
+            .iter()
+            .map(|m| ModelInfo { name: m.name.clone(), provider: m.provider, model_id: m.model_id.clone(), tier: m.tier, price: m.price })
+            .collect(),
+        suites: suites.iter().map(|s| s.name.clone()).collect(),
+        trials: config.run.trials,
+        seed: config.run.seed,
+        config: config_origin.to_string(),
+    })?;
+
+    let total: u64 = config.models.len() as u64
+        * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>()
+        * u64::from(config.run.trials);
+    let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let config = Arc::new(config.clone());
+    let mut tasks = tokio::task::JoinSet::new();
+    for model in &config.models {
+        let model = Arc::new(model.clone());
+        let limit = Arc::new(Semaphore::new(model.concurrency));
+        let provider: Arc<dyn Provider> = Arc::new(OpenAi { base_url: model.base_url.clone().unwrap_or_else(|| "sim://local/v1".into()) });
+        for suite in suites {
+            for scenario in &suite.scenarios {
+                for trial in 0..config.run.trials {
+                    let (model, limit, provider, events, config, progress) =
+                        (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone());
+                    let scenario = scenario.clone();
+                    tasks.spawn(async move {
+                        let _permit = limit.acquire_owned().await.expect("semaphore never closes");
+                        let transport = SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial)
+                            .expect("sim models were checked to have a profile");
+                        let key = UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
+                        let unit = Unit {
+                            key,
+                            model: &model,
+                            scenario: &scenario,
+                            config: &config,
+                            provider: provider.as_ref(),
+                            transport: &transport as &dyn Transport,
+                            events: &events,
+                        };
+                        let result = run_unit(&unit).await;
+                        progress.inc(1);
+                        result
+                    });
+                }
+            }
+        }
+    }
+    let mut first_error = None;
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                first_error.get_or_insert(RunError::Events(e));
+            }
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        }
+    }
+    progress.finish_and_clear();
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
+    Ok(RunFolder { run_id, dir, units: total })
+}
+
+/// Replaces `out_dir/latest` with a copy of the run folder's files.
+pub fn update_latest(out_dir: &Path, run_dir: &Path) -> std::io::Result<PathBuf> {
+    let latest = out_dir.join("latest");
+    if latest.exists() {
+        std::fs::remove_dir_all(&latest)?;
+    }
+    std::fs::create_dir_all(&latest)?;
+    for entry in std::fs::read_dir(run_dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), latest.join(entry.file_name()))?;
+        }
+    }
+    Ok(latest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_sort_by_time() {
+        let id = new_run_id();
+        assert_eq!(id.len(), "20261122-221800-123".len());
+        assert!(id.starts_with("20"), "{id}");
+    }
+}

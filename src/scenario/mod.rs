@@ -1,0 +1,257 @@
+//! Scenarios: one task for a model — messages, tools, scripted tool results,
+//! and what counts as success. This module holds the types; `load` reads
+//! suites from disk and `matcher` decides whether a value matches a rule.
+
+mod load;
+pub mod matcher;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use load::{load_suite, load_suites, LoadError};
+pub use matcher::ValueMatcher;
+
+/// A tool as a scenario or toolset file declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    #[serde(default = "empty_object_schema")]
+    pub parameters: Value,
+    /// Calls to this tool need approval.
+    #[serde(default)]
+    pub sensitive: bool,
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// A tool ready for use: its spec and its compiled argument validator.
+/// Shared (`Arc`) by every scenario that uses the same toolset entry.
+pub struct Tool {
+    pub spec: ToolSpec,
+    pub validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("spec", &self.spec).finish()
+    }
+}
+
+/// Who speaks a scripted message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptedRole {
+    System,
+    User,
+}
+
+/// A scripted message of the scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedMessage {
+    pub role: ScriptedRole,
+    pub content: String,
+}
+
+/// Conditions on a call's arguments: every named argument must match.
+pub type ArgConditions = BTreeMap<String, ValueMatcher>;
+
+/// What a tool returns when the model calls it; first matching rule wins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResultRule {
+    /// Tool name, or `*` for any tool.
+    pub tool: String,
+    #[serde(default)]
+    pub when: ArgConditions,
+    /// The result returned to the model (a string, or JSON sent as text).
+    #[serde(default)]
+    pub result: Option<Value>,
+    /// A scripted execution error, returned to the model as an error result.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A call the scenario expects: the tool and, per argument, the acceptable
+/// values (BFCL's rule: `""` in the list means the argument may be omitted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedCall {
+    pub tool: String,
+    #[serde(default)]
+    pub args: BTreeMap<String, Alternatives>,
+}
+
+/// Acceptable values of one argument: a list, or a single value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Value", into = "Value")]
+pub struct Alternatives(pub Vec<ValueMatcher>);
+
+impl TryFrom<Value> for Alternatives {
+    type Error = String;
+
+    fn try_from(v: Value) -> Result<Self, String> {
+        let items = match v {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        items.into_iter().map(ValueMatcher::try_from).collect::<Result<_, _>>().map(Alternatives)
+    }
+}
+
+impl From<Alternatives> for Value {
+    fn from(a: Alternatives) -> Self {
+        Value::Array(a.0.into_iter().map(Value::from).collect())
+    }
+}
+
+impl Alternatives {
+    /// `""` among the alternatives: the argument may be left out.
+    pub fn may_be_omitted(&self) -> bool {
+        self.0.iter().any(|m| matches!(m, ValueMatcher::Exact(Value::String(s)) if s.is_empty()))
+    }
+
+    /// The first concrete value: what a model that gets it right would send.
+    pub fn canonical(&self) -> Option<&Value> {
+        self.0.iter().find_map(|m| match m {
+            ValueMatcher::Exact(Value::String(s)) if s.is_empty() => None,
+            ValueMatcher::Exact(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+/// One step of the expected calls: a single call, or calls made together in
+/// one turn (parallel, in any order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ExpectedStep {
+    One(ExpectedCall),
+    Parallel(Vec<ExpectedCall>),
+}
+
+impl ExpectedStep {
+    /// The calls of this step.
+    pub fn calls(&self) -> &[ExpectedCall] {
+        match self {
+            ExpectedStep::One(c) => std::slice::from_ref(c),
+            ExpectedStep::Parallel(cs) => cs,
+        }
+    }
+}
+
+/// Whether expected steps must happen in the order given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOrder {
+    #[default]
+    Sequence,
+    Any,
+}
+
+/// A call pattern: a tool name or glob, and conditions on its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallPattern {
+    pub tool: String,
+    #[serde(default)]
+    pub args: ArgConditions,
+}
+
+/// What counts as success for a scenario.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub calls: Vec<ExpectedStep>,
+    #[serde(default)]
+    pub order: CallOrder,
+    /// Calls that must not be executed.
+    #[serde(default)]
+    pub forbidden: Vec<CallPattern>,
+    /// The model must make no tool call at all (irrelevance).
+    #[serde(default)]
+    pub no_call: bool,
+    /// Text the final answer must contain (case-insensitive).
+    #[serde(default)]
+    pub final_contains: Vec<String>,
+    /// Step limit (model requests) for this scenario; the run default if unset.
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    /// No executed calls beyond the expected ones.
+    #[serde(default)]
+    pub strict: bool,
+}
+
+/// A scenario as it appears in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub id: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Name of a shared toolset in the suite's `toolsets/` folder.
+    #[serde(default)]
+    pub toolset: Option<String>,
+    /// Tools offered: names from the toolset, or whole tool definitions.
+    /// Omitted with a toolset: every tool of the toolset.
+    #[serde(default)]
+    pub tools: Option<Vec<ToolRef>>,
+    pub messages: Vec<ScriptedMessage>,
+    /// Scripted user turns sent after each final answer, in order.
+    #[serde(default)]
+    pub followups: Vec<String>,
+    #[serde(default)]
+    pub tool_results: Vec<ToolResultRule>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+/// A tool named from the toolset, or defined inline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolRef {
+    Named(String),
+    Inline(ToolSpec),
+}
+
+/// A loaded scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub suite: String,
+    pub id: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub tools: Vec<Arc<Tool>>,
+    pub messages: Vec<ScriptedMessage>,
+    pub followups: Vec<String>,
+    pub tool_results: Vec<ToolResultRule>,
+    pub expect: Expect,
+    /// Where it was read from, as `file:line`.
+    pub origin: String,
+}
+
+impl Scenario {
+    /// The tool of this name, exactly.
+    pub fn tool(&self, name: &str) -> Option<&Arc<Tool>> {
+        self.tools.iter().find(|t| t.spec.name == name)
+    }
+}
+
+/// A suite: the scenarios of one folder under `scenarios/`.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    pub name: String,
+    pub scenarios: Vec<Arc<Scenario>>,
+}

@@ -1,0 +1,298 @@
+//! Simulated models: deterministic stand-ins for real ones, so the default
+//! run needs no network and no key and tests are reproducible. A simulated
+//! model knows the scenario's expected calls and answers an OpenAI-style
+//! request with them, corrupted by its fault profile, in an OpenAI
+//! Chat Completions body — which then goes through the real response parsing.
+//!
+//! It is stateless: where it is in the task is read from the conversation in
+//! the request, as a real model would.
+
+pub mod faults;
+pub mod rng;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::scenario::Scenario;
+pub use faults::FaultKind;
+use faults::EmittedCall;
+pub use rng::Rng;
+
+/// How a simulated model behaves (`[models.sim]` in `calltape.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimProfile {
+    /// The mistakes this model makes; one is picked per faulty call.
+    #[serde(default)]
+    pub faults: Vec<FaultKind>,
+    /// Probability that a call carries one of the faults.
+    #[serde(default)]
+    pub fault_rate: f64,
+    /// After an invalid call comes back as an error, probability that the
+    /// retry is right. Default `1 - fault_rate`: every attempt then fails with
+    /// the same probability, so the invalid rate equals `fault_rate`.
+    #[serde(default)]
+    pub retry_fix_rate: Option<f64>,
+    /// Probability of calling a tool when the task needs none.
+    #[serde(default)]
+    pub unwanted_call_rate: f64,
+    /// Mean latency of a request, before output tokens.
+    #[serde(default = "default_latency")]
+    pub latency_ms: f64,
+    /// Added latency per output token.
+    #[serde(default = "default_ms_per_token")]
+    pub ms_per_output_token: f64,
+}
+
+fn default_latency() -> f64 {
+    400.0
+}
+
+fn default_ms_per_token() -> f64 {
+    10.0
+}
+
+impl SimProfile {
+    /// Checks that rates are probabilities.
+    pub fn validate(&self) -> Result<(), String> {
+        let rates =
+            [("fault_rate", Some(self.fault_rate)), ("retry_fix_rate", self.retry_fix_rate), ("unwanted_call_rate", Some(self.unwanted_call_rate))];
+        for (name, rate) in rates {
+            if let Some(r) = rate {
+                if !(0.0..=1.0).contains(&r) {
+                    return Err(format!("sim.{name} must be between 0 and 1, got {r}"));
+                }
+            }
+        }
+        if self.fault_rate > 0.0 && self.faults.is_empty() {
+            return Err("sim.fault_rate is set but sim.faults lists no fault kinds".into());
+        }
+        Ok(())
+    }
+
+    fn retry_fix_rate(&self) -> f64 {
+        self.retry_fix_rate.unwrap_or(1.0 - self.fault_rate)
+    }
+}
+
+/// Tool results that start with this tell the model its call was invalid.
+pub use crate::pipeline::INVALID_CALL_PREFIX;
+
+/// A simulated model answering for one (model, scenario, trial).
+#[derive(Debug, Clone)]
+pub struct SimModel<'a> {
+    pub model_name: &'a str,
+    pub model_id: &'a str,
+    pub profile: &'a SimProfile,
+    pub scenario: &'a Scenario,
+    pub seed: u64,
+    pub trial: u32,
+}
+
+/// A simulated response: the body and the latency to report.
+#[derive(Debug, Clone)]
+pub struct SimResponse {
+    pub body: Value,
+    pub latency_ms: f64,
+}
+
+/// One earlier assistant turn with tool calls, and which of them came back invalid.
+struct PastTurn {
+    invalid: Vec<bool>,
+}
+
+/// Where the model is in the task, as read from the conversation.
+struct Progress {
+    /// Index of the expected step being worked on.
+    step: usize,
+    /// Calls of that step still to be made (indices into the step's calls).
+    pending: Vec<usize>,
+    /// Earlier attempts at this step.
+    attempts: usize,
+    /// Tool-call turns so far.
+    turns: usize,
+}
+
+impl SimModel<'_> {
+    /// Answers an OpenAI Chat Completions request body.
+    pub fn respond(&self, request: &Value) -> SimResponse {
+        let turns = past_turns(request);
+        let progress = self.progress(&turns);
+        let steps = &self.scenario.expect.calls;
+        let step_key = format!("{}:{}", progress.step, progress.attempts);
+        let mut rng = self.rng(&["turn", &step_key]);
+        let calls: Vec<EmittedCall> = if progress.step < steps.len() {
+            let step = steps[progress.step].calls();
+            progress
+                .pending
+                .iter()
+                .map(|&i| {
+                    let p_correct =
+                        if progress.attempts == 0 { 1.0 - self.profile.fault_rate } else { self.profile.retry_fix_rate() };
+                    self.emit(&step[i], !rng.chance(p_correct), &mut rng)
+                })
+                .collect()
+        } else if self.scenario.expect.no_call
+            && progress.turns == 0
+            && rng.chance(self.profile.unwanted_call_rate)
+            && !self.scenario.tools.is_empty()
+        {
+            vec![self.unwanted_call(request, &mut rng)]
+        } else {
+            Vec::new()
+        };
+        let text = if calls.is_empty() { Some(self.final_answer()) } else { None };
+        self.body(request, text, calls, &progress, &mut rng)
+    }
+
+    fn rng(&self, extra: &[&str]) -> Rng {
+        let seed = self.seed.to_string();
+        let trial = self.trial.to_string();
+        let mut parts = vec![seed.as_str(), self.model_name, &self.scenario.suite, &self.scenario.id, trial.as_str()];
+        parts.extend_from_slice(extra);
+        Rng::from_parts(&parts)
+    }
+
+    /// Replays the past turns against the expected steps.
+    fn progress(&self, turns: &[PastTurn]) -> Progress {
+        let steps = &self.scenario.expect.calls;
+        let all = |step: usize| steps.get(step).map(|s| (0..s.calls().len()).collect()).unwrap_or_default();
+        let mut p = Progress { step: 0, pending: all(0), attempts: 0, turns: turns.len() };
+        for turn in turns {
+            if p.step >= steps.len() {
+                break;
+            }
+            let still: Vec<usize> =
+                p.pending.iter().zip(&turn.invalid).filter(|(_, bad)| **bad).map(|(i, _)| *i).collect();
+            if still.is_empty() {
+                p.step += 1;
+                p.pending = all(p.step);
+                p.attempts = 0;
+            } else {
+                p.pending = still;
+                p.attempts += 1;
+            }
+        }
+        p
+    }
+
+    /// The call a right answer makes, or with one of the profile's faults.
+    fn emit(&self, expected: &crate::scenario::ExpectedCall, faulty: bool, rng: &mut Rng) -> EmittedCall {
+        let args: Map<String, Value> =
+            expected.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect();
+        let correct = faults::correct_call(&expected.tool, &args);
+        if !faulty || self.profile.faults.is_empty() {
+            return correct;
+        }
+        let schema = self.scenario.tool(&expected.tool).map(|t| t.spec.parameters.clone()).unwrap_or(Value::Null);
+        // Try the profile's faults from a random start; the first that applies wins.
+        let start = rng.below(self.profile.faults.len());
+        let n = self.profile.faults.len();
+        (0..n)
+            .find_map(|i| faults::apply(self.profile.faults[(start + i) % n], &expected.tool, &args, &schema, rng))
+            .unwrap_or(correct)
+    }
+
+    /// A plausible call to some tool, for a task that needs none.
+    fn unwanted_call(&self, request: &Value, rng: &mut Rng) -> EmittedCall {
+        let tool = rng.pick(&self.scenario.tools);
+        let question = last_user_text(request).chars().take(60).collect::<String>();
+        let mut args = Map::new();
+        let schema = &tool.spec.parameters;
+        let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+        for key in required.iter().filter_map(Value::as_str) {
+            let value = match schema.pointer(&format!("/properties/{key}/type")).and_then(Value::as_str) {
+                Some("boolean") => json!(false),
+                Some("integer") | Some("number") => json!(1),
+                Some("array") => json!([]),
+                Some("object") => json!({}),
+                _ => json!(question),
+            };
+            args.insert(key.to_string(), value);
+        }
+        faults::correct_call(&tool.spec.name, &args)
+    }
+
+    fn final_answer(&self) -> String {
+        let wanted = &self.scenario.expect.final_contains;
+        if wanted.is_empty() {
+            "Done.".to_string()
+        } else {
+            format!("Done. {}", wanted.join(", "))
+        }
+    }
+
+    fn body(
+        &self,
+        request: &Value,
+        text: Option<String>,
+        calls: Vec<EmittedCall>,
+        progress: &Progress,
+        rng: &mut Rng,
+    ) -> SimResponse {
+        let input_tokens = request.to_string().len().div_ceil(4) as u64;
+        let out_chars: usize =
+            text.as_deref().map_or(0, str::len) + calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>();
+        let output_tokens = (out_chars.div_ceil(4) + 4 * calls.len()) as u64;
+        let tool_calls: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let id = format!("call_{:016x}", self.rng(&["id", &progress.turns.to_string(), &i.to_string()]).next_u64());
+                json!({"id": id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}})
+            })
+            .collect();
+        let finish = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+        let mut message = json!({"role": "assistant", "content": text});
+        if !tool_calls.is_empty() {
+            message["tool_calls"] = Value::Array(tool_calls);
+        }
+        let body = json!({
+            "id": format!("simcmpl-{:016x}", rng.next_u64()),
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model_id,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                      "total_tokens": input_tokens + output_tokens},
+        });
+        let jitter = 0.75 + 0.5 * rng.unit();
+        let latency_ms = self.profile.latency_ms * jitter + self.profile.ms_per_output_token * output_tokens as f64;
+        SimResponse { body, latency_ms: (latency_ms * 1000.0).round() / 1000.0 }
+    }
+}
+
+/// The assistant turns with tool calls in an OpenAI request, each with which
+/// of its calls the tool results reported invalid.
+fn past_turns(request: &Value) -> Vec<PastTurn> {
+    let Some(messages) = request.get("messages").and_then(Value::as_array) else { return Vec::new() };
+    let result_of = |id: &str| {
+        messages.iter().find_map(|m| {
+            (m.get("role")? == "tool" && m.get("tool_call_id")? == id).then(|| m.get("content")?.as_str()).flatten()
+        })
+    };
+    messages
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .filter_map(|m| m.get("tool_calls").and_then(Value::as_array))
+        .filter(|calls| !calls.is_empty())
+        .map(|calls| PastTurn {
+            invalid: calls
+                .iter()
+                .map(|c| {
+                    let id = c.get("id").and_then(Value::as_str).unwrap_or_default();
+                    result_of(id).is_some_and(|r| r.starts_with(INVALID_CALL_PREFIX))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn last_user_text(request: &Value) -> &str {
+    request
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|ms| ms.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user")))
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .unwrap_or("")
+}

@@ -1,0 +1,54 @@
+//! Transports carry one HTTP exchange: a request built by a provider adapter
+//! goes out, a response comes back. The cassette layer will sit here, under
+//! the adapters, so replay exercises the same parsing code as a live run.
+
+pub mod sim;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+/// An HTTP request as a provider adapter builds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+/// The body of a response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseBody {
+    Json(Value),
+    /// A body that is not JSON, kept as text for the error message.
+    Text(String),
+}
+
+/// An HTTP response, with how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: ResponseBody,
+    /// Total latency of the exchange (simulated, measured, or recorded).
+    pub latency_ms: f64,
+}
+
+/// Why an exchange produced no response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TransportError {
+    #[error("connection failed: {0}")]
+    Connection(String),
+    #[error("request timed out after {0} s")]
+    Timeout(u64),
+}
+
+/// A boxed future, so transports can be chosen at run time.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Sends one request and returns its response.
+pub trait Transport: Send + Sync {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>>;
+}
