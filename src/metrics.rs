@@ -210,3 +210,121 @@ pub fn build_tables(events: &[Event]) -> PolarsResult<Tables> {
         .collect()?;
     Ok(Tables { summary, by_tool, scenarios })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::events::{ModelInfo, RequestPurpose, UnitKey};
+    use crate::pipeline::StageTimings;
+
+    fn unit(model: &str, scenario: &str) -> UnitKey {
+        UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: 0 }
+    }
+
+    fn ev(kind: EventKind) -> Event {
+        Event { ts_ms: 0, kind }
+    }
+
+    fn request(model: &str, input: u64, latency_ms: f64, cost_usd: f64) -> Event {
+        ev(EventKind::ModelRequest {
+            unit: unit(model, "a"),
+            step: 1,
+            purpose: RequestPurpose::Turn,
+            status: Some(200),
+            input_tokens: input,
+            output_tokens: 5,
+            cached_input_tokens: 0,
+            cost_usd,
+            latency_ms,
+            error: None,
+        })
+    }
+
+    fn call(model: &str, tool: &str, outcome: CallOutcome, kinds: Vec<InvalidKind>) -> Event {
+        ev(EventKind::ToolCall {
+            unit: unit(model, "a"),
+            step: 1,
+            call_id: "c".into(),
+            raw_name: tool.into(),
+            tool: tool.into(),
+            arguments: "{}".into(),
+            outcome,
+            invalid_kinds: kinds,
+            issues: vec![],
+            fixes: vec![],
+            timings: StageTimings::default(),
+        })
+    }
+
+    fn finished(model: &str, scenario: &str, passed: bool) -> Event {
+        ev(EventKind::ScenarioFinished { unit: unit(model, scenario), passed, reason: String::new(), steps: 1, error: false })
+    }
+
+    fn info(name: &str) -> ModelInfo {
+        ModelInfo { name: name.into(), provider: ProviderKind::Sim, model_id: name.into(), tier: Tier::Cheap, price: Prices::default() }
+    }
+
+    /// m1: 2 scenarios (1 passed), 3 calls (1 valid, 1 invalid, 1 repaired),
+    /// 4 requests with latencies 100..400 ms; m2: 1 scenario, no calls.
+    fn events() -> Vec<Event> {
+        vec![
+            ev(EventKind::RunStarted { run_id: "r".into(), models: vec![info("m2"), info("m1")], suites: vec![], trials: 1, seed: 0, config: String::new() }),
+            request("m1", 10, 100.0, 0.001),
+            request("m1", 20, 200.0, 0.002),
+            request("m1", 30, 300.0, 0.003),
+            request("m1", 40, 400.0, 0.004),
+            request("m2", 7, 50.0, 0.5),
+            call("m1", "read_file", CallOutcome::Valid, vec![]),
+            call("m1", "read_file", CallOutcome::Invalid, vec![InvalidKind::ParseError]),
+            call("m1", "Bash", CallOutcome::Repaired, vec![InvalidKind::MissingRequired, InvalidKind::WrongType]),
+            finished("m1", "a", true),
+            finished("m1", "b", false),
+            finished("m2", "a", true),
+        ]
+    }
+
+    fn f64_at(df: &DataFrame, column: &str, row: usize) -> f64 {
+        df.column(column).unwrap().get(row).unwrap().extract::<f64>().unwrap()
+    }
+
+    #[test]
+    fn summary_matches_a_hand_computed_case() {
+        let t = build_tables(&events()).unwrap();
+        let s = &t.summary;
+        // Models keep the configured order: m2 first.
+        assert_eq!(s.column("model").unwrap().str().unwrap().get(0), Some("m2"));
+        assert_eq!(f64_at(s, "scenarios", 1), 2.0);
+        assert_eq!(f64_at(s, "passed", 1), 1.0);
+        assert_eq!(f64_at(s, "pass_rate", 1), 0.5);
+        assert_eq!(f64_at(s, "calls", 1), 3.0);
+        assert_eq!(f64_at(s, "invalid", 1), 2.0);
+        assert!((f64_at(s, "invalid_rate", 1) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(f64_at(s, "input_tokens", 1), 100.0);
+        assert!((f64_at(s, "cost_usd", 1) - 0.010).abs() < 1e-12);
+        // Linear interpolation: p50 of 100,200,300,400 = 250; p95 at rank 2.85 = 385.
+        assert_eq!(f64_at(s, "latency_p50_ms", 1), 250.0);
+        assert!((f64_at(s, "latency_p95_ms", 1) - 385.0).abs() < 1e-9);
+        // A model without calls has zero counts and rate, not nulls.
+        assert_eq!(f64_at(s, "calls", 0), 0.0);
+        assert_eq!(f64_at(s, "invalid_rate", 0), 0.0);
+        assert_eq!(f64_at(s, "pass_rate", 0), 1.0);
+    }
+
+    #[test]
+    fn by_tool_counts_each_invalid_kind() {
+        let t = build_tables(&events()).unwrap();
+        let b = &t.by_tool;
+        assert_eq!(b.height(), 2);
+        // Sorted by tool: Bash, read_file.
+        assert_eq!(b.column("tool").unwrap().str().unwrap().get(0), Some("Bash"));
+        assert_eq!(f64_at(b, "calls", 0), 1.0);
+        assert_eq!(f64_at(b, "missing_required", 0), 1.0);
+        assert_eq!(f64_at(b, "wrong_type", 0), 1.0);
+        assert_eq!(f64_at(b, "calls", 1), 2.0);
+        assert_eq!(f64_at(b, "invalid", 1), 1.0);
+        assert_eq!(f64_at(b, "parse_error", 1), 1.0);
+        assert_eq!(f64_at(b, "invalid_rate", 1), 0.5);
+        assert_eq!(t.scenarios.height(), 3);
+    }
+}

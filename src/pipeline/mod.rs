@@ -164,7 +164,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>]) -> CallVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{load::compile_tool, ToolSpec};
+    use crate::scenario::{compile_tool, ToolSpec};
     use serde_json::json;
 
     fn tools() -> Vec<Arc<Tool>> {

@@ -36,7 +36,7 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>]) -> (Option<&'a Arc<T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{load::compile_tool, ToolSpec};
+    use crate::scenario::{compile_tool, ToolSpec};
 
     fn tools(names: &[&str]) -> Vec<Arc<Tool>> {
         names

@@ -93,7 +93,7 @@ mod tests {
     fn every_error_is_kept_with_kind_and_path() {
         let schema = json!({"type": "object", "additionalProperties": false,
             "properties": {"a": {"type": "integer", "maximum": 7}, "b": {"enum": ["x", "y"]},
-                           "c": {"type": "object", "properties": {"d": {"type": "string"}}}},
+                           "c": {"type": "object", "properties": {"d": {"type": "string"}}}, "e": {}},
             "required": ["a", "e"]});
         let v = jsonschema::validator_for(&schema).unwrap();
         let mut issues = validate_args(&v, &json!({"a": 10, "b": "X", "c": {"d": 1}, "z": 1}));

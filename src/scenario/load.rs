@@ -164,7 +164,7 @@ fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Compiles a tool's parameter schema into a validator.
-pub(crate) fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
+pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
     if !spec.parameters.is_object() {
         return Err(format!("tool {:?}: parameters must be a JSON Schema object", spec.name));
     }
@@ -391,7 +391,7 @@ mod tests {
         let dir = write_suite(&[("toolsets/coding.json", TOOLSET), ("a.json", text)]);
         let errors = load_suite(dir.path()).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert_eq!((errors[0].line, errors[0].column), (3, 31));
+        assert_eq!((errors[0].line, errors[0].column), (3, 32));
         assert!(errors[0].message.contains("not among the scenario's tools"));
     }
 

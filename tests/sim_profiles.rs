@@ -1,0 +1,77 @@
+//! The simulated models on the bundled coding suite: each fault profile's
+//! invalid rate lands near its configured rate, and the strong profile
+//! passes most. Measured from the run's own events and tables.
+
+use std::path::PathBuf;
+
+use calltape::config::{Config, EMBEDDED_DEFAULT};
+use calltape::{events, metrics, runner, scenario};
+use polars::prelude::*;
+
+const TRIALS: u32 = 8;
+
+fn column_f64(df: &DataFrame, name: &str) -> Vec<f64> {
+    let c = df.column(name).unwrap();
+    (0..df.height()).map(|i| c.get(i).unwrap().extract::<f64>().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn profiles_land_near_their_configured_rates() {
+    let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    config.run.out_dir = out.path().to_path_buf();
+    config.run.trials = TRIALS;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let suites = scenario::load_suites(&[root.join("scenarios/coding")]).unwrap();
+    let folder = runner::run(&config, "test", &suites, false).await.unwrap();
+    let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
+    let tables = metrics::build_tables(&events).unwrap();
+
+    let names: Vec<String> =
+        tables.summary.column("model").unwrap().str().unwrap().into_iter().map(|s| s.unwrap().to_string()).collect();
+    let invalid_rate = column_f64(&tables.summary, "invalid_rate");
+    let calls = column_f64(&tables.summary, "calls");
+    let pass_rate = column_f64(&tables.summary, "pass_rate");
+    let scenarios_per_model = (suites[0].scenarios.len() as u32 * TRIALS) as f64;
+
+    for (i, name) in names.iter().enumerate() {
+        let model = config.models.iter().find(|m| &m.name == name).unwrap();
+        let sim = model.sim.as_ref().unwrap();
+        assert_eq!(column_f64(&tables.summary, "scenarios")[i], scenarios_per_model);
+        // Every attempt fails with probability fault_rate (retries included),
+        // so the measured rate is a binomial proportion: allow 4 standard errors.
+        let p = sim.fault_rate;
+        let tolerance = 4.0 * (p.max(0.01) * (1.0 - p) / calls[i]).sqrt();
+        assert!(
+            (invalid_rate[i] - p).abs() <= tolerance,
+            "{name}: invalid rate {:.3} vs configured {p} (± {tolerance:.3}, {} calls)",
+            invalid_rate[i],
+            calls[i]
+        );
+    }
+    let strong = names.iter().position(|n| n == "sim-strong").unwrap();
+    for (i, name) in names.iter().enumerate() {
+        assert!(pass_rate[strong] >= pass_rate[i], "sim-strong {} < {name} {}", pass_rate[strong], pass_rate[i]);
+    }
+    // The eager model fails no-call scenarios at about its unwanted-call rate.
+    let eager = names.iter().position(|n| n == "sim-cheap-eager").unwrap();
+    assert!(pass_rate[eager] < pass_rate[strong]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn same_seed_same_tables() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let suites = scenario::load_suites(&[root.join("scenarios/coding")]).unwrap();
+    let mut tables = Vec::new();
+    for _ in 0..2 {
+        let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+        let out = tempfile::tempdir().unwrap();
+        config.run.out_dir = out.path().to_path_buf();
+        let folder = runner::run(&config, "test", &suites, false).await.unwrap();
+        let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
+        tables.push(metrics::build_tables(&events).unwrap());
+    }
+    assert!(tables[0].summary.equals_missing(&tables[1].summary));
+    assert!(tables[0].by_tool.equals_missing(&tables[1].by_tool));
+    assert!(tables[0].scenarios.equals_missing(&tables[1].scenarios));
+}
