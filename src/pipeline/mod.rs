@@ -97,7 +97,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>]) -> CallVerdict {
     let mut first_issues = Vec::new();
 
     let t = Instant::now();
-    let (tool, name_match) = resolve::resolve_tool(&call.name, tools);
+    let (tool, name_match) = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On);
     timings.resolve_us = micros(t);
     let tool = tool.cloned();
     match (&tool, name_match) {
@@ -114,7 +114,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>]) -> CallVerdict {
                 timings,
             };
         }
-        (Some(t), NameMatch::Normalised) => {
+        (Some(t), NameMatch::Normalised | NameMatch::Near) => {
             first_issues.push(CallIssue {
                 kind: InvalidKind::UnknownTool,
                 path: String::new(),
@@ -201,10 +201,10 @@ mod tests {
     #[test]
     fn invalid_calls_say_why() {
         let ts = tools();
-        let v = check_call(&call("read_fiel", "{}"), &ts);
+        let v = check_call(&call("write_file", "{}"), &ts);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::UnknownTool]);
-        let msg = v.error_message(&call("read_fiel", "{}"), &ts);
-        assert!(msg.starts_with("invalid tool call: unknown tool `read_fiel`; available tools: read_file"), "{msg}");
+        let msg = v.error_message(&call("write_file", "{}"), &ts);
+        assert!(msg.starts_with("invalid tool call: unknown tool `write_file`; available tools: read_file"), "{msg}");
 
         let v = check_call(&call("read_file", r#"{"target_file":"a",}"#), &ts);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::ParseError]);

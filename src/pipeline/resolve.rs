@@ -1,5 +1,6 @@
 //! Stage 1: find the tool a call names — exactly, else after normalising
-//! case and separators (`ReadFile`, `read-file`, `read.file` → `read_file`).
+//! case and separators (`ReadFile`, `read-file`, `read.file` → `read_file`),
+//! else (when allowed) the one tool whose name is a near miss (`read_fiel`).
 
 use std::sync::Arc;
 
@@ -11,6 +12,8 @@ use crate::scenario::Tool;
 pub enum NameMatch {
     Exact,
     Normalised,
+    /// A unique near match by edit distance.
+    Near,
     Unknown,
 }
 
@@ -20,17 +23,77 @@ pub fn normalise_name(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '_' | '-' | '.' | ' ')).flat_map(char::to_lowercase).collect()
 }
 
+/// How far name resolution may go beyond an exact match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRepair {
+    /// Exact names only.
+    Off,
+    /// Normalised and near matches too.
+    On,
+}
+
 /// The tool `name` refers to, and how it was matched.
-pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>]) -> (Option<&'a Arc<Tool>>, NameMatch) {
+pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) -> (Option<&'a Arc<Tool>>, NameMatch) {
     if let Some(t) = tools.iter().find(|t| t.spec.name == name) {
         return (Some(t), NameMatch::Exact);
     }
+    if repair == NameRepair::Off {
+        return (None, NameMatch::Unknown);
+    }
     let wanted = normalise_name(name);
     let mut candidates = tools.iter().filter(|t| normalise_name(&t.spec.name) == wanted);
-    match (candidates.next(), candidates.next()) {
-        (Some(t), None) => (Some(t), NameMatch::Normalised),
+    if let (Some(t), None) = (candidates.next(), candidates.next()) {
+        return (Some(t), NameMatch::Normalised);
+    }
+    // A near miss: within 2 edits and a third of the name, and no tie;
+    // names under five letters are too short to guess from.
+    let len = wanted.chars().count();
+    let limit = if len < 5 { 0 } else { 2.min(len / 3) };
+    let mut best: Option<(usize, &Arc<Tool>)> = None;
+    let mut tie = false;
+    for t in tools {
+        let d = edit_distance(&wanted, &normalise_name(&t.spec.name));
+        if d == 0 || d > limit {
+            continue;
+        }
+        match best {
+            Some((b, _)) if d > b => {}
+            Some((b, _)) if d == b => tie = true,
+            _ => {
+                best = Some((d, t));
+                tie = false;
+            }
+        }
+    }
+    match best {
+        Some((_, t)) if !tie => (Some(t), NameMatch::Near),
         _ => (None, NameMatch::Unknown),
     }
+}
+
+/// Optimal-string-alignment distance: insertions, deletions, substitutions
+/// and swaps of adjacent characters each cost one.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        rows[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1).min(rows[i][j - 1] + 1).min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -49,18 +112,35 @@ mod tests {
     }
 
     #[test]
-    fn exact_then_normalised_then_unknown() {
-        let ts = tools(&["read_file", "Bash"]);
-        assert_eq!(resolve_tool("read_file", &ts).1, NameMatch::Exact);
+    fn exact_then_normalised_then_near_then_unknown() {
+        let ts = tools(&["read_file", "Bash", "grep_search"]);
+        assert_eq!(resolve_tool("read_file", &ts, NameRepair::On).1, NameMatch::Exact);
         for spelling in ["ReadFile", "read-file", "READ_FILE", "read.file", "bash"] {
-            assert_eq!(resolve_tool(spelling, &ts).1, NameMatch::Normalised, "{spelling}");
+            assert_eq!(resolve_tool(spelling, &ts, NameRepair::On).1, NameMatch::Normalised, "{spelling}");
         }
-        assert_eq!(resolve_tool("read_fiel", &ts).1, NameMatch::Unknown);
+        for typo in ["read_fiel", "read_fle", "grep_serach", "grepsearch_"] {
+            let (t, how) = resolve_tool(typo, &ts, NameRepair::On);
+            assert_eq!(how, if typo == "grepsearch_" { NameMatch::Normalised } else { NameMatch::Near }, "{typo}");
+            assert!(t.is_some());
+        }
+        // Short names get no near matches: "Bsh" is too far from "Bash" to guess.
+        assert_eq!(resolve_tool("Bsh", &ts, NameRepair::On).1, NameMatch::Unknown);
+        assert_eq!(resolve_tool("write_file", &ts, NameRepair::On).1, NameMatch::Unknown);
+        assert_eq!(resolve_tool("ReadFile", &ts, NameRepair::Off).1, NameMatch::Unknown);
     }
 
     #[test]
-    fn ambiguous_normalised_match_is_unknown() {
+    fn ambiguous_matches_are_unknown() {
         let ts = tools(&["read_file", "readFile"]);
-        assert_eq!(resolve_tool("READFILE", &ts).1, NameMatch::Unknown);
+        assert_eq!(resolve_tool("READFILE", &ts, NameRepair::On).1, NameMatch::Unknown);
+        let ts = tools(&["list_dirs", "list_dira"]);
+        assert_eq!(resolve_tool("list_dir", &ts, NameRepair::On).1, NameMatch::Unknown);
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("readfile", "readfiel"), 1);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

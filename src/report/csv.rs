@@ -1,4 +1,6 @@
 //! CSV of every table: `summary.csv`, `by_tool.csv`, `scenarios.csv`.
+//! Written with the `csv` crate (polars' own writer pulls in its whole
+//! streaming engine); numbers keep full precision.
 
 use polars::prelude::*;
 
@@ -8,12 +10,27 @@ use crate::metrics::Tables;
 /// The CSV format.
 pub struct Csv;
 
+fn field(value: AnyValue<'_>) -> String {
+    match value {
+        AnyValue::Null => String::new(),
+        AnyValue::String(s) => s.to_string(),
+        AnyValue::StringOwned(s) => s.to_string(),
+        AnyValue::Float64(x) => x.to_string(),
+        other => other.to_string(),
+    }
+}
+
 fn to_csv(df: &DataFrame, name: &str) -> Result<Vec<u8>, ReportError> {
-    let mut bytes = Vec::new();
-    CsvWriter::new(&mut bytes)
-        .finish(&mut df.clone())
-        .map_err(|e| ReportError::Render { what: name.into(), message: e.to_string() })?;
-    Ok(bytes)
+    let err = |message: String| ReportError::Render { what: name.into(), message };
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(df.get_column_names().iter().map(|n| n.as_str())).map_err(|e| err(e.to_string()))?;
+    let columns = df.columns();
+    for row in 0..df.height() {
+        let record: Vec<String> =
+            columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(|e| err(e.to_string()))?;
+        w.write_record(&record).map_err(|e| err(e.to_string()))?;
+    }
+    w.into_inner().map_err(|e| err(e.to_string()))
 }
 
 impl Exporter for Csv {
