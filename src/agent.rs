@@ -2,26 +2,234 @@
 //! put every tool call through the pipeline, approval and scripted
 //! execution, send the results back, until a final answer or the step limit.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
-use crate::chat::{ChatMessage, ChatRequest, ToolDefinition, Usage};
-use crate::check::{self, ExecutedCall, Transcript, Verdict};
-use crate::config::{Config, ModelConfig, OnInvalid, Prices};
-use crate::events::{EventKind, EventLog, EventsError, RequestPurpose, UnitKey};
-use crate::pipeline::{self, approval, execute, CallOutcome};
+use serde_json::Value;
+
+use crate::approver::PersonApprover;
+use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition, Usage};
+use crate::check::{self, MadeCall, Transcript, Verdict};
+use crate::config::{Config, ModelConfig, OnInvalid, Prices, RepairMode};
+use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey};
+use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
+use crate::pipeline::{self, execute, model_repair, CallOutcome, CallVerdict, Fix, FixStage, PipelineOptions, RepairRules};
 use crate::provider::Provider;
-use crate::scenario::{Scenario, ScriptedRole};
+use crate::scenario::{Scenario, ScriptedRole, Tool};
 use crate::transport::Transport;
+
+/// A model to send requests to: its config, adapter and transport.
+#[derive(Clone, Copy)]
+pub struct Endpoint<'a> {
+    pub model: &'a ModelConfig,
+    pub provider: &'a dyn Provider,
+    pub transport: &'a dyn Transport,
+}
 
 /// Everything one unit of work needs.
 pub struct Unit<'a> {
     pub key: UnitKey,
-    pub model: &'a ModelConfig,
     pub scenario: &'a Arc<Scenario>,
     pub config: &'a Config,
-    pub provider: &'a dyn Provider,
-    pub transport: &'a dyn Transport,
+    pub rules: &'a RepairRules,
+    /// The model under test.
+    pub endpoint: Endpoint<'a>,
+    /// The model asked to repair calls (the model under test unless configured).
+    pub repairer: Endpoint<'a>,
+    /// The person who answers approvals in `interactive` mode, if there is a terminal.
+    pub person: Option<&'a PersonApprover>,
     pub events: &'a EventLog,
+}
+
+/// A request's answer, or why there is none.
+struct Answer {
+    turn: Result<ModelTurn, String>,
+    latency_ms: f64,
+}
+
+impl Unit<'_> {
+    /// Sends one request to `endpoint` and records it as a `model_request` event.
+    async fn ask(&self, endpoint: Endpoint<'_>, request: &ChatRequest, step: u32, repair_of: Option<&str>) -> Result<Answer, EventsError> {
+        let http = endpoint.provider.build_request(request);
+        let sent = endpoint.transport.send(&http).await;
+        let (status, latency_ms) = match &sent {
+            Ok(r) => (Some(r.status), r.latency_ms),
+            Err(_) => (None, 0.0),
+        };
+        let turn = sent.map_err(|e| e.to_string()).and_then(|r| endpoint.provider.parse_response(&r).map_err(|e| e.to_string()));
+        let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
+        self.events.emit(EventKind::ModelRequest {
+            unit: self.key.clone(),
+            step,
+            purpose: if repair_of.is_some() { RequestPurpose::Repair } else { RequestPurpose::Turn },
+            repair_of: repair_of.map(str::to_string),
+            status,
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            cost_usd: cost_usd(&usage, &endpoint.model.price),
+            latency_ms,
+            error: turn.as_ref().err().cloned(),
+        })?;
+        Ok(Answer { turn, latency_ms })
+    }
+
+    /// The approval stage for a call that is about to run: `Some(reason)` if denied.
+    fn approve(&self, call: &ToolCall, tool: &Tool, args: &Value, uses: &mut RuleUses) -> Result<Option<String>, EventsError> {
+        let settings = &self.config.approval;
+        let policy = Policy {
+            mode: settings.mode_override.or(self.scenario.approvals.mode).unwrap_or(settings.mode),
+            sensitive_tools: &settings.sensitive_tools,
+            on_unanswered: settings.on_unanswered,
+            rules: [("scenario", &self.scenario.approvals.rules), ("config", &settings.rules)],
+        };
+        let started = Instant::now();
+        let approval = match approval::decide(tool, args, &policy, uses) {
+            Ask::NotNeeded => return Ok(None),
+            Ask::Decided(a) => a,
+            Ask::Person => match self.person {
+                Some(person) => tokio::task::block_in_place(|| person.ask(&self.key.scenario, &tool.spec.name, args)),
+                None => approval::unanswered(&tool.spec.name, settings.on_unanswered, "there is no terminal to ask at"),
+            },
+        };
+        let reason = match &approval.decision {
+            ApprovalDecision::Approved => None,
+            ApprovalDecision::Denied { reason } => Some(reason.clone()),
+        };
+        self.events.emit(EventKind::ToolApproval {
+            unit: self.key.clone(),
+            call_id: call.id.clone(),
+            tool: tool.spec.name.clone(),
+            arguments: args.clone(),
+            approved: reason.is_none(),
+            reason: reason.clone(),
+            decided_by: approval.decided_by,
+            rule: approval.rule,
+            warning: approval.warning,
+            latency_ms: started.elapsed().as_secs_f64() * 1e3,
+        })?;
+        Ok(reason)
+    }
+
+    /// Classifies what the model did after each pending denial: `next` is the
+    /// following turn's valid calls (empty: it answered), `None` if the step
+    /// limit came first.
+    fn follow_denials(
+        &self,
+        pending: &mut Vec<MadeCall>,
+        ids: &mut Vec<String>,
+        next: Option<&[MadeCall]>,
+        transcript: &mut Transcript,
+    ) -> Result<(), EventsError> {
+        for (denied, call_id) in pending.drain(..).zip(ids.drain(..)) {
+            let behaviour = match next {
+                None => DenialBehaviour::StepLimit,
+                Some([]) => DenialBehaviour::Answered,
+                Some(calls) if calls.iter().any(|c| c.tool == denied.tool && c.args == denied.args) => {
+                    transcript.retried_after_denial.get_or_insert(denied.tool.clone());
+                    DenialBehaviour::RetriedSame
+                }
+                Some(calls) if calls.iter().any(|c| c.tool == denied.tool) => DenialBehaviour::RetriedChanged,
+                Some(_) => DenialBehaviour::OtherTool,
+            };
+            self.events.emit(EventKind::DenialFollowup { unit: self.key.clone(), call_id, tool: denied.tool, behaviour })?;
+        }
+        Ok(())
+    }
+
+    fn options(&self) -> PipelineOptions<'_> {
+        PipelineOptions { repair: self.config.pipeline.repair, rules: self.rules }
+    }
+
+    /// Runs a call through the pipeline, asking the repair model when local
+    /// repair is not enough and attempts for this call id remain.
+    async fn judge_call(
+        &self,
+        call: &ToolCall,
+        step: u32,
+        context: &[ChatMessage],
+        attempts: &mut HashMap<String, u32>,
+    ) -> Result<(CallVerdict, Option<RepairStage>), EventsError> {
+        let scenario = self.scenario;
+        let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
+        let tool_name = verdict.tool.as_ref().map_or(call.name.clone(), |t| t.spec.name.clone());
+        let needed_repair = !verdict.first_issues.is_empty();
+        if needed_repair && self.config.pipeline.repair != RepairMode::Off {
+            self.events.emit(EventKind::ToolRepair {
+                unit: self.key.clone(),
+                call_id: call.id.clone(),
+                tool: tool_name.clone(),
+                stage: RepairStage::Local,
+                attempt: 1,
+                fixes: verdict.fixes.clone(),
+                succeeded: verdict.outcome != CallOutcome::Invalid,
+                latency_us: Some(verdict.local_repair_us()),
+                latency_ms: None,
+                error: None,
+            })?;
+        }
+        if verdict.outcome != CallOutcome::Invalid {
+            return Ok((verdict, needed_repair.then_some(RepairStage::Local)));
+        }
+        // Model repair needs a known tool: its schema is what the model is asked to meet.
+        let Some(tool) = verdict.tool.clone() else { return Ok((verdict, None)) };
+        if self.config.pipeline.repair != RepairMode::Full {
+            return Ok((verdict, None));
+        }
+        while *attempts.get(&call.id).unwrap_or(&0) < self.config.pipeline.max_repair_attempts {
+            let attempt = attempts.entry(call.id.clone()).or_insert(0);
+            *attempt += 1;
+            let attempt = *attempt;
+            let request = model_repair::repair_request(
+                &self.repairer.model.model_id,
+                &tool,
+                call,
+                &verdict.issues,
+                context,
+                self.repairer.model.temperature,
+            );
+            let answer = self.ask(self.repairer, &request, step, Some(&tool.spec.name)).await?;
+            let (fixed, error) = match &answer.turn {
+                Ok(turn) => match model_repair::answered_call(turn, call, &tool) {
+                    Some(c) => (Some(pipeline::check_call(&c, &scenario.tools, self.options())), None),
+                    None => (None, Some("the repair answer held no call".to_string())),
+                },
+                Err(e) => (None, Some(e.clone())),
+            };
+            let succeeded =
+                fixed.as_ref().is_some_and(|f| f.outcome != CallOutcome::Invalid && f.tool.as_ref().is_some_and(|t| Arc::ptr_eq(t, &tool)));
+            let mut fixes = vec![Fix {
+                stage: FixStage::Model,
+                kind: "model_rewrite".into(),
+                path: String::new(),
+                detail: format!("attempt {attempt}"),
+            }];
+            if let Some(f) = &fixed {
+                fixes.extend(f.fixes.iter().cloned());
+            }
+            self.events.emit(EventKind::ToolRepair {
+                unit: self.key.clone(),
+                call_id: call.id.clone(),
+                tool: tool_name.clone(),
+                stage: RepairStage::Model,
+                attempt,
+                fixes: fixes.clone(),
+                succeeded,
+                latency_us: None,
+                latency_ms: Some(answer.latency_ms),
+                error,
+            })?;
+            if let (true, Some(fixed)) = (succeeded, fixed) {
+                verdict.outcome = CallOutcome::Repaired;
+                verdict.args = fixed.args;
+                verdict.issues.clear();
+                verdict.fixes.extend(fixes);
+                return Ok((verdict, Some(RepairStage::Model)));
+            }
+        }
+        Ok((verdict, None))
+    }
 }
 
 /// The cost in USD of one request's tokens.
@@ -47,49 +255,39 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
     let tools: Vec<ToolDefinition> = scenario
         .tools
         .iter()
-        .map(|t| ToolDefinition { name: t.spec.name.clone(), description: t.spec.description.clone(), parameters: t.spec.parameters.clone() })
+        .map(|t| ToolDefinition {
+            name: t.spec.name.clone(),
+            description: t.spec.description.clone(),
+            parameters: t.spec.parameters.clone(),
+        })
         .collect();
     let mut followups = scenario.followups.iter();
     let max_steps = scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
     let mut transcript = Transcript::default();
     let mut steps = 0u32;
     let mut error = false;
+    let mut repair_attempts: HashMap<String, u32> = HashMap::new();
+    let mut rule_uses = RuleUses::default();
+    // Denied calls of the last turn, waiting to see what the model does next.
+    let mut pending_denials: Vec<MadeCall> = Vec::new();
+    let mut denial_ids: Vec<String> = Vec::new();
 
     'conversation: loop {
         if steps == max_steps {
             transcript.step_limit = Some(max_steps);
+            u.follow_denials(&mut pending_denials, &mut denial_ids, None, &mut transcript)?;
             break;
         }
         steps += 1;
         let request = ChatRequest {
-            model_id: u.model.model_id.clone(),
+            model_id: u.endpoint.model.model_id.clone(),
             messages: messages.clone(),
             tools: tools.clone(),
-            temperature: u.model.temperature,
+            temperature: u.endpoint.model.temperature,
             max_tokens: None,
             seed: None,
         };
-        let http = u.provider.build_request(&request);
-        let sent = u.transport.send(&http).await;
-        let (status, latency_ms) = match &sent {
-            Ok(r) => (Some(r.status), r.latency_ms),
-            Err(_) => (None, 0.0),
-        };
-        let turn = sent.map_err(|e| e.to_string()).and_then(|r| u.provider.parse_response(&r).map_err(|e| e.to_string()));
-        let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
-        u.events.emit(EventKind::ModelRequest {
-            unit: u.key.clone(),
-            step: steps,
-            purpose: RequestPurpose::Turn,
-            status,
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            cached_input_tokens: usage.cached_input_tokens,
-            cost_usd: cost_usd(&usage, &u.model.price),
-            latency_ms,
-            error: turn.as_ref().err().cloned(),
-        })?;
-        let turn = match turn {
+        let turn = match u.ask(u.endpoint, &request, steps, None).await?.turn {
             Ok(t) => t,
             Err(e) => {
                 transcript.aborted = Some(format!("request failed: {e}"));
@@ -98,6 +296,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             }
         };
         if turn.tool_calls.is_empty() {
+            u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&[]), &mut transcript)?;
             transcript.final_text = turn.text.clone();
             messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![] });
             match followups.next() {
@@ -108,10 +307,13 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 None => break,
             }
         }
+        let context = messages.clone();
         messages.push(ChatMessage::Assistant { content: turn.text.clone(), tool_calls: turn.tool_calls.clone() });
+        let mut this_turn: Vec<MadeCall> = Vec::new();
+        let mut denied_now: Vec<(MadeCall, String)> = Vec::new();
         for call in &turn.tool_calls {
             transcript.attempted_calls += 1;
-            let verdict = pipeline::check_call(call, &scenario.tools);
+            let (verdict, repaired_by) = u.judge_call(call, steps, &context, &mut repair_attempts).await?;
             let tool_name = verdict.tool.as_ref().map_or(call.name.clone(), |t| t.spec.name.clone());
             u.events.emit(EventKind::ToolCall {
                 unit: u.key.clone(),
@@ -121,8 +323,10 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 tool: tool_name.clone(),
                 arguments: call.arguments.clone(),
                 outcome: verdict.outcome,
+                repaired_by,
                 invalid_kinds: verdict.invalid_kinds(),
                 issues: verdict.first_issues.clone(),
+                remaining_kinds: verdict.remaining_kinds(),
                 fixes: verdict.fixes.clone(),
                 timings: verdict.timings,
             })?;
@@ -135,24 +339,18 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: call.name.clone(), content });
                 continue;
             };
-            if approval::needs_approval(tool, &u.config.approval) {
-                let decision = approval::decide(&u.config.approval);
-                let (label, reason) = match &decision {
-                    approval::ApprovalDecision::Approved => ("approved", None),
-                    approval::ApprovalDecision::Denied { reason } => ("denied", Some(reason.clone())),
-                };
-                u.events.emit(EventKind::ToolApproval {
-                    unit: u.key.clone(),
+            let made = MadeCall { tool: tool.spec.name.clone(), args: args.clone(), denied: false };
+            this_turn.push(made.clone());
+            if let Some(reason) = u.approve(call, tool, args, &mut rule_uses)? {
+                messages.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
-                    tool: tool_name.clone(),
-                    decision: label.into(),
-                    reason: reason.clone(),
-                    decided_by: "auto".into(),
-                })?;
-                if let Some(reason) = reason {
-                    messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name.clone(), content: format!("denied: {reason}") });
-                    continue;
-                }
+                    name: tool_name,
+                    content: format!("{} {reason}", approval::DENIED_PREFIX),
+                });
+                let denied = MadeCall { denied: true, ..made };
+                transcript.calls.push(denied.clone());
+                denied_now.push((denied, call.id.clone()));
+                continue;
             }
             let output = execute::scripted_result(&scenario.tool_results, &tool.spec.name, args);
             u.events.emit(EventKind::ToolExecuted {
@@ -162,8 +360,13 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 is_error: output.is_error,
                 scripted: output.rule.is_some(),
             })?;
-            transcript.executed.push(ExecutedCall { tool: tool.spec.name.clone(), args: args.clone() });
+            transcript.calls.push(made);
             messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name, content: output.content });
+        }
+        u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&this_turn), &mut transcript)?;
+        for (call, id) in denied_now {
+            pending_denials.push(call);
+            denial_ids.push(id);
         }
     }
 

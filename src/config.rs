@@ -3,10 +3,12 @@
 //! `calltape.toml` in the working directory or `--config` replaces it, and
 //! command-line flags override single settings.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::pipeline::approval::{ApprovalMode, ApprovalRule, Unanswered};
 
 /// The configuration shipped inside the binary.
 pub const EMBEDDED_DEFAULT: &str = include_str!("../calltape.toml");
@@ -73,44 +75,73 @@ pub enum OnInvalid {
     FailScenario,
 }
 
+/// How much of the repair pipeline runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum RepairMode {
+    /// No repair: exact tool names and strict JSON only.
+    Off,
+    /// Name, syntax and schema repair in-process; no model is asked.
+    Local,
+    /// Local repair, then ask a model to fix what is still invalid.
+    #[default]
+    Full,
+}
+
 /// Settings of the tool-call pipeline.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PipelineSettings {
     pub on_invalid: OnInvalid,
+    pub repair: RepairMode,
+    /// Model repair attempts per tool call (counted per call id).
+    pub max_repair_attempts: u32,
+    /// The model asked to repair calls (by name); default: the model that made the call.
+    pub repair_model: Option<String>,
+    /// Per tool: parameter names models use instead of the schema's (`path = "target_file"`).
+    pub aliases: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per tool: values filled in when a required parameter is missing.
+    pub defaults: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Default for PipelineSettings {
     fn default() -> Self {
-        PipelineSettings { on_invalid: OnInvalid::ReturnError }
+        PipelineSettings {
+            on_invalid: OnInvalid::ReturnError,
+            repair: RepairMode::Full,
+            max_repair_attempts: 1,
+            repair_model: None,
+            aliases: BTreeMap::new(),
+            defaults: BTreeMap::new(),
+        }
     }
-}
-
-/// How approvals are decided.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalMode {
-    /// Approve every call, as autonomous agents run.
-    #[default]
-    Auto,
 }
 
 /// Settings of the approval stage.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ApprovalSettings {
+    /// The mode where a scenario sets none.
     pub mode: ApprovalMode,
+    /// Set by `--approve`: the mode for every scenario, whatever they set.
+    #[serde(skip)]
+    pub mode_override: Option<ApprovalMode>,
     /// Tools that always need approval, besides those a scenario marks sensitive.
     pub sensitive_tools: Vec<String>,
+    /// When approval is needed and no rule or person can answer.
+    pub on_unanswered: Unanswered,
+    /// Rules of `script` mode, after each scenario's own.
+    pub rules: Vec<ApprovalRule>,
 }
 
 impl Default for ApprovalSettings {
     fn default() -> Self {
         ApprovalSettings {
             mode: ApprovalMode::Auto,
-            sensitive_tools: ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "run_terminal_cmd"]
-                .map(String::from)
-                .to_vec(),
+            mode_override: None,
+            sensitive_tools: ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "run_terminal_cmd"].map(String::from).to_vec(),
+            on_unanswered: Unanswered::Deny,
+            rules: Vec::new(),
         }
     }
 }
@@ -184,8 +215,7 @@ fn default_timeout() -> u64 {
 impl Config {
     /// Parses configuration text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text)
-            .map_err(|e| ConfigError::Invalid { file: origin.to_string(), message: e.to_string() })?;
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid { file: origin.to_string(), message: e.to_string() })?;
         config.validate().map_err(|message| ConfigError::Invalid { file: origin.to_string(), message })?;
         Ok(config)
     }
@@ -200,8 +230,7 @@ impl Config {
         match path {
             Some(p) => {
                 let origin = p.display().to_string();
-                let text = std::fs::read_to_string(&p)
-                    .map_err(|source| ConfigError::Read { file: origin.clone(), source })?;
+                let text = std::fs::read_to_string(&p).map_err(|source| ConfigError::Read { file: origin.clone(), source })?;
                 Ok((Config::parse(&text, &origin)?, origin))
             }
             None => Ok((Config::parse(EMBEDDED_DEFAULT, "embedded calltape.toml")?, "embedded default".into())),
@@ -222,6 +251,11 @@ impl Config {
             }
             if let Some(sim) = &m.sim {
                 sim.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
+            }
+        }
+        if let Some(r) = &self.pipeline.repair_model {
+            if !self.models.iter().any(|m| &m.name == r) {
+                return Err(format!("pipeline.repair_model {r:?} is not a configured model"));
             }
         }
         if self.run.trials == 0 {

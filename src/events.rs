@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Prices, ProviderKind, Tier};
-use crate::pipeline::{CallIssue, CallOutcome, InvalidKind, StageTimings};
+use crate::pipeline::approval::Decider;
+use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
 
 /// Which (model, scenario, trial) an event belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -37,6 +38,56 @@ pub struct ModelInfo {
 pub enum RequestPurpose {
     /// A turn of the scenario's conversation.
     Turn,
+    /// A request asking a model to fix an invalid tool call.
+    Repair,
+}
+
+/// Which repair stage an event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepairStage {
+    /// Name, syntax and schema fixes in-process.
+    Local,
+    /// A model asked to fix the call.
+    Model,
+}
+
+/// What a model did in the turn after a denial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DenialBehaviour {
+    /// Made the same call again.
+    RetriedSame,
+    /// Called the same tool with other arguments.
+    RetriedChanged,
+    /// Called other tools only.
+    OtherTool,
+    /// Answered without calling a tool.
+    Answered,
+    /// The step limit ended the conversation first.
+    StepLimit,
+}
+
+impl DenialBehaviour {
+    /// Every behaviour, in report column order.
+    pub const ALL: [DenialBehaviour; 5] = [
+        DenialBehaviour::RetriedSame,
+        DenialBehaviour::RetriedChanged,
+        DenialBehaviour::OtherTool,
+        DenialBehaviour::Answered,
+        DenialBehaviour::StepLimit,
+    ];
+
+    /// The report column of this behaviour.
+    pub fn column(self) -> &'static str {
+        match self {
+            DenialBehaviour::RetriedSame => "after_denial_retried_same",
+            DenialBehaviour::RetriedChanged => "after_denial_retried_changed",
+            DenialBehaviour::OtherTool => "after_denial_other_tool",
+            DenialBehaviour::Answered => "after_denial_answered",
+            DenialBehaviour::StepLimit => "after_denial_step_limit",
+        }
+    }
 }
 
 /// One thing that happened in a run.
@@ -60,6 +111,8 @@ pub enum EventKind {
         unit: UnitKey,
         step: u32,
         purpose: RequestPurpose,
+        /// For a repair request: the tool whose call it repairs.
+        repair_of: Option<String>,
         status: Option<u16>,
         input_tokens: u64,
         output_tokens: u64,
@@ -79,19 +132,54 @@ pub enum EventKind {
         tool: String,
         arguments: String,
         outcome: CallOutcome,
+        /// Which stage made it valid, when it was repaired.
+        repaired_by: Option<RepairStage>,
+        /// What was wrong with the call as the model sent it.
         invalid_kinds: Vec<InvalidKind>,
         issues: Vec<CallIssue>,
-        fixes: Vec<String>,
+        /// What is still wrong, when the outcome is invalid.
+        remaining_kinds: Vec<InvalidKind>,
+        fixes: Vec<Fix>,
         timings: StageTimings,
+    },
+    ToolRepair {
+        #[serde(flatten)]
+        unit: UnitKey,
+        call_id: String,
+        tool: String,
+        stage: RepairStage,
+        /// 1-based attempt number (model repair); 1 for local repair.
+        attempt: u32,
+        fixes: Vec<Fix>,
+        succeeded: bool,
+        /// Local repair: microseconds in-process. Model repair: the request's milliseconds.
+        latency_us: Option<f64>,
+        latency_ms: Option<f64>,
+        error: Option<String>,
     },
     ToolApproval {
         #[serde(flatten)]
         unit: UnitKey,
         call_id: String,
         tool: String,
-        decision: String,
+        /// The arguments judged: after repair, as they would run.
+        arguments: serde_json::Value,
+        approved: bool,
         reason: Option<String>,
-        decided_by: String,
+        decided_by: Decider,
+        /// The script rule that decided, as `scenario#N` or `config#N`.
+        rule: Option<String>,
+        /// Set when the call was approved only because nothing could answer.
+        warning: Option<String>,
+        latency_ms: f64,
+    },
+    /// What the model did next after one of its calls was denied.
+    DenialFollowup {
+        #[serde(flatten)]
+        unit: UnitKey,
+        call_id: String,
+        tool: String,
+        behaviour: DenialBehaviour,
     },
     ToolExecuted {
         #[serde(flatten)]
@@ -170,8 +258,8 @@ pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
         if line.trim().is_empty() {
             continue;
         }
-        let event = serde_json::from_str(&line)
-            .map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
+        let event =
+            serde_json::from_str(&line).map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
         events.push(event);
     }
     Ok(events)

@@ -5,6 +5,7 @@
 //! pipeline → events → metrics (polars) → reports.
 
 pub mod agent;
+pub mod approver;
 pub mod chat;
 pub mod check;
 pub mod config;
@@ -16,4 +17,5 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod standalone;
 pub mod transport;

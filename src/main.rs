@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use calltape::config::Config;
-use calltape::{events, metrics, report, runner, scenario};
+use calltape::config::{ApprovalMode, Config, RepairMode};
+use calltape::pipeline::RepairRules;
+use calltape::{events, metrics, report, runner, scenario, standalone};
 
 #[derive(Parser)]
 #[command(name = "calltape", version, about = "Replay-and-evaluation harness for tool-calling language models")]
@@ -20,6 +21,8 @@ struct Cli {
 enum Command {
     /// Run suites on the configured models and print the comparison tables.
     Run(RunArgs),
+    /// Run one tool call's arguments through the repair pipeline and print what it did, as JSON.
+    Repair(RepairArgs),
     /// Validate suites: exits 1 and lists every problem (file:line:col) if any.
     Check {
         /// Suite folders (default: the configured suites).
@@ -27,6 +30,28 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct RepairArgs {
+    /// The tool's parameters schema (JSON); without it any object is accepted.
+    #[arg(long)]
+    schema: Option<PathBuf>,
+    /// One object a line, `{"args": "<text>", "schema": {...}?}`; prints one result a line.
+    #[arg(long, conflicts_with = "arguments")]
+    batch: Option<PathBuf>,
+    /// How much repair to apply.
+    #[arg(long, value_enum, default_value = "local")]
+    repair: RepairMode,
+    /// With --batch: time every line this many rounds in-process and print
+    /// per-call means as JSON, instead of the reports.
+    #[arg(long, requires = "batch", value_name = "ROUNDS")]
+    time: Option<usize>,
+    /// Configuration whose [pipeline.aliases] and [pipeline.defaults] apply.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The arguments text (default: read from standard input).
+    arguments: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -40,6 +65,9 @@ struct RunArgs {
     /// Model to run, by name (repeatable; default: every configured model).
     #[arg(long = "model")]
     models: Vec<String>,
+    /// Run only scenarios whose id matches this glob (repeatable; `*` matches anything).
+    #[arg(long = "filter", value_name = "GLOB")]
+    filters: Vec<String>,
     #[arg(long)]
     trials: Option<u32>,
     #[arg(long)]
@@ -50,6 +78,12 @@ struct RunArgs {
     /// Step limit where a scenario sets none.
     #[arg(long)]
     max_steps: Option<u32>,
+    /// How much repair runs: off, local, or full (local, then ask the model).
+    #[arg(long, value_enum)]
+    repair: Option<RepairMode>,
+    /// Approval mode for every scenario: auto, deny, script or interactive.
+    #[arg(long, value_enum)]
+    approve: Option<ApprovalMode>,
 }
 
 fn load_config(path: Option<&std::path::Path>) -> Result<(Config, String), ExitCode> {
@@ -87,19 +121,40 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     if let Some(m) = args.max_steps {
         config.run.max_steps = m;
     }
+    if let Some(r) = args.repair {
+        config.pipeline.repair = r;
+    }
+    config.approval.mode_override = args.approve;
     config.select_models(&args.models).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    let suites = load_suites(&config.run.suites).map_err(|errors| {
+    let mut suites = load_suites(&config.run.suites).map_err(|errors| {
         print_load_errors(&errors);
         ExitCode::from(2)
     })?;
+    if !args.filters.is_empty() {
+        for suite in &mut suites {
+            suite.scenarios.retain(|s| args.filters.iter().any(|f| calltape::check::glob_matches(f, &s.id)));
+        }
+        suites.retain(|s| !s.scenarios.is_empty());
+        if suites.is_empty() {
+            eprintln!("error: no scenario id matches {:?}", args.filters);
+            return Err(ExitCode::from(2));
+        }
+    }
     let fail = |e: &dyn std::fmt::Display| {
         eprintln!("error: {e}");
         ExitCode::from(1)
     };
-    let folder = runner::run(&config, &origin, &suites, std::io::stderr().is_terminal()).await.map_err(|e| fail(&e))?;
+    let folder = runner::run(&config, &origin, &suites, std::io::stderr().is_terminal()).await.map_err(|e| match e {
+        // Asked for something this environment cannot give: a usage error.
+        runner::RunError::NoTerminal(_) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        e => fail(&e),
+    })?;
     let events = events::read_events(&folder.dir.join("events.jsonl")).map_err(|e| fail(&e))?;
     let tables = metrics::build_tables(&events).map_err(|e| fail(&e))?;
     report::write_all(&tables, &folder.dir).map_err(|e| fail(&e))?;
@@ -125,11 +180,54 @@ fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Result<(), ExitCode> {
     }
 }
 
+fn repair(args: RepairArgs) -> Result<(), ExitCode> {
+    let fail = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let (config, _) = load_config(args.config.as_deref())?;
+    let rules = RepairRules { aliases: config.pipeline.aliases, defaults: config.pipeline.defaults };
+    let schema = match &args.schema {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read schema {}: {e}", path.display())))?;
+            Some(serde_json::from_str::<serde_json::Value>(&text).map_err(|e| fail(format!("{}: not JSON: {e}", path.display())))?)
+        }
+        None => None,
+    };
+    if let Some(batch) = &args.batch {
+        let file = std::fs::File::open(batch).map_err(|e| fail(format!("cannot read {}: {e}", batch.display())))?;
+        if let Some(rounds) = args.time {
+            let timing = standalone::time_batch(std::io::BufReader::new(file), schema.as_ref(), &rules, rounds)
+                .map_err(|e| fail(format!("{}: {e}", batch.display())))?;
+            println!("{}", serde_json::to_string(&timing).unwrap_or_default());
+            return Ok(());
+        }
+        let stdout = std::io::stdout().lock();
+        let counts =
+            standalone::run_batch(std::io::BufReader::new(file), std::io::BufWriter::new(stdout), schema.as_ref(), args.repair, &rules)
+                .map_err(|e| fail(e.to_string()))?;
+        eprintln!(
+            "{} valid, {} repaired, {} invalid, {} unreadable line(s)",
+            counts.valid, counts.repaired, counts.invalid, counts.bad_lines
+        );
+        return Ok(());
+    }
+    let text = match args.arguments {
+        Some(t) => t,
+        None => std::io::read_to_string(std::io::stdin()).map_err(|e| fail(format!("cannot read standard input: {e}")))?,
+    };
+    let tool = standalone::tool_for_schema(schema.as_ref()).map_err(fail)?;
+    let report = standalone::repair_report(&text, &tool, args.repair, &rules);
+    println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args).await,
+        Command::Repair(args) => repair(args),
         Command::Check { paths, config } => check(paths, config),
     };
     match result {

@@ -9,9 +9,12 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::Semaphore;
 
-use crate::agent::{run_unit, Unit};
+use crate::agent::{run_unit, Endpoint, Unit};
+use crate::approver::{NoTerminal, PersonApprover};
+use crate::config::ApprovalMode;
 use crate::config::{Config, ModelConfig, ProviderKind};
 use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
+use crate::pipeline::RepairRules;
 use crate::provider::openai::OpenAi;
 use crate::provider::Provider;
 use crate::scenario::Suite;
@@ -29,6 +32,8 @@ pub enum RunError {
     Model { model: String, message: String },
     #[error("no models to run: add [[models]] to calltape.toml")]
     NoModels,
+    #[error(transparent)]
+    NoTerminal(#[from] NoTerminal),
 }
 
 /// Where a finished run was written.
@@ -54,13 +59,7 @@ pub fn new_run_id() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        now.subsec_millis()
-    )
+    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis())
 }
 
 fn check_model(model: &ModelConfig) -> Result<(), RunError> {
@@ -82,6 +81,18 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     for m in &config.models {
         check_model(m)?;
     }
+    let total: u64 =
+        config.models.len() as u64 * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>() * u64::from(config.run.trials);
+    let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Interactive approval needs a person at a terminal: refuse to start without one.
+    let interactive = config.approval.mode_override.unwrap_or(config.approval.mode) == ApprovalMode::Interactive
+        || (config.approval.mode_override.is_none()
+            && suites.iter().flat_map(|s| &s.scenarios).any(|s| s.approvals.mode == Some(ApprovalMode::Interactive)));
+    let person = if interactive { Some(Arc::new(PersonApprover::on_terminal(progress.clone())?)) } else { None };
     let run_id = new_run_id();
     let dir = config.run.out_dir.join(&run_id);
     std::fs::create_dir_all(&dir).map_err(|source| RunError::Folder { path: dir.clone(), source })?;
@@ -99,39 +110,49 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
         config: config_origin.to_string(),
     })?;
 
-    let total: u64 = config.models.len() as u64
-        * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>()
-        * u64::from(config.run.trials);
-    let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
-    progress.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
     let started = Instant::now();
     let config = Arc::new(config.clone());
+    let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
+    let provider_for = |m: &ModelConfig| -> Arc<dyn Provider> {
+        Arc::new(OpenAi { base_url: m.base_url.clone().unwrap_or_else(|| "sim://local/v1".into()) })
+    };
+    let repair_model =
+        config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
     let mut tasks = tokio::task::JoinSet::new();
     for model in &config.models {
         let model = Arc::new(model.clone());
         let limit = Arc::new(Semaphore::new(model.concurrency));
-        let provider: Arc<dyn Provider> = Arc::new(OpenAi { base_url: model.base_url.clone().unwrap_or_else(|| "sim://local/v1".into()) });
+        let provider = provider_for(&model);
+        let repairer = repair_model.clone().unwrap_or_else(|| model.clone());
+        let repair_provider = provider_for(&repairer);
         for suite in suites {
             for scenario in &suite.scenarios {
                 for trial in 0..config.run.trials {
-                    let (model, limit, provider, events, config, progress) =
-                        (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone());
+                    let (model, limit, provider, events, config, progress, rules) =
+                        (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone(), rules.clone());
+                    let (repairer, repair_provider, person) = (repairer.clone(), repair_provider.clone(), person.clone());
                     let scenario = scenario.clone();
                     tasks.spawn(async move {
                         let _permit = limit.acquire_owned().await.expect("semaphore never closes");
-                        let transport = SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial)
-                            .expect("sim models were checked to have a profile");
-                        let key = UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
+                        let sim = |m: &Arc<ModelConfig>| {
+                            SimTransport::new(m.clone(), scenario.clone(), config.run.seed, trial)
+                                .expect("sim models were checked to have a profile")
+                        };
+                        let (transport, repair_transport) = (sim(&model), sim(&repairer));
+                        let key =
+                            UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
                         let unit = Unit {
                             key,
-                            model: &model,
                             scenario: &scenario,
                             config: &config,
-                            provider: provider.as_ref(),
-                            transport: &transport as &dyn Transport,
+                            rules: &rules,
+                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: &transport as &dyn Transport },
+                            repairer: Endpoint {
+                                model: &repairer,
+                                provider: repair_provider.as_ref(),
+                                transport: &repair_transport as &dyn Transport,
+                            },
+                            person: person.as_deref(),
                             events: &events,
                         };
                         let result = run_unit(&unit).await;

@@ -16,19 +16,20 @@ fn malformed_scenario_gives_one_line_with_file_line_column() {
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("broken");
     std::fs::create_dir(&suite).unwrap();
-    std::fs::write(suite.join("a.json"), "{\n  \"id\": \"a\",\n  \"messages\": [\n    {\"role\": \"user\" \"content\": \"hi\"}\n  ]\n}\n").unwrap();
+    std::fs::write(suite.join("a.json"), "{\n  \"id\": \"a\",\n  \"messages\": [\n    {\"role\": \"user\" \"content\": \"hi\"}\n  ]\n}\n")
+        .unwrap();
 
     let out = calltape(&["check", suite.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let first = stderr.lines().next().unwrap();
-    assert!(first.starts_with("error: ") && first.ends_with("a.json:4:22: expected `,` or `}`"), "{stderr}");
+    assert!(first.starts_with("error: ") && first.ends_with("a.json:4:21: expected `,` or `}`"), "{stderr}");
     assert!(!stderr.contains("panicked"));
 
     // `run` refuses before any work starts, with the same message.
     let out = calltape(&["run", "--suite", suite.to_str().unwrap(), "--out", dir.path().join("r").to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a.json:4:22"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a.json:4:21"));
     assert!(!dir.path().join("r").exists());
 }
 
@@ -56,7 +57,7 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     let out = calltape(&["run", "--out", out_dir.to_str().unwrap()], project_root());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("Per model\n") && stdout.contains("Per model × tool\n"), "{stdout}");
+    assert!(stdout.contains("Per model: calls and outcomes\n") && stdout.contains("Per model × tool: invalid calls by kind\n"), "{stdout}");
     assert!(stdout.contains("sim-strong"));
     for file in ["events.jsonl", "summary.csv", "by_tool.csv", "scenarios.csv", "report.md"] {
         assert!(out_dir.join("latest").join(file).is_file(), "missing {file}");
@@ -64,13 +65,29 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     let summary = std::fs::read_to_string(out_dir.join("latest/summary.csv")).unwrap();
     let header = summary.lines().next().unwrap();
     for column in [
-        "model", "scenarios", "passed", "pass_rate", "calls", "invalid", "invalid_rate", "input_tokens", "output_tokens", "cost_usd",
-        "latency_p50_ms", "latency_p95_ms",
+        "model",
+        "scenarios",
+        "passed",
+        "pass_rate",
+        "calls",
+        "invalid",
+        "invalid_rate",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "latency_p50_ms",
+        "latency_p95_ms",
     ] {
         assert!(header.split(',').any(|c| c == column), "summary.csv lacks {column}: {header}");
     }
     let by_tool = std::fs::read_to_string(out_dir.join("latest/by_tool.csv")).unwrap();
-    assert!(by_tool.starts_with("model,tool,calls,invalid,invalid_rate,unknown_tool,parse_error,missing_required,wrong_type"));
+    let header: Vec<&str> = by_tool.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[..5], ["model", "tool", "calls", "invalid", "invalid_rate"]);
+    for kind in
+        ["unknown_tool", "parse_error", "missing_required", "wrong_type", "additional_property", "enum_mismatch", "constraint_violation"]
+    {
+        assert!(header.contains(&kind), "by_tool.csv lacks a column for {kind}");
+    }
     let scenarios = std::fs::read_to_string(out_dir.join("latest/scenarios.csv")).unwrap();
-    assert!(scenarios.starts_with("model,suite,scenario,trial,passed,reason\n"));
+    assert!(scenarios.starts_with("model,suite,scenario,trial,passed,reason,passed_no_repair\n"));
 }

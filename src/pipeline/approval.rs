@@ -1,10 +1,84 @@
-//! Stage 7: approval. Sensitive tools ask before they run; the decision is
-//! scripted (never a model's), so runs are repeatable.
+//! Stage 7: approval. Sensitive tools ask before they run, after repair (a
+//! person or script judges the arguments that would really run). Decisions
+//! are scripted — `auto`, `deny`, ordered rules — or a person's at the
+//! terminal; never a model's. An approval nobody can answer fails closed or
+//! approves with a warning, as configured: never silently.
+
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::config::{ApprovalMode, ApprovalSettings};
-use crate::scenario::Tool;
+use crate::check::glob_matches;
+use crate::scenario::matcher::StringComparison;
+use crate::scenario::{Tool, ValueMatcher};
+
+/// The tool result of a denied call starts with this, then the reason.
+pub const DENIED_PREFIX: &str = "denied:";
+
+/// How approvals are decided.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Approve every call, as autonomous agents run.
+    #[default]
+    Auto,
+    /// Deny every call that needs approval.
+    Deny,
+    /// Ordered rules, first match wins.
+    Script,
+    /// A person answers at the terminal.
+    Interactive,
+}
+
+/// What to do when approval is needed and nothing can answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unanswered {
+    /// Fail closed: deny.
+    #[default]
+    Deny,
+    /// Approve, with a warning in the events and the report.
+    Approve,
+}
+
+/// A rule's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleDecision {
+    Approve,
+    Deny,
+}
+
+/// One approval rule: which calls it matches and what it decides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRule {
+    /// Tool name or glob (`*`, `git_*`).
+    pub tool: String,
+    /// Conditions on the arguments: an argument name, or a JSON Pointer
+    /// (`/edits/0/path`) into nested arguments, mapped to a value rule
+    /// (exact, `{"regex"}`, `{"any": true}` for presence, `{"absent": true}`).
+    #[serde(default)]
+    pub when: BTreeMap<String, ValueMatcher>,
+    pub decision: RuleDecision,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The rule applies to its first `limit` matches in a scenario run only
+    /// ("approve the first N"); later calls fall through to the next rules.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+impl ApprovalRule {
+    fn matches(&self, tool: &str, args: &Value) -> bool {
+        glob_matches(&self.tool, tool)
+            && self.when.iter().all(|(key, m)| {
+                let field = if key.starts_with('/') { args.pointer(key) } else { args.get(key) };
+                m.matches_field(field, StringComparison::Exact)
+            })
+    }
+}
 
 /// The decision on one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -14,14 +88,231 @@ pub enum ApprovalDecision {
     Denied { reason: String },
 }
 
-/// Whether calls to `tool` need approval: marked sensitive, or configured so.
-pub fn needs_approval(tool: &Tool, settings: &ApprovalSettings) -> bool {
-    tool.spec.sensitive || settings.sensitive_tools.iter().any(|n| n == &tool.spec.name)
+/// Who (or what) decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// Mode `auto`.
+    Auto,
+    /// Mode `deny`.
+    Policy,
+    /// A script rule.
+    Rule,
+    /// A person at the terminal.
+    Person,
+    /// Nothing could answer: `on_unanswered` decided.
+    Fallback,
 }
 
-/// Decides a call that needs approval.
-pub fn decide(settings: &ApprovalSettings) -> ApprovalDecision {
-    match settings.mode {
-        ApprovalMode::Auto => ApprovalDecision::Approved,
+/// An approval, with who gave it and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval {
+    pub decision: ApprovalDecision,
+    pub decided_by: Decider,
+    /// The rule that matched, as `scenario#2` or `config#0`.
+    pub rule: Option<String>,
+    /// Set when a call was approved only because nothing could answer.
+    pub warning: Option<String>,
+}
+
+/// The approval policy for one scenario: mode, which tools are sensitive,
+/// and the rules in order (the scenario's first, then the configuration's).
+#[derive(Debug, Clone)]
+pub struct Policy<'a> {
+    pub mode: ApprovalMode,
+    pub sensitive_tools: &'a [String],
+    pub on_unanswered: Unanswered,
+    /// (label prefix, rules): `("scenario", …)` then `("config", …)`.
+    pub rules: [(&'static str, &'a [ApprovalRule]); 2],
+}
+
+/// What a call needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ask {
+    /// No approval needed: read-only tool, no rule matched.
+    NotNeeded,
+    /// Decided without a person.
+    Decided(Approval),
+    /// A person must answer (mode `interactive`).
+    Person,
+}
+
+/// Uses of limited rules within one scenario run.
+#[derive(Debug, Default)]
+pub struct RuleUses(HashMap<String, u32>);
+
+/// Whether calls to `tool` need approval: marked sensitive, or configured so.
+pub fn is_sensitive(tool: &Tool, sensitive_tools: &[String]) -> bool {
+    tool.spec.sensitive || sensitive_tools.iter().any(|n| n == &tool.spec.name)
+}
+
+fn denied(reason: impl Into<String>) -> ApprovalDecision {
+    ApprovalDecision::Denied { reason: reason.into() }
+}
+
+/// Decides a call: sensitive tools always ask; in `script` mode a deny rule
+/// also stops any other call it matches (an approve rule has nothing to add
+/// for a call that needs no approval).
+pub fn decide(tool: &Tool, args: &Value, policy: &Policy<'_>, uses: &mut RuleUses) -> Ask {
+    let sensitive = is_sensitive(tool, policy.sensitive_tools);
+    let name = tool.spec.name.as_str();
+    match policy.mode {
+        ApprovalMode::Auto if sensitive => {
+            Ask::Decided(Approval { decision: ApprovalDecision::Approved, decided_by: Decider::Auto, rule: None, warning: None })
+        }
+        ApprovalMode::Deny if sensitive => Ask::Decided(Approval {
+            decision: denied(format!("`{name}` needs approval and the approval mode is deny")),
+            decided_by: Decider::Policy,
+            rule: None,
+            warning: None,
+        }),
+        ApprovalMode::Interactive if sensitive => Ask::Person,
+        ApprovalMode::Script => {
+            for (source, rules) in policy.rules {
+                for (i, rule) in rules.iter().enumerate() {
+                    if !rule.matches(name, args) {
+                        continue;
+                    }
+                    if !sensitive && rule.decision == RuleDecision::Approve {
+                        return Ask::NotNeeded;
+                    }
+                    let label = format!("{source}#{i}");
+                    if let Some(limit) = rule.limit {
+                        let used = uses.0.entry(label.clone()).or_insert(0);
+                        if *used >= limit {
+                            continue;
+                        }
+                        *used += 1;
+                    }
+                    let decision = match rule.decision {
+                        RuleDecision::Approve => ApprovalDecision::Approved,
+                        RuleDecision::Deny => denied(rule.reason.clone().unwrap_or_else(|| format!("rule {label} denies `{name}`"))),
+                    };
+                    return Ask::Decided(Approval { decision, decided_by: Decider::Rule, rule: Some(label), warning: None });
+                }
+            }
+            if sensitive {
+                Ask::Decided(unanswered(name, policy.on_unanswered, "no approval rule matches"))
+            } else {
+                Ask::NotNeeded
+            }
+        }
+        _ => Ask::NotNeeded,
+    }
+}
+
+/// The fallback decision when approval is needed and nothing can answer.
+pub fn unanswered(tool: &str, on_unanswered: Unanswered, why: &str) -> Approval {
+    match on_unanswered {
+        Unanswered::Deny => Approval {
+            decision: denied(format!("`{tool}` needs approval and {why}")),
+            decided_by: Decider::Fallback,
+            rule: None,
+            warning: None,
+        },
+        Unanswered::Approve => Approval {
+            decision: ApprovalDecision::Approved,
+            decided_by: Decider::Fallback,
+            rule: None,
+            warning: Some(format!("`{tool}` approved without an answer: {why} (approval.on_unanswered = \"approve\")")),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{compile_tool, ToolSpec};
+    use serde_json::json;
+
+    fn tool(name: &str, sensitive: bool) -> Tool {
+        compile_tool(ToolSpec { name: name.into(), description: String::new(), parameters: json!({}), sensitive }).unwrap()
+    }
+
+    fn rules(v: Value) -> Vec<ApprovalRule> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn policy<'a>(mode: ApprovalMode, scenario: &'a [ApprovalRule], config: &'a [ApprovalRule], sensitive: &'a [String]) -> Policy<'a> {
+        Policy { mode, sensitive_tools: sensitive, on_unanswered: Unanswered::Deny, rules: [("scenario", scenario), ("config", config)] }
+    }
+
+    fn decision(ask: Ask) -> (ApprovalDecision, Decider, Option<String>) {
+        match ask {
+            Ask::Decided(a) => (a.decision, a.decided_by, a.rule),
+            other => panic!("not decided: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn auto_never_asks_and_deny_denies_only_sensitive_calls() {
+        let sensitive = vec!["Bash".to_string()];
+        let (bash, read) = (tool("Bash", false), tool("read_file", false));
+        let p = policy(ApprovalMode::Auto, &[], &[], &sensitive);
+        assert_eq!(decision(decide(&bash, &json!({}), &p, &mut RuleUses::default())).0, ApprovalDecision::Approved);
+        assert_eq!(decide(&read, &json!({}), &p, &mut RuleUses::default()), Ask::NotNeeded);
+        let p = policy(ApprovalMode::Deny, &[], &[], &sensitive);
+        assert!(matches!(decision(decide(&bash, &json!({}), &p, &mut RuleUses::default())).0, ApprovalDecision::Denied { .. }));
+        assert!(matches!(decision(decide(&tool("Write", true), &json!({}), &p, &mut RuleUses::default())).1, Decider::Policy));
+        assert_eq!(decide(&read, &json!({}), &p, &mut RuleUses::default()), Ask::NotNeeded);
+        let p = policy(ApprovalMode::Interactive, &[], &[], &sensitive);
+        assert_eq!(decide(&bash, &json!({}), &p, &mut RuleUses::default()), Ask::Person);
+    }
+
+    #[test]
+    fn script_rules_match_by_tool_glob_argument_and_pointer() {
+        let sensitive = vec!["Bash".to_string()];
+        let scenario = rules(json!([
+            {"tool": "Bash", "when": {"command": {"regex": "^rm -rf"}}, "decision": "deny", "reason": "destructive"},
+            {"tool": "Ba*", "when": {"command": "ls"}, "decision": "approve"}
+        ]));
+        let config = rules(json!([
+            {"tool": "apply_*", "when": {"/edits/0/path": {"regex": "^/etc/"}}, "decision": "deny"},
+            {"tool": "*", "when": {"dry_run": {"absent": true}}, "decision": "approve"}
+        ]));
+        let p = policy(ApprovalMode::Script, &scenario, &config, &sensitive);
+        let bash = tool("Bash", false);
+        let mut uses = RuleUses::default();
+        let (d, by, rule) = decision(decide(&bash, &json!({"command": "rm -rf /"}), &p, &mut uses));
+        assert_eq!(
+            (d, by, rule.as_deref()),
+            (ApprovalDecision::Denied { reason: "destructive".into() }, Decider::Rule, Some("scenario#0"))
+        );
+        assert_eq!(decision(decide(&bash, &json!({"command": "ls"}), &p, &mut uses)).2.as_deref(), Some("scenario#1"));
+        let patch = tool("apply_patch", false);
+        let (d, _, rule) = decision(decide(&patch, &json!({"edits": [{"path": "/etc/hosts"}]}), &p, &mut uses));
+        assert!(matches!(d, ApprovalDecision::Denied { .. }) && rule.as_deref() == Some("config#0"));
+        // An approve rule decides sensitive calls; for others there is nothing to approve.
+        assert_eq!(decide(&patch, &json!({"edits": [{"path": "src/a.rs"}]}), &p, &mut uses), Ask::NotNeeded);
+        let write = tool("Write", true);
+        assert_eq!(decision(decide(&write, &json!({"file_path": "a"}), &p, &mut uses)).2.as_deref(), Some("config#1"));
+        // A non-sensitive call needs no approval unless a deny rule matches it.
+        assert_eq!(decide(&tool("read_file", false), &json!({"dry_run": true}), &p, &mut uses), Ask::NotNeeded);
+        assert_eq!(decide(&tool("read_file", false), &json!({}), &p, &mut uses), Ask::NotNeeded);
+        let (d, by, _) = decision(decide(&tool("apply_patch", false), &json!({"edits": [{"path": "/etc/x"}]}), &p, &mut uses));
+        assert!(matches!(d, ApprovalDecision::Denied { .. }) && by == Decider::Rule);
+    }
+
+    #[test]
+    fn limits_and_unanswerable_calls() {
+        let sensitive = vec!["Bash".to_string()];
+        let config = rules(json!([{"tool": "Bash", "decision": "approve", "limit": 2}]));
+        let mut p = policy(ApprovalMode::Script, &[], &config, &sensitive);
+        let bash = tool("Bash", false);
+        let mut uses = RuleUses::default();
+        for _ in 0..2 {
+            assert_eq!(decision(decide(&bash, &json!({}), &p, &mut uses)).0, ApprovalDecision::Approved);
+        }
+        let (d, by, _) = decision(decide(&bash, &json!({}), &p, &mut uses));
+        assert_eq!(by, Decider::Fallback);
+        assert_eq!(d, ApprovalDecision::Denied { reason: "`Bash` needs approval and no approval rule matches".into() });
+        p.on_unanswered = Unanswered::Approve;
+        match decide(&bash, &json!({}), &p, &mut uses) {
+            Ask::Decided(a) => {
+                assert_eq!(a.decision, ApprovalDecision::Approved);
+                assert!(a.warning.unwrap().contains("approved without an answer"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -18,8 +18,7 @@ pub struct ToolOutput {
 /// The result of calling `tool` with `args`: the first matching rule's.
 pub fn scripted_result(rules: &[ToolResultRule], tool: &str, args: &Value) -> ToolOutput {
     let matched = rules.iter().enumerate().find(|(_, r)| {
-        (r.tool == "*" || r.tool == tool)
-            && r.when.iter().all(|(k, m)| args.get(k).is_some_and(|v| m.matches(v, StringComparison::Exact)))
+        (r.tool == "*" || r.tool == tool) && r.when.iter().all(|(k, m)| m.matches_field(args.get(k), StringComparison::Exact))
     });
     match matched {
         Some((i, rule)) => match (&rule.error, &rule.result) {

@@ -6,7 +6,10 @@
 
 pub mod approval;
 pub mod execute;
+pub mod lenient;
+pub mod model_repair;
 pub mod parse;
+pub mod repair;
 pub mod resolve;
 pub mod validate;
 
@@ -17,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::ToolCall;
+use crate::config::RepairMode;
 use crate::scenario::Tool;
+pub use repair::RepairRules;
 pub use resolve::NameMatch;
 pub use validate::{CallIssue, InvalidKind};
 
@@ -37,12 +42,51 @@ pub enum CallOutcome {
     Invalid,
 }
 
+/// Which part of a call a fix touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixStage {
+    /// The tool name.
+    Name,
+    /// The argument text's JSON syntax.
+    Syntax,
+    /// The arguments against the schema.
+    Schema,
+    /// A model rewrote the call.
+    Model,
+}
+
+/// One fix applied to a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fix {
+    pub stage: FixStage,
+    /// What kind of fix, in the stage's own terms (`trailing_comma`, `alias_renamed`, ...).
+    pub kind: String,
+    /// JSON Pointer to what was fixed (`""` for the whole call).
+    pub path: String,
+    pub detail: String,
+}
+
+/// The snake_case name a fix-kind enum serialises to.
+fn kind_name<T: Serialize>(kind: &T) -> String {
+    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 /// Microseconds spent in each stage.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageTimings {
     pub resolve_us: f64,
     pub parse_us: f64,
     pub validate_us: f64,
+    /// Lenient parsing and schema repair, including validating again.
+    pub repair_us: f64,
+}
+
+/// How the pipeline runs: how much repair, with which per-tool rules.
+#[derive(Debug, Clone, Copy)]
+pub struct PipelineOptions<'a> {
+    pub repair: RepairMode,
+    pub rules: &'a RepairRules,
 }
 
 /// The pipeline's verdict on one call.
@@ -59,17 +103,25 @@ pub struct CallVerdict {
     /// What is still wrong (empty unless the outcome is invalid).
     pub issues: Vec<CallIssue>,
     /// Fixes applied, in order.
-    pub fixes: Vec<String>,
+    pub fixes: Vec<Fix>,
     pub timings: StageTimings,
 }
 
 impl CallVerdict {
     /// The distinct kinds of what was wrong before repair.
     pub fn invalid_kinds(&self) -> Vec<InvalidKind> {
-        let mut kinds: Vec<InvalidKind> = self.first_issues.iter().map(|i| i.kind).collect();
-        kinds.sort();
-        kinds.dedup();
-        kinds
+        distinct_kinds(&self.first_issues)
+    }
+
+    /// The distinct kinds of what is still wrong.
+    pub fn remaining_kinds(&self) -> Vec<InvalidKind> {
+        distinct_kinds(&self.issues)
+    }
+
+    /// Microseconds of in-process repair work (name matching included when the name needed it).
+    pub fn local_repair_us(&self) -> f64 {
+        let name = if self.name_match == NameMatch::Exact { 0.0 } else { self.timings.resolve_us };
+        self.timings.repair_us + name
     }
 
     /// The tool result that tells the model what was wrong.
@@ -78,87 +130,132 @@ impl CallVerdict {
             let names: Vec<&str> = tools.iter().map(|t| t.spec.name.as_str()).collect();
             format!("unknown tool `{}`; available tools: {}", call.name, names.join(", "))
         } else {
-            let problems: Vec<String> =
-                self.issues.iter().map(|i| if i.path.is_empty() { i.message.clone() } else { format!("{}: {}", i.path, i.message) }).collect();
+            let problems: Vec<String> = self
+                .issues
+                .iter()
+                .map(|i| if i.path.is_empty() { i.message.clone() } else { format!("{}: {}", i.path, i.message) })
+                .collect();
             format!("arguments of `{}` are invalid: {}", call.name, problems.join("; "))
         };
         format!("{INVALID_CALL_PREFIX}: {detail}. Fix the call and try again.")
     }
 }
 
+fn distinct_kinds(issues: &[CallIssue]) -> Vec<InvalidKind> {
+    let mut kinds: Vec<InvalidKind> = issues.iter().map(|i| i.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
 fn micros(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e6
 }
 
-/// Runs one call through resolve, parse and validate.
-pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>]) -> CallVerdict {
-    let mut timings = StageTimings::default();
-    let mut fixes = Vec::new();
-    let mut first_issues = Vec::new();
+fn issue(kind: InvalidKind, message: String) -> CallIssue {
+    CallIssue { kind, path: String::new(), message }
+}
+
+/// Runs one call through the local stages: resolve the tool, parse the
+/// arguments (strictly, then leniently), validate, and repair against the
+/// schema — as far as `options.repair` allows.
+pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions<'_>) -> CallVerdict {
+    let repairing = options.repair != RepairMode::Off;
+    let mut v = CallVerdict {
+        tool: None,
+        name_match: NameMatch::Unknown,
+        args: None,
+        outcome: CallOutcome::Invalid,
+        first_issues: Vec::new(),
+        issues: Vec::new(),
+        fixes: Vec::new(),
+        timings: StageTimings::default(),
+    };
 
     let t = Instant::now();
-    let (tool, name_match) = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On);
-    timings.resolve_us = micros(t);
-    let tool = tool.cloned();
-    match (&tool, name_match) {
-        (None, _) => {
-            let issue = CallIssue { kind: InvalidKind::UnknownTool, path: String::new(), message: format!("unknown tool `{}`", call.name) };
-            return CallVerdict {
-                tool: None,
-                name_match,
-                args: None,
-                outcome: CallOutcome::Invalid,
-                first_issues: vec![issue.clone()],
-                issues: vec![issue],
-                fixes,
-                timings,
-            };
-        }
-        (Some(t), NameMatch::Normalised | NameMatch::Near) => {
-            first_issues.push(CallIssue {
-                kind: InvalidKind::UnknownTool,
-                path: String::new(),
-                message: format!("tool name `{}` is not exact", call.name),
-            });
-            fixes.push(format!("tool name `{}` → `{}`", call.name, t.spec.name));
-        }
-        _ => {}
+    let name_repair = if repairing { resolve::NameRepair::On } else { resolve::NameRepair::Off };
+    let (tool, name_match) = resolve::resolve_tool(&call.name, tools, name_repair);
+    v.timings.resolve_us = micros(t);
+    v.name_match = name_match;
+    let Some(tool) = tool.cloned() else {
+        let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", call.name));
+        v.first_issues.push(unknown.clone());
+        v.issues.push(unknown);
+        return v;
+    };
+    if name_match != NameMatch::Exact {
+        v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", call.name)));
+        v.fixes.push(Fix {
+            stage: FixStage::Name,
+            kind: kind_name(&name_match),
+            path: String::new(),
+            detail: format!("`{}` → `{}`", call.name, tool.spec.name),
+        });
     }
-    let tool = tool.expect("resolved above");
+    v.tool = Some(tool.clone());
 
     let t = Instant::now();
     let parsed = parse::parse_strict(&call.arguments);
-    timings.parse_us = micros(t);
+    v.timings.parse_us = micros(t);
     let args = match parsed {
-        Ok(v) => v,
+        Ok(args) => args,
         Err(e) => {
-            let issue = CallIssue { kind: InvalidKind::ParseError, path: String::new(), message: format!("not valid JSON: {}", e.message) };
-            first_issues.push(issue.clone());
-            return CallVerdict {
-                tool: Some(tool),
-                name_match,
-                args: None,
-                outcome: CallOutcome::Invalid,
-                first_issues,
-                issues: vec![issue],
-                fixes,
-                timings,
-            };
+            let not_json = issue(InvalidKind::ParseError, format!("arguments are not valid JSON: {}", e.message));
+            v.first_issues.push(not_json.clone());
+            if !repairing {
+                v.issues.push(not_json);
+                return v;
+            }
+            let t = Instant::now();
+            let lenient = lenient::parse_lenient(&call.arguments);
+            v.timings.repair_us += micros(t);
+            match lenient {
+                Ok((args, fixes)) => {
+                    v.fixes.extend(fixes.iter().map(|f| Fix {
+                        stage: FixStage::Syntax,
+                        kind: kind_name(f),
+                        path: String::new(),
+                        detail: String::new(),
+                    }));
+                    args
+                }
+                Err(e) => {
+                    v.issues.push(issue(InvalidKind::ParseError, format!("arguments are not valid JSON, even leniently: {e}")));
+                    return v;
+                }
+            }
         }
     };
 
     let t = Instant::now();
     let issues = validate::validate_args(&tool.validator, &args);
-    timings.validate_us = micros(t);
-    first_issues.extend(issues.iter().cloned());
-    let outcome = if !issues.is_empty() {
+    v.timings.validate_us = micros(t);
+    v.first_issues.extend(issues.iter().cloned());
+    let args = if !issues.is_empty() && repairing {
+        let t = Instant::now();
+        let repaired = repair::repair_locally(&tool, args, &issues, options.rules);
+        v.timings.repair_us += micros(t);
+        v.fixes.extend(repaired.fixes.into_iter().map(|f| Fix {
+            stage: FixStage::Schema,
+            kind: kind_name(&f.kind),
+            path: f.path,
+            detail: f.detail,
+        }));
+        v.issues = repaired.remaining;
+        repaired.args
+    } else {
+        v.issues = issues;
+        args
+    };
+    v.outcome = if !v.issues.is_empty() {
         CallOutcome::Invalid
-    } else if first_issues.is_empty() {
+    } else if v.first_issues.is_empty() {
         CallOutcome::Valid
     } else {
         CallOutcome::Repaired
     };
-    CallVerdict { tool: Some(tool), name_match, args: Some(args), outcome, first_issues, issues, fixes, timings }
+    v.args = Some(args);
+    v
 }
 
 #[cfg(test)]
@@ -183,34 +280,61 @@ mod tests {
         ToolCall { id: "c1".into(), name: name.into(), arguments: args.into() }
     }
 
-    #[test]
-    fn valid_call() {
-        let v = check_call(&call("read_file", r#"{"target_file":"a","should_read_entire_file":true}"#), &tools());
-        assert_eq!(v.outcome, CallOutcome::Valid);
-        assert!(v.first_issues.is_empty());
+    fn run(name: &str, args: &str, repair: RepairMode) -> CallVerdict {
+        check_call(&call(name, args), &tools(), PipelineOptions { repair, rules: &RepairRules::default() })
     }
 
     #[test]
-    fn normalised_name_is_a_repair() {
-        let v = check_call(&call("ReadFile", r#"{"target_file":"a","should_read_entire_file":true}"#), &tools());
+    fn valid_call() {
+        let v = run("read_file", r#"{"target_file":"a","should_read_entire_file":true}"#, RepairMode::Full);
+        assert_eq!(v.outcome, CallOutcome::Valid);
+        assert!(v.first_issues.is_empty() && v.fixes.is_empty());
+    }
+
+    #[test]
+    fn normalised_name_is_a_repair_unless_repair_is_off() {
+        let args = r#"{"target_file":"a","should_read_entire_file":true}"#;
+        let v = run("ReadFile", args, RepairMode::Local);
         assert_eq!(v.outcome, CallOutcome::Repaired);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::UnknownTool]);
-        assert_eq!(v.fixes, vec!["tool name `ReadFile` → `read_file`"]);
+        assert_eq!(
+            (v.fixes[0].stage, v.fixes[0].kind.as_str(), v.fixes[0].detail.as_str()),
+            (FixStage::Name, "normalised", "`ReadFile` → `read_file`")
+        );
+        assert_eq!(run("ReadFile", args, RepairMode::Off).outcome, CallOutcome::Invalid);
+    }
+
+    #[test]
+    fn syntax_and_schema_repairs_are_recorded() {
+        let v = run("read_file", r#"{"file_path":"a","should_read_entire_file":"true",}"#, RepairMode::Local);
+        assert_eq!(v.outcome, CallOutcome::Repaired, "{:?}", v.issues);
+        assert_eq!(v.args, Some(json!({"target_file": "a", "should_read_entire_file": true})));
+        assert_eq!(
+            v.invalid_kinds(),
+            vec![InvalidKind::ParseError, InvalidKind::MissingRequired, InvalidKind::WrongType, InvalidKind::AdditionalProperty]
+        );
+        let stages: Vec<FixStage> = v.fixes.iter().map(|f| f.stage).collect();
+        assert_eq!(stages[0], FixStage::Syntax);
+        assert!(stages[1..].iter().all(|s| *s == FixStage::Schema) && stages.len() >= 3, "{:?}", v.fixes);
+        assert!(v.timings.repair_us > 0.0);
+        let off = run("read_file", r#"{"file_path":"a","should_read_entire_file":"true",}"#, RepairMode::Off);
+        assert_eq!(off.outcome, CallOutcome::Invalid);
+        assert_eq!(off.remaining_kinds(), vec![InvalidKind::ParseError]);
     }
 
     #[test]
     fn invalid_calls_say_why() {
         let ts = tools();
-        let v = check_call(&call("write_file", "{}"), &ts);
+        let v = run("write_file", "{}", RepairMode::Full);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::UnknownTool]);
         let msg = v.error_message(&call("write_file", "{}"), &ts);
         assert!(msg.starts_with("invalid tool call: unknown tool `write_file`; available tools: read_file"), "{msg}");
 
-        let v = check_call(&call("read_file", r#"{"target_file":"a",}"#), &ts);
+        let v = run("read_file", r#"{"target_file":"a",}"#, RepairMode::Off);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::ParseError]);
 
-        let v = check_call(&call("read_file", r#"{"file_path":"a"}"#), &ts);
+        let v = run("read_file", r#"{"target_file": 7}"#, RepairMode::Full);
         assert_eq!(v.outcome, CallOutcome::Invalid);
-        assert_eq!(v.invalid_kinds(), vec![InvalidKind::MissingRequired, InvalidKind::AdditionalProperty]);
+        assert_eq!(v.remaining_kinds(), vec![InvalidKind::MissingRequired]);
     }
 }

@@ -80,8 +80,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -105,7 +105,8 @@ mod tests {
         names
             .iter()
             .map(|n| {
-                let spec = ToolSpec { name: n.to_string(), description: String::new(), parameters: serde_json::json!({}), sensitive: false };
+                let spec =
+                    ToolSpec { name: n.to_string(), description: String::new(), parameters: serde_json::json!({}), sensitive: false };
                 Arc::new(compile_tool(spec).unwrap())
             })
             .collect()

@@ -22,7 +22,9 @@ impl Provider for OpenAi {
             body["tools"] = request
                 .tools
                 .iter()
-                .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+                .map(
+                    |t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
+                )
                 .collect();
         }
         if let Some(t) = request.temperature {

@@ -1,45 +1,44 @@
-//! `report.md`: the tables as Markdown, fit for a pull-request comment.
+//! `report.md`: the report's sections as Markdown, fit for a pull-request
+//! comment, then the failed scenarios with their reasons.
 
-use polars::prelude::IntoLazy;
-
-use super::text::{text_table, TextTable};
+use super::sections::{failures, sections, Section};
+use super::text::text_table;
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
 
 /// The Markdown format.
 pub struct Markdown;
 
-fn markdown_table(t: &TextTable) -> String {
+fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
+    let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
+    let t = text_table(&section.frame, &names)?;
     let escape = |s: &str| s.replace('|', "\\|");
-    let mut out = format!("| {} |\n", t.headers.join(" | "));
+    let labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
+    if section.frame.height() == 0 {
+        return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
+    }
+    let mut out = format!("## {}\n\n| {} |\n", section.title, labels.join(" | "));
     let rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
     out.push_str(&format!("| {} |\n", rule.join(" | ")));
     for row in &t.rows {
         let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
-    out
+    if let Some(note) = &section.note {
+        out.push_str(&format!("\n{note}\n"));
+    }
+    Ok(out)
 }
 
 /// The whole report as Markdown text.
 pub fn render(tables: &Tables) -> Result<String, ReportError> {
     let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.md".into(), message: e.to_string() };
-    let mut out = String::from("# calltape report\n\n## Per model\n\n");
-    out.push_str(&markdown_table(&text_table(&tables.summary, &[]).map_err(render_err)?));
-    out.push_str("\n## Per model × tool\n\n");
-    out.push_str(&markdown_table(&text_table(&tables.by_tool, &[]).map_err(render_err)?));
-    let failed = tables
-        .scenarios
-        .clone()
-        .lazy()
-        .filter(polars::prelude::col("passed").not())
-        .collect()
-        .map_err(render_err)?;
-    out.push_str(&format!("\n## Failed scenarios ({})\n\n", failed.height()));
-    if failed.height() > 0 {
-        out.push_str(&markdown_table(&text_table(&failed, &["model", "suite", "scenario", "trial", "reason"]).map_err(render_err)?));
+    let mut parts = vec!["# calltape report\n".to_string()];
+    for section in sections(tables).map_err(render_err)? {
+        parts.push(markdown_section(&section).map_err(render_err)?);
     }
-    Ok(out)
+    parts.push(markdown_section(&failures(tables).map_err(render_err)?).map_err(render_err)?);
+    Ok(parts.join("\n"))
 }
 
 impl Exporter for Markdown {

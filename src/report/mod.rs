@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod markdown;
+mod sections;
 pub mod terminal;
 mod text;
 

@@ -5,7 +5,6 @@ use polars::prelude::*;
 
 /// A table as display strings.
 pub struct TextTable {
-    pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
     /// Columns whose cells are numbers (right-aligned).
     pub numeric: Vec<bool>,
@@ -17,7 +16,7 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
         AnyValue::Null => "—".into(),
         AnyValue::Boolean(b) => if b { "yes" } else { "no" }.into(),
         AnyValue::Float64(x) => {
-            if column.ends_with("_rate") {
+            if column.contains("rate") {
                 format!("{x:.3}")
             } else if column.contains("cost") {
                 format!("{x:.4}")
@@ -40,7 +39,7 @@ pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
     } else {
         columns.iter().map(|s| s.to_string()).collect()
     };
-    let mut table = TextTable { headers: names.clone(), rows: vec![Vec::new(); df.height()], numeric: Vec::new() };
+    let mut table = TextTable { rows: vec![Vec::new(); df.height()], numeric: Vec::new() };
     for name in &names {
         let column = df.column(name)?;
         table.numeric.push(column.dtype().is_primitive_numeric());

@@ -79,10 +79,7 @@ pub fn load_suites(dirs: &[PathBuf]) -> Result<Vec<Suite>, Vec<LoadError>> {
 /// Loads one suite: `toolsets/*.json`, then every `*.json` and `*.jsonl`
 /// scenario file directly in the folder, in name order.
 pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string());
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
     let mut errors = Vec::new();
     let entries = match list_files(dir) {
         Ok(e) => e,
@@ -130,10 +127,8 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
                 }
             };
             if let Some(previous) = seen_ids.get(&file.id) {
-                errors.push(src.error_at(
-                    &format!("\"{}\"", file.id),
-                    format!("duplicate scenario id {:?} (first at {previous})", file.id),
-                ));
+                errors
+                    .push(src.error_at(&format!("\"{}\"", file.id), format!("duplicate scenario id {:?} (first at {previous})", file.id)));
                 continue;
             }
             let origin = format!("{}:{first_line}", path.display());
@@ -227,20 +222,21 @@ fn build_scenario(
     if file.id.trim().is_empty() {
         errors.push(src.error_at("\"id\"", "scenario id must not be empty"));
     }
-    let toolset = match &file.toolset {
-        Some(name) => match toolsets.get(name) {
-            Some(t) => Some(t),
-            None => {
-                let known: Vec<&str> = toolsets.keys().map(String::as_str).collect();
-                errors.push(src.error_at(
-                    "\"toolset\"",
-                    format!("unknown toolset {name:?}: expected a file toolsets/{name}.json (have: {known:?})"),
-                ));
-                None
-            }
-        },
-        None => None,
-    };
+    let toolset =
+        match &file.toolset {
+            Some(name) => match toolsets.get(name) {
+                Some(t) => Some(t),
+                None => {
+                    let known: Vec<&str> = toolsets.keys().map(String::as_str).collect();
+                    errors.push(src.error_at(
+                        "\"toolset\"",
+                        format!("unknown toolset {name:?}: expected a file toolsets/{name}.json (have: {known:?})"),
+                    ));
+                    None
+                }
+            },
+            None => None,
+        };
     let mut tools: Vec<Arc<Tool>> = Vec::new();
     match (&file.tools, toolset) {
         (None, Some(set)) => tools.extend(set.iter().cloned()),
@@ -331,6 +327,7 @@ fn build_scenario(
         messages: file.messages,
         followups: file.followups,
         tool_results: file.tool_results,
+        approvals: file.approvals,
         expect: file.expect,
         origin,
     })
@@ -357,8 +354,11 @@ mod tests {
     fn loads_a_scenario_with_a_toolset() {
         let dir = write_suite(&[
             ("toolsets/coding.json", TOOLSET),
-            ("a.json", r#"{"id": "a", "toolset": "coding", "messages": [{"role": "user", "content": "read x"}],
-                "expect": {"calls": [{"tool": "read_file", "args": {"target_file": ["x"]}}]}}"#),
+            (
+                "a.json",
+                r#"{"id": "a", "toolset": "coding", "messages": [{"role": "user", "content": "read x"}],
+                "expect": {"calls": [{"tool": "read_file", "args": {"target_file": ["x"]}}]}}"#,
+            ),
         ]);
         let suite = load_suite(dir.path()).unwrap();
         assert_eq!(suite.scenarios.len(), 1);
@@ -398,7 +398,8 @@ mod tests {
     #[test]
     fn invalid_schema_and_duplicate_ids_and_bad_regex() {
         let dup = r#"{"id": "a", "messages": [{"role": "user", "content": "x"}]}"#;
-        let bad_schema = r#"{"id": "b", "tools": [{"name": "t", "parameters": {"type": "objekt"}}], "messages": [{"role": "user", "content": "x"}]}"#;
+        let bad_schema =
+            r#"{"id": "b", "tools": [{"name": "t", "parameters": {"type": "objekt"}}], "messages": [{"role": "user", "content": "x"}]}"#;
         let bad_regex = r#"{"id": "c", "messages": [{"role": "user", "content": "x"}], "expect": {"forbidden": [{"tool": "t", "args": {"a": {"regex": "("}}}]}}"#;
         let dir = write_suite(&[("s.jsonl", &format!("{dup}\n{dup}\n{bad_schema}\n{bad_regex}\n"))]);
         let errors = load_suite(dir.path()).unwrap_err();

@@ -5,14 +5,16 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A rule for one value. In files: a plain JSON value (exact), or
-/// `{"regex": "..."}`, or `{"any": true}`.
+/// A rule for one value. In files: a plain JSON value (exact),
+/// `{"regex": "..."}`, `{"any": true}` (present, any value) or
+/// `{"absent": true}` (not there at all).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "Value", into = "Value")]
 pub enum ValueMatcher {
     Exact(Value),
     Regex(regex::Regex),
     Any,
+    Absent,
 }
 
 impl PartialEq for ValueMatcher {
@@ -20,7 +22,7 @@ impl PartialEq for ValueMatcher {
         match (self, other) {
             (ValueMatcher::Exact(a), ValueMatcher::Exact(b)) => a == b,
             (ValueMatcher::Regex(a), ValueMatcher::Regex(b)) => a.as_str() == b.as_str(),
-            (ValueMatcher::Any, ValueMatcher::Any) => true,
+            (ValueMatcher::Any, ValueMatcher::Any) | (ValueMatcher::Absent, ValueMatcher::Absent) => true,
             _ => false,
         }
     }
@@ -33,12 +35,13 @@ impl TryFrom<Value> for ValueMatcher {
         if let Value::Object(map) = &v {
             if map.len() == 1 {
                 if let Some(Value::String(pattern)) = map.get("regex") {
-                    return regex::Regex::new(pattern)
-                        .map(ValueMatcher::Regex)
-                        .map_err(|e| format!("invalid regex {pattern:?}: {e}"));
+                    return regex::Regex::new(pattern).map(ValueMatcher::Regex).map_err(|e| format!("invalid regex {pattern:?}: {e}"));
                 }
                 if map.get("any") == Some(&Value::Bool(true)) {
                     return Ok(ValueMatcher::Any);
+                }
+                if map.get("absent") == Some(&Value::Bool(true)) {
+                    return Ok(ValueMatcher::Absent);
                 }
             }
         }
@@ -52,6 +55,7 @@ impl From<ValueMatcher> for Value {
             ValueMatcher::Exact(v) => v,
             ValueMatcher::Regex(r) => serde_json::json!({"regex": r.as_str()}),
             ValueMatcher::Any => serde_json::json!({"any": true}),
+            ValueMatcher::Absent => serde_json::json!({"absent": true}),
         }
     }
 }
@@ -66,9 +70,18 @@ pub enum StringComparison {
 }
 
 impl ValueMatcher {
-    /// Whether `actual` satisfies this rule.
+    /// Whether a field that may be missing satisfies this rule.
+    pub fn matches_field(&self, actual: Option<&Value>, strings: StringComparison) -> bool {
+        match actual {
+            None => matches!(self, ValueMatcher::Absent),
+            Some(v) => self.matches(v, strings),
+        }
+    }
+
+    /// Whether a present value satisfies this rule.
     pub fn matches(&self, actual: &Value, strings: StringComparison) -> bool {
         match self {
+            ValueMatcher::Absent => false,
             ValueMatcher::Any => true,
             ValueMatcher::Regex(r) => actual.as_str().is_some_and(|s| r.is_match(s)),
             ValueMatcher::Exact(expected) => values_equal(expected, actual, strings),
@@ -85,12 +98,9 @@ pub fn values_equal(expected: &Value, actual: &Value, strings: StringComparison)
             StringComparison::Exact => a == b,
             StringComparison::Normalised => normalise_string(a) == normalise_string(b),
         },
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y, strings))
-        }
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y, strings)),
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y, strings)))
+            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y, strings)))
         }
         _ => expected == actual,
     }
@@ -134,6 +144,9 @@ mod tests {
         assert!(!m.matches(&json!("ls"), StringComparison::Exact));
         assert!(!m.matches(&json!(3), StringComparison::Exact));
         assert!(matcher(json!({"any": true})).matches(&json!(null), StringComparison::Exact));
+        assert!(!matcher(json!({"any": true})).matches_field(None, StringComparison::Exact));
+        assert!(matcher(json!({"absent": true})).matches_field(None, StringComparison::Exact));
+        assert!(!matcher(json!({"absent": true})).matches_field(Some(&json!(1)), StringComparison::Exact));
     }
 
     #[test]

@@ -190,6 +190,24 @@ pub struct Expect {
     /// No executed calls beyond the expected ones.
     #[serde(default)]
     pub strict: bool,
+    /// Calls that must be made and denied by approval.
+    #[serde(default)]
+    pub denied: Vec<CallPattern>,
+    /// After a denial, the model must not make the same call again.
+    #[serde(default)]
+    pub no_retry_after_denial: bool,
+}
+
+/// A scenario's own approval settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioApprovals {
+    /// Overrides the configured mode (but not `--approve`).
+    #[serde(default)]
+    pub mode: Option<crate::pipeline::approval::ApprovalMode>,
+    /// Rules tried before the configuration's.
+    #[serde(default)]
+    pub rules: Vec<crate::pipeline::approval::ApprovalRule>,
 }
 
 /// A scenario as it appears in a file.
@@ -215,6 +233,8 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub tool_results: Vec<ToolResultRule>,
     #[serde(default)]
+    pub approvals: ScenarioApprovals,
+    #[serde(default)]
     pub expect: Expect,
 }
 
@@ -237,6 +257,7 @@ pub struct Scenario {
     pub messages: Vec<ScriptedMessage>,
     pub followups: Vec<String>,
     pub tool_results: Vec<ToolResultRule>,
+    pub approvals: ScenarioApprovals,
     pub expect: Expect,
     /// Where it was read from, as `file:line`.
     pub origin: String,

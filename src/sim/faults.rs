@@ -58,6 +58,30 @@ pub fn correct_call(name: &str, args: &Map<String, Value>) -> EmittedCall {
     EmittedCall { name: name.to_string(), arguments: Value::Object(args.clone()).to_string() }
 }
 
+/// The call with one argument's value plausibly wrong but of the right type
+/// (a path without its folder, a number off by one, a flipped boolean):
+/// valid against the schema, wrong for the task — a mistake no repair fixes.
+pub fn wrong_value(name: &str, args: &Map<String, Value>, rng: &mut Rng) -> Option<EmittedCall> {
+    let keys: Vec<&String> =
+        args.keys().filter(|k| !matches!(args[k.as_str()], Value::Null | Value::Array(_) | Value::Object(_))).collect();
+    let k = *rng_pick(rng, &keys)?;
+    let wrong = match &args[k.as_str()] {
+        Value::String(s) => match s.split_once('/') {
+            Some((_, rest)) if !rest.is_empty() => Value::String(rest.to_string()),
+            _ => Value::String(format!("{s}s")),
+        },
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::from(i + 1),
+            None => Value::from(n.as_f64().unwrap_or(0.0) * 2.0 + 1.0),
+        },
+        Value::Bool(b) => Value::Bool(!b),
+        _ => return None,
+    };
+    let mut m = args.clone();
+    m.insert(k.clone(), wrong);
+    Some(correct_call(name, &m))
+}
+
 /// Other names models use for common parameters.
 fn aliases_of(param: &str) -> &'static [&'static str] {
     match param {
@@ -81,7 +105,10 @@ fn aliases_of(param: &str) -> &'static [&'static str] {
     }
 }
 
-const EXTRA_PROPERTIES: [(&str, fn() -> Value); 5] = [
+/// A property name and how to make its value.
+type ExtraProperty = (&'static str, fn() -> Value);
+
+const EXTRA_PROPERTIES: [ExtraProperty; 5] = [
     ("verbose", || Value::Bool(true)),
     ("recursive", || Value::Bool(true)),
     ("encoding", || Value::String("utf-8".into())),
@@ -91,13 +118,7 @@ const EXTRA_PROPERTIES: [(&str, fn() -> Value); 5] = [
 
 /// Applies `fault` to a correct call; `None` where it does not apply to this
 /// call (e.g. no required boolean to leave out).
-pub fn apply(
-    fault: FaultKind,
-    name: &str,
-    args: &Map<String, Value>,
-    schema: &Value,
-    rng: &mut Rng,
-) -> Option<EmittedCall> {
+pub fn apply(fault: FaultKind, name: &str, args: &Map<String, Value>, schema: &Value, rng: &mut Rng) -> Option<EmittedCall> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -146,8 +167,7 @@ pub fn apply(
         }
         FaultKind::ExtraProperty => {
             let declared = schema.get("properties").and_then(Value::as_object);
-            let free: Vec<&(&str, fn() -> Value)> =
-                EXTRA_PROPERTIES.iter().filter(|(k, _)| declared.is_none_or(|d| !d.contains_key(*k))).collect();
+            let free: Vec<&ExtraProperty> = EXTRA_PROPERTIES.iter().filter(|(k, _)| declared.is_none_or(|d| !d.contains_key(*k))).collect();
             let (k, v) = rng_pick(rng, &free)?;
             let mut m = args.clone();
             m.insert(k.to_string(), v());
@@ -162,17 +182,14 @@ pub fn apply(
             Some(EmittedCall { name: name.into(), arguments: format!("{body},}}") })
         }
         FaultKind::UnescapedQuote => {
-            let quoted: Vec<&&String> =
-                keys.iter().filter(|k| args[k.as_str()].as_str().is_some_and(|s| s.contains('"'))).collect();
+            let quoted: Vec<&&String> = keys.iter().filter(|k| args[k.as_str()].as_str().is_some_and(|s| s.contains('"'))).collect();
             let k = **rng_pick(rng, &quoted)?;
             let raw = args[k.as_str()].as_str()?;
             Some(EmittedCall { name: name.into(), arguments: write_with_raw(args, k, &format!("\"{raw}\"")) })
         }
         FaultKind::UnquotedValue => {
-            let strings: Vec<&&String> = keys
-                .iter()
-                .filter(|k| args[k.as_str()].as_str().is_some_and(|s| !s.is_empty() && !s.contains(['"', ',', '}'])))
-                .collect();
+            let strings: Vec<&&String> =
+                keys.iter().filter(|k| args[k.as_str()].as_str().is_some_and(|s| !s.is_empty() && !s.contains(['"', ',', '}']))).collect();
             let k = **rng_pick(rng, &strings)?;
             let raw = args[k.as_str()].as_str()?.to_string();
             Some(EmittedCall { name: name.into(), arguments: write_with_raw(args, k, &raw) })
@@ -234,10 +251,7 @@ mod tests {
     }
 
     fn args() -> Map<String, Value> {
-        json!({"target_file": "src/main.rs", "should_read_entire_file": true, "start_line_one_indexed": 3})
-            .as_object()
-            .unwrap()
-            .clone()
+        json!({"target_file": "src/main.rs", "should_read_entire_file": true, "start_line_one_indexed": 3}).as_object().unwrap().clone()
     }
 
     fn run(fault: FaultKind) -> EmittedCall {

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::scenario::Scenario;
-pub use faults::FaultKind;
 use faults::EmittedCall;
+pub use faults::FaultKind;
 pub use rng::Rng;
 
 /// How a simulated model behaves (`[models.sim]` in `calltape.toml`).
@@ -36,6 +36,13 @@ pub struct SimProfile {
     /// Probability of calling a tool when the task needs none.
     #[serde(default)]
     pub unwanted_call_rate: f64,
+    /// After a call is denied, probability of making it again instead of moving on.
+    #[serde(default)]
+    pub retry_after_denial_rate: f64,
+    /// Probability that a first attempt at a call has a plausible but wrong
+    /// value (valid JSON and schema, wrong for the task).
+    #[serde(default)]
+    pub wrong_value_rate: f64,
     /// Mean latency of a request, before output tokens.
     #[serde(default = "default_latency")]
     pub latency_ms: f64,
@@ -55,8 +62,13 @@ fn default_ms_per_token() -> f64 {
 impl SimProfile {
     /// Checks that rates are probabilities.
     pub fn validate(&self) -> Result<(), String> {
-        let rates =
-            [("fault_rate", Some(self.fault_rate)), ("retry_fix_rate", self.retry_fix_rate), ("unwanted_call_rate", Some(self.unwanted_call_rate))];
+        let rates = [
+            ("fault_rate", Some(self.fault_rate)),
+            ("retry_fix_rate", self.retry_fix_rate),
+            ("unwanted_call_rate", Some(self.unwanted_call_rate)),
+            ("wrong_value_rate", Some(self.wrong_value_rate)),
+            ("retry_after_denial_rate", Some(self.retry_after_denial_rate)),
+        ];
         for (name, rate) in rates {
             if let Some(r) = rate {
                 if !(0.0..=1.0).contains(&r) {
@@ -75,6 +87,8 @@ impl SimProfile {
     }
 }
 
+use crate::pipeline::approval::DENIED_PREFIX;
+use crate::pipeline::model_repair::REPAIR_SYSTEM_PROMPT;
 /// Tool results that start with this tell the model its call was invalid.
 pub use crate::pipeline::INVALID_CALL_PREFIX;
 
@@ -96,9 +110,17 @@ pub struct SimResponse {
     pub latency_ms: f64,
 }
 
-/// One earlier assistant turn with tool calls, and which of them came back invalid.
+/// One earlier assistant turn with tool calls, and what came back for each.
 struct PastTurn {
-    invalid: Vec<bool>,
+    results: Vec<CallResult>,
+}
+
+/// What a tool result said about a call.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CallResult {
+    Ran,
+    Invalid,
+    Denied,
 }
 
 /// Where the model is in the task, as read from the conversation.
@@ -116,6 +138,9 @@ struct Progress {
 impl SimModel<'_> {
     /// Answers an OpenAI Chat Completions request body.
     pub fn respond(&self, request: &Value) -> SimResponse {
+        if first_message(request, "system") == Some(REPAIR_SYSTEM_PROMPT) {
+            return self.respond_to_repair(request);
+        }
         let turns = past_turns(request);
         let progress = self.progress(&turns);
         let steps = &self.scenario.expect.calls;
@@ -127,9 +152,15 @@ impl SimModel<'_> {
                 .pending
                 .iter()
                 .map(|&i| {
-                    let p_correct =
-                        if progress.attempts == 0 { 1.0 - self.profile.fault_rate } else { self.profile.retry_fix_rate() };
-                    self.emit(&step[i], !rng.chance(p_correct), &mut rng)
+                    let first = progress.attempts == 0;
+                    let p_correct = if first { 1.0 - self.profile.fault_rate } else { self.profile.retry_fix_rate() };
+                    let faulty = !rng.chance(p_correct);
+                    if first && !faulty && rng.chance(self.profile.wrong_value_rate) {
+                        if let Some(call) = faults::wrong_value(&step[i].tool, &canonical_args(&step[i]), &mut rng) {
+                            return call;
+                        }
+                    }
+                    self.emit(&step[i], faulty, &mut rng)
                 })
                 .collect()
         } else if self.scenario.expect.no_call
@@ -142,7 +173,52 @@ impl SimModel<'_> {
             Vec::new()
         };
         let text = if calls.is_empty() { Some(self.final_answer()) } else { None };
-        self.body(request, text, calls, &progress, &mut rng)
+        self.body(request, text, calls, &progress.turns.to_string(), &mut rng)
+    }
+
+    /// Answers a request to repair a call: the call it meant at that point
+    /// of the conversation, right with the profile's retry probability, else
+    /// with another of its faults.
+    fn respond_to_repair(&self, request: &Value) -> SimResponse {
+        let tool = request.pointer("/tools/0/function/name").and_then(Value::as_str).unwrap_or_default();
+        let prompt = last_user_text(request).to_string();
+        let progress = self.progress(&past_turns(request));
+        let mut rng = self.rng(&["repair", &progress.turns.to_string(), &prompt]);
+        // Among the calls still due at this step, the one of that tool whose
+        // values the rejected arguments share most.
+        let pending: Vec<&crate::scenario::ExpectedCall> = match self.scenario.expect.calls.get(progress.step) {
+            Some(step) => progress.pending.iter().map(|&i| &step.calls()[i]).filter(|c| c.tool == tool).collect(),
+            None => Vec::new(),
+        };
+        let sent = prompt.split("Arguments sent:").nth(1).unwrap_or_default();
+        // A value written as its JSON token scores 2, its bare text (unquoted faults) 1.
+        let score = |call: &crate::scenario::ExpectedCall| -> usize {
+            call.args
+                .values()
+                .filter_map(|a| a.canonical())
+                .map(|v| match v.as_str() {
+                    _ if sent.contains(&v.to_string()) => 2,
+                    Some(raw) if sent.contains(raw) => 1,
+                    _ => 0,
+                })
+                .sum()
+        };
+        let mut intended: Option<(usize, &crate::scenario::ExpectedCall)> = None;
+        for call in pending {
+            let shared = score(call);
+            if intended.is_none_or(|(best, _)| shared > best) {
+                intended = Some((shared, call));
+            }
+        }
+        let calls = match intended {
+            Some((_, call)) => {
+                let faulty = !rng.chance(self.profile.retry_fix_rate());
+                vec![self.emit(call, faulty, &mut rng)]
+            }
+            None => Vec::new(),
+        };
+        let text = calls.is_empty().then(|| "I cannot tell what this call was meant to do.".to_string());
+        self.body(request, text, calls, "repair", &mut rng)
     }
 
     fn rng(&self, extra: &[&str]) -> Rng {
@@ -158,12 +234,18 @@ impl SimModel<'_> {
         let steps = &self.scenario.expect.calls;
         let all = |step: usize| steps.get(step).map(|s| (0..s.calls().len()).collect()).unwrap_or_default();
         let mut p = Progress { step: 0, pending: all(0), attempts: 0, turns: turns.len() };
-        for turn in turns {
+        for (t, turn) in turns.iter().enumerate() {
             if p.step >= steps.len() {
                 break;
             }
+            // Invalid calls are tried again; denied ones sometimes, as real models do.
+            let again = |(n, result): (usize, &CallResult)| match result {
+                CallResult::Ran => false,
+                CallResult::Invalid => true,
+                CallResult::Denied => self.rng(&["denied", &t.to_string(), &n.to_string()]).chance(self.profile.retry_after_denial_rate),
+            };
             let still: Vec<usize> =
-                p.pending.iter().zip(&turn.invalid).filter(|(_, bad)| **bad).map(|(i, _)| *i).collect();
+                p.pending.iter().zip(turn.results.iter().enumerate()).filter(|(_, r)| again(*r)).map(|(i, _)| *i).collect();
             if still.is_empty() {
                 p.step += 1;
                 p.pending = all(p.step);
@@ -178,8 +260,7 @@ impl SimModel<'_> {
 
     /// The call a right answer makes, or with one of the profile's faults.
     fn emit(&self, expected: &crate::scenario::ExpectedCall, faulty: bool, rng: &mut Rng) -> EmittedCall {
-        let args: Map<String, Value> =
-            expected.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect();
+        let args = canonical_args(expected);
         let correct = faults::correct_call(&expected.tool, &args);
         if !faulty || self.profile.faults.is_empty() {
             return correct;
@@ -188,9 +269,7 @@ impl SimModel<'_> {
         // Try the profile's faults from a random start; the first that applies wins.
         let start = rng.below(self.profile.faults.len());
         let n = self.profile.faults.len();
-        (0..n)
-            .find_map(|i| faults::apply(self.profile.faults[(start + i) % n], &expected.tool, &args, &schema, rng))
-            .unwrap_or(correct)
+        (0..n).find_map(|i| faults::apply(self.profile.faults[(start + i) % n], &expected.tool, &args, &schema, rng)).unwrap_or(correct)
     }
 
     /// A plausible call to some tool, for a task that needs none.
@@ -222,23 +301,15 @@ impl SimModel<'_> {
         }
     }
 
-    fn body(
-        &self,
-        request: &Value,
-        text: Option<String>,
-        calls: Vec<EmittedCall>,
-        progress: &Progress,
-        rng: &mut Rng,
-    ) -> SimResponse {
+    fn body(&self, request: &Value, text: Option<String>, calls: Vec<EmittedCall>, turn_key: &str, rng: &mut Rng) -> SimResponse {
         let input_tokens = request.to_string().len().div_ceil(4) as u64;
-        let out_chars: usize =
-            text.as_deref().map_or(0, str::len) + calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>();
+        let out_chars: usize = text.as_deref().map_or(0, str::len) + calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>();
         let output_tokens = (out_chars.div_ceil(4) + 4 * calls.len()) as u64;
         let tool_calls: Vec<Value> = calls
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let id = format!("call_{:016x}", self.rng(&["id", &progress.turns.to_string(), &i.to_string()]).next_u64());
+                let id = format!("call_{:016x}", self.rng(&["id", turn_key, &i.to_string()]).next_u64());
                 json!({"id": id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}})
             })
             .collect();
@@ -262,14 +333,19 @@ impl SimModel<'_> {
     }
 }
 
+/// The arguments a right answer sends: each argument's first plain value.
+fn canonical_args(expected: &crate::scenario::ExpectedCall) -> Map<String, Value> {
+    expected.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect()
+}
+
 /// The assistant turns with tool calls in an OpenAI request, each with which
 /// of its calls the tool results reported invalid.
 fn past_turns(request: &Value) -> Vec<PastTurn> {
     let Some(messages) = request.get("messages").and_then(Value::as_array) else { return Vec::new() };
     let result_of = |id: &str| {
-        messages.iter().find_map(|m| {
-            (m.get("role")? == "tool" && m.get("tool_call_id")? == id).then(|| m.get("content")?.as_str()).flatten()
-        })
+        messages
+            .iter()
+            .find_map(|m| (m.get("role")? == "tool" && m.get("tool_call_id")? == id).then(|| m.get("content")?.as_str()).flatten())
     };
     messages
         .iter()
@@ -277,15 +353,24 @@ fn past_turns(request: &Value) -> Vec<PastTurn> {
         .filter_map(|m| m.get("tool_calls").and_then(Value::as_array))
         .filter(|calls| !calls.is_empty())
         .map(|calls| PastTurn {
-            invalid: calls
+            results: calls
                 .iter()
                 .map(|c| {
                     let id = c.get("id").and_then(Value::as_str).unwrap_or_default();
-                    result_of(id).is_some_and(|r| r.starts_with(INVALID_CALL_PREFIX))
+                    match result_of(id) {
+                        Some(r) if r.starts_with(INVALID_CALL_PREFIX) => CallResult::Invalid,
+                        Some(r) if r.starts_with(DENIED_PREFIX) => CallResult::Denied,
+                        _ => CallResult::Ran,
+                    }
                 })
                 .collect(),
         })
         .collect()
+}
+
+/// The content of the first message with this role.
+fn first_message<'a>(request: &'a Value, role: &str) -> Option<&'a str> {
+    request.get("messages")?.as_array()?.iter().find(|m| m.get("role").and_then(Value::as_str) == Some(role))?.get("content")?.as_str()
 }
 
 fn last_user_text(request: &Value) -> &str {

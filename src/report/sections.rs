@@ -1,0 +1,144 @@
+//! What the human-readable reports show, defined once: titled tables, each
+//! a few columns of one of the run's tables, short enough for a 120-column
+//! terminal and a pull-request comment. The terminal and Markdown renderers
+//! both draw these; CSV and JSON carry every column.
+
+use polars::prelude::*;
+
+use crate::events::DenialBehaviour;
+use crate::metrics::Tables;
+use crate::pipeline::InvalidKind;
+
+/// One titled table of a report.
+pub struct Section {
+    pub title: String,
+    pub frame: DataFrame,
+    /// (column, label) pairs, in order.
+    pub columns: Vec<(String, String)>,
+    /// A line under the table, e.g. rows left out.
+    pub note: Option<String>,
+}
+
+fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
+    Section { title: title.into(), frame, columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(), note: None }
+}
+
+fn total(df: &DataFrame, column: &str) -> PolarsResult<u64> {
+    Ok(df.column(column)?.as_materialized_series().sum::<u64>().unwrap_or(0))
+}
+
+/// Rows of `df` where `column` > 0, with a note on how many were left out.
+fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResult<(DataFrame, Option<String>)> {
+    let kept = df.clone().lazy().filter(col(column).gt(lit(0))).collect()?;
+    let omitted = df.height() - kept.height();
+    let note = (omitted > 0).then(|| format!("({omitted} model × tool rows with no {what} not shown; all rows are in {csv})"));
+    Ok((kept, note))
+}
+
+/// The sections of a report, in reading order.
+pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
+    let s = &tables.summary;
+    let mut out = vec![
+        section(
+            "Per model: calls and outcomes",
+            s.clone(),
+            &[
+                ("model", "model"),
+                ("scenarios", "runs"),
+                ("pass_rate", "pass"),
+                ("pass_rate_no_repair", "pass w/o repair"),
+                ("calls", "calls"),
+                ("invalid_rate", "invalid rate"),
+                ("repaired_local", "fixed local"),
+                ("repaired_model", "fixed model"),
+                ("still_invalid", "still invalid"),
+            ],
+        ),
+        section(
+            "Per model: tokens, cost and latency",
+            s.clone(),
+            &[
+                ("model", "model"),
+                ("input_tokens", "in tok"),
+                ("output_tokens", "out tok"),
+                ("cost_usd", "cost $"),
+                ("repair_cost_usd", "repair $"),
+                ("latency_p50_ms", "p50 ms"),
+                ("latency_p95_ms", "p95 ms"),
+                ("repair_local_p50_us", "local fix p50 µs"),
+                ("repair_model_p50_ms", "model fix p50 ms"),
+            ],
+        ),
+    ];
+    if total(s, "approvals_requested")? > 0 {
+        let mut columns = vec![("model", "model"), ("approvals_requested", "asked"), ("approved", "approved"), ("denied", "denied")];
+        if total(s, "approval_warnings")? > 0 {
+            columns.push(("approval_warnings", "approved unanswered"));
+        }
+        let labels = ["retried same", "retried changed", "other tool", "answered", "step limit"];
+        for (b, label) in DenialBehaviour::ALL.iter().zip(labels) {
+            columns.push((b.column(), label));
+        }
+        let mut approvals = section("Per model: approvals, and what models did after a denial", s.clone(), &columns);
+        if total(s, "approval_warnings")? > 0 {
+            approvals.note =
+                Some("warning: some calls were approved only because nothing could answer (approval.on_unanswered = \"approve\")".into());
+        }
+        out.push(approvals);
+    }
+
+    // Per tool: rows with invalid calls, and only the invalid kinds that occurred.
+    let (invalid, note) = rows_with(&tables.by_tool, "invalid", "invalid call", "by_tool.csv")?;
+    let mut columns = vec![
+        ("model", "model"),
+        ("tool", "tool"),
+        ("calls", "calls"),
+        ("invalid", "invalid"),
+        ("repaired_local", "fixed local"),
+        ("repaired_model", "fixed model"),
+        ("still_invalid", "still invalid"),
+    ];
+    let mut kinds = Vec::new();
+    for kind in InvalidKind::ALL {
+        if total(&invalid, kind.as_str())? > 0 {
+            kinds.push((kind.as_str(), kind.as_str().replace('_', " ")));
+        }
+    }
+    columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
+    let none = invalid.height() == 0;
+    let mut per_tool = section("Per model × tool: invalid calls by kind", invalid, &columns);
+    per_tool.note = if none { Some("No invalid calls.".into()) } else { note };
+    out.push(per_tool);
+
+    if total(&tables.by_tool, "denied")? > 0 {
+        let (denials, note) = rows_with(&tables.by_tool, "denied", "denial", "by_tool.csv")?;
+        let mut per_tool = section(
+            "Per model × tool: denials",
+            denials,
+            &[
+                ("model", "model"),
+                ("tool", "tool"),
+                ("approvals_requested", "asked"),
+                ("denied", "denied"),
+                ("after_denial_retried_same", "retried same"),
+                ("after_denial_retried_changed", "retried changed"),
+                ("after_denial_other_tool", "other tool"),
+                ("after_denial_answered", "answered"),
+            ],
+        );
+        per_tool.note = note;
+        out.push(per_tool);
+    }
+    Ok(out)
+}
+
+/// The failed runs, with why.
+pub fn failures(tables: &Tables) -> PolarsResult<Section> {
+    let failed = tables.scenarios.clone().lazy().filter(col("passed").not()).collect()?;
+    let title = format!("Failed scenarios ({})", failed.height());
+    Ok(section(
+        &title,
+        failed,
+        &[("model", "model"), ("suite", "suite"), ("scenario", "scenario"), ("trial", "trial"), ("reason", "reason")],
+    ))
+}
