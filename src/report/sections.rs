@@ -17,10 +17,18 @@ pub struct Section {
     pub columns: Vec<(String, String)>,
     /// A line under the table, e.g. rows left out.
     pub note: Option<String>,
+    /// Shown on the terminal too (else only in `report.md`).
+    pub terminal: bool,
 }
 
 fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
-    Section { title: title.into(), frame, columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(), note: None }
+    Section {
+        title: title.into(),
+        frame,
+        columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(),
+        note: None,
+        terminal: true,
+    }
 }
 
 fn total(df: &DataFrame, column: &str) -> PolarsResult<u64> {
@@ -127,6 +135,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
             ],
         );
         per_tool.note = note;
+        per_tool.terminal = false;
         out.push(per_tool);
     }
     Ok(out)

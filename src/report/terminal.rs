@@ -40,6 +40,6 @@ fn render(section: &Section) -> PolarsResult<String> {
 
 /// Every section as terminal text (each under 120 columns).
 pub fn render_tables(tables: &Tables) -> PolarsResult<String> {
-    let rendered: Vec<String> = sections(tables)?.iter().map(render).collect::<PolarsResult<_>>()?;
+    let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(render).collect::<PolarsResult<_>>()?;
     Ok(rendered.join("\n"))
 }
