@@ -279,17 +279,20 @@ impl<'a> Fixer<'a> {
         missing.sort_by_key(|k| !required.contains(k));
         let missing_required = missing.iter().filter(|k| required.contains(k)).count();
         let lone = unexpected.len() == 1 && missing_required == 1;
+        // Names folded once: the rules compare every unexpected name with every missing one.
+        let mut folded: Vec<(String, Vec<String>)> = missing.iter().map(|m| (normalise_name(m), words(m))).collect();
         for key in &unexpected {
             let value = &map[key];
             let fits = |target: &str| properties.get(target).is_some_and(|s| self.type_fits(s, value) || coerce(s, value).is_some());
             let norm = normalise_name(key);
-            let rules: [&dyn Fn(&str) -> bool; 3] =
-                [&|t| normalise_name(t) == norm, &|t| norm.chars().count() >= 5 && edit_distance(&norm, &normalise_name(t)) <= 2, &|t| {
-                    shares_word(key, t) && fits(t)
-                }];
+            let key_words = words(key);
+            let same = |i: usize| folded[i].0 == norm;
+            let near = |i: usize| norm.chars().count() >= 5 && edit_distance(&norm, &folded[i].0) <= 2;
+            let shared_word = |i: usize| key_words.iter().any(|w| folded[i].1.contains(w)) && fits(missing[i]);
+            let rules: [&dyn Fn(usize) -> bool; 3] = [&same, &near, &shared_word];
             let mut chosen = None;
             for rule in rules {
-                let candidates: Vec<&str> = missing.iter().copied().filter(|t| rule(t)).collect();
+                let candidates: Vec<&str> = (0..missing.len()).filter(|i| rule(*i)).map(|i| missing[i]).collect();
                 match candidates.as_slice() {
                     [one] => {
                         chosen = Some((*one, "same parameter"));
@@ -304,7 +307,11 @@ impl<'a> Fixer<'a> {
             }
             if let Some((target, why)) = chosen {
                 rename(map, key, target, path, why, fixes);
-                missing.retain(|m| *m != target);
+                // A target is taken once: keep `missing` and `folded` in step.
+                if let Some(i) = missing.iter().position(|m| *m == target) {
+                    missing.remove(i);
+                    folded.remove(i);
+                }
             }
         }
     }
@@ -337,11 +344,6 @@ fn words(name: &str) -> Vec<String> {
     }
     out.retain(|w| w.chars().count() > 2);
     out
-}
-
-fn shares_word(a: &str, b: &str) -> bool {
-    let wb = words(b);
-    words(a).iter().any(|w| wb.contains(w))
 }
 
 /// Case and `-`/`_`/space folded away, for enum matching.

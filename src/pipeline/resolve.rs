@@ -72,28 +72,30 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
 }
 
 /// Optimal-string-alignment distance: insertions, deletions, substitutions
-/// and swaps of adjacent characters each cost one.
+/// and swaps of adjacent characters each cost one. Three rolling rows, so
+/// it allocates once per call.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
+    let width = b.len() + 1;
+    // rows[0] = i-2, rows[1] = i-1, rows[2] = i
+    let mut rows = vec![0usize; 3 * width];
+    for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=a.len() {
+        rows[2 * width] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[i - 1][j] + 1).min(rows[i][j - 1] + 1).min(rows[i - 1][j - 1] + cost);
+            let mut d = (rows[width + j] + 1).min(rows[2 * width + j - 1] + 1).min(rows[width + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(rows[i - 2][j - 2] + 1);
+                d = d.min(rows[j - 2] + 1);
             }
-            rows[i][j] = d;
+            rows[2 * width + j] = d;
         }
+        rows.copy_within(width..3 * width, 0);
     }
-    rows[a.len()][b.len()]
+    rows[width + b.len()]
 }
 
 #[cfg(test)]
