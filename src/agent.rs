@@ -153,7 +153,7 @@ impl Unit<'_> {
     ) -> Result<(CallVerdict, Option<RepairStage>), EventsError> {
         let scenario = self.scenario;
         let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
-        let tool_name = verdict.tool.as_ref().map_or(call.name.clone(), |t| t.spec.name.clone());
+        let tool_name = verdict.report_name(call);
         let needed_repair = !verdict.first_issues.is_empty();
         if needed_repair && self.config.pipeline.repair != RepairMode::Off {
             self.events.emit(EventKind::ToolRepair {
@@ -314,7 +314,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         for call in &turn.tool_calls {
             transcript.attempted_calls += 1;
             let (verdict, repaired_by) = u.judge_call(call, steps, &context, &mut repair_attempts).await?;
-            let tool_name = verdict.tool.as_ref().map_or(call.name.clone(), |t| t.spec.name.clone());
+            let tool_name = verdict.report_name(call);
             u.events.emit(EventKind::ToolCall {
                 unit: u.key.clone(),
                 step: steps,

@@ -34,6 +34,8 @@ pub struct Config {
     pub approval: ApprovalSettings,
     #[serde(default)]
     pub models: Vec<ModelConfig>,
+    #[serde(default)]
+    pub gate: crate::compare::Gate,
 }
 
 /// How a run is carried out.

@@ -23,6 +23,13 @@ enum Command {
     Run(RunArgs),
     /// Run one tool call's arguments through the repair pipeline and print what it did, as JSON.
     Repair(RepairArgs),
+    /// Re-render every report of a run folder from its events.jsonl (no model is called).
+    Report {
+        /// A run folder, e.g. reports/latest.
+        run_dir: PathBuf,
+    },
+    /// Compare two run folders; exit 1 when a [gate] threshold is crossed, 2 for bad input.
+    Compare(CompareArgs),
     /// Validate suites: exits 1 and lists every problem (file:line:col) if any.
     Check {
         /// Suite folders (default: the configured suites).
@@ -30,6 +37,35 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// The baseline run folder.
+    base: PathBuf,
+    /// The run folder to judge.
+    current: PathBuf,
+    /// Configuration whose [gate] thresholds apply.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Largest allowed pass-rate drop, absolute (0.02 = two points).
+    #[arg(long)]
+    max_pass_rate_drop: Option<f64>,
+    /// Largest allowed invalid-rate rise, absolute.
+    #[arg(long)]
+    max_invalid_rate_rise: Option<f64>,
+    /// Largest allowed total-cost rise, relative (0.1 = +10%).
+    #[arg(long)]
+    max_cost_rise: Option<f64>,
+    /// Largest allowed p95-latency rise, relative.
+    #[arg(long)]
+    max_p95_latency_rise: Option<f64>,
+    /// Do not fail on scenarios that passed before and fail now.
+    #[arg(long)]
+    allow_newly_failing: bool,
+    /// Also write the comparison as Markdown to this file.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -155,13 +191,63 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
         }
         e => fail(&e),
     })?;
-    let events = events::read_events(&folder.dir.join("events.jsonl")).map_err(|e| fail(&e))?;
-    let tables = metrics::build_tables(&events).map_err(|e| fail(&e))?;
-    report::write_all(&tables, &folder.dir).map_err(|e| fail(&e))?;
+    let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;
     let latest = runner::update_latest(&config.run.out_dir, &folder.dir).map_err(|e| fail(&e))?;
     println!("{}", report::terminal::render_tables(&tables).map_err(|e| fail(&e))?);
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
     Ok(())
+}
+
+fn rerender(run_dir: PathBuf) -> Result<(), ExitCode> {
+    let tables = report::render_run(&run_dir).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    let text = report::terminal::render_tables(&tables).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    })?;
+    println!("{text}");
+    println!("reports rewritten in {}", run_dir.display());
+    Ok(())
+}
+
+fn compare(args: CompareArgs) -> Result<(), ExitCode> {
+    let bad = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let (config, _) = load_config(args.config.as_deref())?;
+    let mut gate = config.gate;
+    gate.max_pass_rate_drop = args.max_pass_rate_drop.unwrap_or(gate.max_pass_rate_drop);
+    gate.max_invalid_rate_rise = args.max_invalid_rate_rise.unwrap_or(gate.max_invalid_rate_rise);
+    gate.max_cost_rise = args.max_cost_rise.unwrap_or(gate.max_cost_rise);
+    gate.max_p95_latency_rise = args.max_p95_latency_rise.unwrap_or(gate.max_p95_latency_rise);
+    gate.fail_on_newly_failing &= !args.allow_newly_failing;
+    let tables = |dir: &PathBuf| -> Result<metrics::Tables, ExitCode> {
+        let path = dir.join("events.jsonl");
+        if !path.is_file() {
+            return Err(bad(format!("{} is not a run folder: it has no events.jsonl", dir.display())));
+        }
+        let events = events::read_events(&path).map_err(|e| bad(e.to_string()))?;
+        metrics::build_tables(&events).map_err(|e| bad(e.to_string()))
+    };
+    let (base, current) = (tables(&args.base)?, tables(&args.current)?);
+    let comparison = calltape::compare::compare(&base, &current, &gate).map_err(|e| bad(e.to_string()))?;
+    println!("calltape compare {} → {}", args.base.display(), args.current.display());
+    print!("{}", calltape::compare::render(&comparison, false));
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, calltape::compare::render(&comparison, true))
+            .map_err(|e| bad(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if comparison.models.is_empty() {
+        return Err(bad("the two runs share no model: nothing to compare".into()));
+    }
+    if comparison.breaches.is_empty() {
+        Ok(())
+    } else {
+        Err(ExitCode::from(1))
+    }
 }
 
 fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Result<(), ExitCode> {
@@ -228,6 +314,8 @@ async fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args).await,
         Command::Repair(args) => repair(args),
+        Command::Report { run_dir } => rerender(run_dir),
+        Command::Compare(args) => compare(args),
         Command::Check { paths, config } => check(paths, config),
     };
     match result {

@@ -95,6 +95,9 @@ pub struct CallVerdict {
     /// The tool the call resolved to.
     pub tool: Option<Arc<Tool>>,
     pub name_match: NameMatch,
+    /// The tool a misspelled name most likely meant, for reporting, even when
+    /// repair is off and the call was not resolved to it.
+    pub intended_tool: Option<String>,
     /// The arguments as they would run, when they could be read.
     pub args: Option<Value>,
     pub outcome: CallOutcome,
@@ -108,6 +111,15 @@ pub struct CallVerdict {
 }
 
 impl CallVerdict {
+    /// The tool name reports file the call under: resolved, else intended, else as written.
+    pub fn report_name(&self, call: &ToolCall) -> String {
+        match (&self.tool, &self.intended_tool) {
+            (Some(t), _) => t.spec.name.clone(),
+            (None, Some(t)) => t.clone(),
+            (None, None) => call.name.clone(),
+        }
+    }
+
     /// The distinct kinds of what was wrong before repair.
     pub fn invalid_kinds(&self) -> Vec<InvalidKind> {
         distinct_kinds(&self.first_issues)
@@ -174,6 +186,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     let mut v = CallVerdict {
         tool: None,
         name_match: NameMatch::Unknown,
+        intended_tool: None,
         args: None,
         outcome: CallOutcome::Invalid,
         first_issues: Vec::new(),
@@ -188,6 +201,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v.timings.resolve_us = clock.lap();
     v.name_match = name_match;
     let Some(tool) = tool else {
+        if !repairing {
+            v.intended_tool = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On).0.map(|t| t.spec.name.clone());
+        }
         let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", call.name));
         v.first_issues.push(unknown.clone());
         v.issues.push(unknown);

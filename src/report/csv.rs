@@ -1,4 +1,5 @@
-//! CSV of every table: `summary.csv`, `by_tool.csv`, `scenarios.csv`.
+//! CSV of every table: `summary.csv`, `by_tool.csv`, `scenarios.csv`,
+//! `by_scenario.csv`, `suites.csv`, `repairs.csv`, `pairs.csv`.
 //! Written with the `csv` crate (polars' own writer pulls in its whole
 //! streaming engine); numbers keep full precision.
 
@@ -35,10 +36,13 @@ fn to_csv(df: &DataFrame, name: &str) -> Result<Vec<u8>, ReportError> {
 
 impl Exporter for Csv {
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        Ok(vec![
-            ("summary.csv".into(), to_csv(&tables.summary, "summary.csv")?),
-            ("by_tool.csv".into(), to_csv(&tables.by_tool, "by_tool.csv")?),
-            ("scenarios.csv".into(), to_csv(&tables.scenarios, "scenarios.csv")?),
-        ])
+        tables
+            .named()
+            .into_iter()
+            .map(|(stem, df)| {
+                let name = format!("{stem}.csv");
+                to_csv(df, &name).map(|bytes| (name, bytes))
+            })
+            .collect()
     }
 }

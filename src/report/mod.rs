@@ -2,6 +2,8 @@
 //! an `Exporter` over the same `Tables`; `write_all` writes every file.
 
 pub mod csv;
+pub mod json;
+pub mod junit;
 pub mod markdown;
 mod sections;
 pub mod terminal;
@@ -20,6 +22,32 @@ pub enum ReportError {
     Render { what: String, message: String },
 }
 
+/// Reads a run folder's `events.jsonl`, builds the tables and writes every
+/// report file beside it: how `run` finishes and what `report` redoes.
+pub fn render_run(dir: &Path) -> Result<Tables, RenderRunError> {
+    let path = dir.join("events.jsonl");
+    if !path.is_file() {
+        return Err(RenderRunError::NotARun(dir.to_path_buf()));
+    }
+    let events = crate::events::read_events(&path)?;
+    let tables = crate::metrics::build_tables(&events).map_err(|e| RenderRunError::Tables(e.to_string()))?;
+    write_all(&tables, dir)?;
+    Ok(tables)
+}
+
+/// Why a run folder could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderRunError {
+    #[error("{0} is not a run folder: it has no events.jsonl (run folders are reports/<run-id>/)")]
+    NotARun(PathBuf),
+    #[error(transparent)]
+    Events(#[from] crate::events::EventsError),
+    #[error("cannot build the tables: {0}")]
+    Tables(String),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
 /// One output format: tables in, files out.
 pub trait Exporter {
     /// The files this format writes, as (file name, contents).
@@ -28,7 +56,7 @@ pub trait Exporter {
 
 /// Writes every format into `dir`; returns the paths written.
 pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let exporters: [&dyn Exporter; 2] = [&csv::Csv, &markdown::Markdown];
+    let exporters: [&dyn Exporter; 4] = [&csv::Csv, &json::Json, &junit::Junit, &markdown::Markdown];
     let mut written = Vec::new();
     for exporter in exporters {
         for (name, bytes) in exporter.export(tables)? {

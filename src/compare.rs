@@ -1,0 +1,294 @@
+//! Comparing two runs: what changed per model, tool and scenario, and
+//! whether a configured threshold was crossed — the CI gate. Runs of
+//! different suites or models are compared on what they share; the rest is
+//! named. Pass rates are compared on the shared (scenario, trial) runs only,
+//! so adding scenarios does not look like a regression.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
+
+use polars::prelude::PolarsResult;
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::columns::{bools, f64s, strings, u64s};
+use crate::metrics::Tables;
+
+/// Thresholds of the gate (`[gate]` in `calltape.toml`; flags override).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Gate {
+    /// Largest allowed drop in pass rate, absolute (0.02 = two points).
+    pub max_pass_rate_drop: f64,
+    /// Largest allowed rise in invalid-call rate, absolute.
+    pub max_invalid_rate_rise: f64,
+    /// Largest allowed rise in total cost, relative (0.10 = +10%).
+    pub max_cost_rise: f64,
+    /// Largest allowed rise in p95 latency, relative.
+    pub max_p95_latency_rise: f64,
+    /// Fail when a scenario that always passed now fails.
+    pub fail_on_newly_failing: bool,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            max_pass_rate_drop: 0.02,
+            max_invalid_rate_rise: 0.02,
+            max_cost_rise: 0.10,
+            max_p95_latency_rise: 0.25,
+            fail_on_newly_failing: true,
+        }
+    }
+}
+
+/// One model's figures in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelChange {
+    pub model: String,
+    /// Shared (scenario, trial) runs the pass rates are computed on.
+    pub shared_runs: usize,
+    pub pass_rate: (f64, f64),
+    pub invalid_rate: (f64, f64),
+    pub total_cost_usd: (f64, f64),
+    pub latency_p95_ms: (Option<f64>, Option<f64>),
+}
+
+/// One model × tool's invalid rate in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolChange {
+    pub model: String,
+    pub tool: String,
+    pub calls: (u64, u64),
+    pub invalid_rate: (f64, f64),
+}
+
+/// What changed between two runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Comparison {
+    pub models: Vec<ModelChange>,
+    pub tools: Vec<ToolChange>,
+    /// (model, suite/scenario): passed every trial before, failed some now.
+    pub newly_failing: Vec<(String, String)>,
+    /// (model, suite/scenario): failed some trial before, passes every one now.
+    pub newly_passing: Vec<(String, String)>,
+    /// Models and scenarios in one run only.
+    pub only_in_base: Vec<String>,
+    pub only_in_current: Vec<String>,
+    /// The thresholds crossed, each as a sentence.
+    pub breaches: Vec<String>,
+}
+
+fn relative(base: f64, current: f64) -> Option<f64> {
+    (base > 0.0).then(|| current / base - 1.0)
+}
+
+/// Per model: (pass rate over runs, keyed by (suite, scenario, trial)).
+type Verdicts = HashMap<String, HashMap<(String, String, u64), bool>>;
+
+fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
+    let df = &t.scenarios;
+    let (m, s, sc, tr, p) =
+        (strings(df, "model")?, strings(df, "suite")?, strings(df, "scenario")?, u64s(df, "trial")?, bools(df, "passed")?);
+    let mut out: Verdicts = HashMap::new();
+    for i in 0..m.len() {
+        out.entry(m[i].clone()).or_default().insert((s[i].clone(), sc[i].clone(), tr[i]), p[i]);
+    }
+    Ok(out)
+}
+
+/// Compares `current` with `base` under `gate`.
+pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Comparison> {
+    let mut c = Comparison::default();
+    let (vb, vc) = (verdicts(base)?, verdicts(current)?);
+    let base_models = strings(&base.summary, "model")?;
+    let current_models = strings(&current.summary, "model")?;
+    let row = |t: &Tables, model: &str| -> PolarsResult<Option<(f64, f64, Option<f64>)>> {
+        let models = strings(&t.summary, "model")?;
+        let Some(i) = models.iter().position(|m| m == model) else { return Ok(None) };
+        let p95 = t.summary.column("latency_p95_ms")?.get(i)?.extract::<f64>();
+        Ok(Some((f64s(&t.summary, "invalid_rate")?[i], f64s(&t.summary, "total_cost_usd")?[i], p95)))
+    };
+    for model in &current_models {
+        if !base_models.contains(model) {
+            c.only_in_current.push(format!("model {model}"));
+            continue;
+        }
+        let (Some(b), Some(cur)) = (vb.get(model), vc.get(model)) else { continue };
+        let shared: Vec<&(String, String, u64)> = cur.keys().filter(|k| b.contains_key(*k)).collect();
+        let rate = |v: &HashMap<(String, String, u64), bool>| {
+            if shared.is_empty() {
+                0.0
+            } else {
+                shared.iter().filter(|k| v[**k]).count() as f64 / shared.len() as f64
+            }
+        };
+        let (Some((inv_b, cost_b, p95_b)), Some((inv_c, cost_c, p95_c))) = (row(base, model)?, row(current, model)?) else { continue };
+        let change = ModelChange {
+            model: model.clone(),
+            shared_runs: shared.len(),
+            pass_rate: (rate(b), rate(cur)),
+            invalid_rate: (inv_b, inv_c),
+            total_cost_usd: (cost_b, cost_c),
+            latency_p95_ms: (p95_b, p95_c),
+        };
+        let drop = change.pass_rate.0 - change.pass_rate.1;
+        if drop > gate.max_pass_rate_drop + 1e-12 {
+            c.breaches.push(format!(
+                "{model}: pass rate {:.3} → {:.3} (−{drop:.3}, allowed −{})",
+                change.pass_rate.0, change.pass_rate.1, gate.max_pass_rate_drop
+            ));
+        }
+        let rise = inv_c - inv_b;
+        if rise > gate.max_invalid_rate_rise + 1e-12 {
+            c.breaches.push(format!("{model}: invalid rate {inv_b:.3} → {inv_c:.3} (+{rise:.3}, allowed +{})", gate.max_invalid_rate_rise));
+        }
+        if let Some(r) = relative(cost_b, cost_c).filter(|r| *r > gate.max_cost_rise + 1e-12) {
+            c.breaches.push(format!(
+                "{model}: total cost ${cost_b:.4} → ${cost_c:.4} (+{:.1}%, allowed +{:.1}%)",
+                r * 100.0,
+                gate.max_cost_rise * 100.0
+            ));
+        }
+        if let (Some(pb), Some(pc)) = (p95_b, p95_c) {
+            if let Some(r) = relative(pb, pc).filter(|r| *r > gate.max_p95_latency_rise + 1e-12) {
+                c.breaches.push(format!(
+                    "{model}: p95 latency {pb:.0} ms → {pc:.0} ms (+{:.1}%, allowed +{:.1}%)",
+                    r * 100.0,
+                    gate.max_p95_latency_rise * 100.0
+                ));
+            }
+        }
+        c.models.push(change);
+    }
+    c.only_in_base.extend(base_models.iter().filter(|m| !current_models.contains(m)).map(|m| format!("model {m}")));
+
+    // Scenarios: over all trials of each (model, suite, scenario) both runs have.
+    let all_passed = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), bool>> {
+        let df = &t.by_scenario;
+        let (m, s, sc, n, p) =
+            (strings(df, "model")?, strings(df, "suite")?, strings(df, "scenario")?, u64s(df, "trials")?, u64s(df, "passed")?);
+        Ok((0..m.len()).map(|i| ((m[i].clone(), format!("{}/{}", s[i], sc[i])), p[i] == n[i])).collect())
+    };
+    let (sb, sc) = (all_passed(base)?, all_passed(current)?);
+    for (key, now) in &sc {
+        match sb.get(key) {
+            Some(true) if !now => c.newly_failing.push(key.clone()),
+            Some(false) if *now => c.newly_passing.push(key.clone()),
+            _ => {}
+        }
+    }
+    let scenarios_of = |m: &BTreeMap<(String, String), bool>| m.keys().map(|(_, s)| s.clone()).collect::<BTreeSet<String>>();
+    let (names_b, names_c) = (scenarios_of(&sb), scenarios_of(&sc));
+    c.only_in_base.extend(names_b.difference(&names_c).map(|s| format!("scenario {s}")));
+    c.only_in_current.extend(names_c.difference(&names_b).map(|s| format!("scenario {s}")));
+    if gate.fail_on_newly_failing {
+        for (model, scenario) in &c.newly_failing {
+            c.breaches.push(format!("{model}: {scenario} passed every trial before and fails now"));
+        }
+    }
+
+    let tool_rates = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), (u64, f64)>> {
+        let df = &t.by_tool;
+        let (m, tl, n, r) = (strings(df, "model")?, strings(df, "tool")?, u64s(df, "calls")?, f64s(df, "invalid_rate")?);
+        Ok((0..m.len()).map(|i| ((m[i].clone(), tl[i].clone()), (n[i], r[i]))).collect())
+    };
+    let (tb, tc) = (tool_rates(base)?, tool_rates(current)?);
+    for ((model, tool), (calls, rate)) in &tc {
+        if let Some((calls_b, rate_b)) = tb.get(&(model.clone(), tool.clone())) {
+            if (rate - rate_b).abs() > 1e-12 {
+                c.tools.push(ToolChange {
+                    model: model.clone(),
+                    tool: tool.clone(),
+                    calls: (*calls_b, *calls),
+                    invalid_rate: (*rate_b, *rate),
+                });
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Per-tool changes listed at most.
+const MAX_TOOL_LINES: usize = 12;
+
+fn signed(d: f64, digits: usize) -> String {
+    if d >= 0.0 {
+        format!("+{d:.digits$}")
+    } else {
+        format!("−{:.digits$}", -d)
+    }
+}
+
+/// The comparison as text; `markdown` for a pull-request comment.
+pub fn render(c: &Comparison, markdown: bool) -> String {
+    let mut out = String::new();
+    let heading = |out: &mut String, title: &str| {
+        if markdown {
+            let _ = writeln!(out, "\n## {title}\n");
+        } else {
+            let _ = writeln!(out, "\n{title}");
+        }
+    };
+    if markdown {
+        out.push_str("# calltape compare\n");
+    }
+    heading(&mut out, "Per model (pass rate on shared runs)");
+    if markdown {
+        out.push_str("| model | runs | pass rate | invalid rate | total cost $ | p95 ms |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    }
+    for m in &c.models {
+        let p95 = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
+        let cells = [
+            m.model.clone(),
+            m.shared_runs.to_string(),
+            format!("{:.3} → {:.3} ({})", m.pass_rate.0, m.pass_rate.1, signed(m.pass_rate.1 - m.pass_rate.0, 3)),
+            format!("{:.3} → {:.3} ({})", m.invalid_rate.0, m.invalid_rate.1, signed(m.invalid_rate.1 - m.invalid_rate.0, 3)),
+            format!("{:.4} → {:.4}", m.total_cost_usd.0, m.total_cost_usd.1),
+            format!("{} → {}", p95(m.latency_p95_ms.0), p95(m.latency_p95_ms.1)),
+        ];
+        if markdown {
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        } else {
+            let _ = writeln!(
+                out,
+                "  {:<20} {:>5} runs  pass {}  invalid {}  cost {}  p95 {}",
+                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
+            );
+        }
+    }
+    let list = |out: &mut String, title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        heading(out, &format!("{title} ({})", items.len()));
+        for i in items {
+            let _ = writeln!(out, "{} {i}", if markdown { "-" } else { " " });
+        }
+    };
+    list(&mut out, "Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
+    list(&mut out, "Newly passing", c.newly_passing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
+    // The largest per-tool moves only; every row is in by_tool.csv of both runs.
+    let mut tools: Vec<&ToolChange> = c.tools.iter().collect();
+    tools.sort_by(|a, b| (b.invalid_rate.1 - b.invalid_rate.0).abs().total_cmp(&(a.invalid_rate.1 - a.invalid_rate.0).abs()));
+    let more = tools.len().saturating_sub(MAX_TOOL_LINES);
+    tools.truncate(MAX_TOOL_LINES);
+    list(
+        &mut out,
+        "Invalid rate changed per tool (largest changes)",
+        tools
+            .iter()
+            .map(|t| {
+                format!("{} / {}: {:.3} → {:.3} ({} → {} calls)", t.model, t.tool, t.invalid_rate.0, t.invalid_rate.1, t.calls.0, t.calls.1)
+            })
+            .chain((more > 0).then(|| format!("… and {more} smaller changes")))
+            .collect(),
+    );
+    list(&mut out, "Only in the base run", c.only_in_base.clone());
+    list(&mut out, "Only in the current run", c.only_in_current.clone());
+    if c.breaches.is_empty() {
+        heading(&mut out, "Gate: passed (every figure within its threshold)");
+    } else {
+        list(&mut out, "Gate: FAILED — thresholds crossed", c.breaches.clone());
+    }
+    out
+}

@@ -1,0 +1,358 @@
+//! The tables, aggregated by polars from the rows of the events.
+
+use polars::prelude::*;
+
+use super::derived;
+use super::rows::Columns;
+use super::Tables;
+use crate::events::DenialBehaviour;
+use crate::pipeline::InvalidKind;
+
+fn frame(columns: Vec<Column>) -> PolarsResult<DataFrame> {
+    DataFrame::new_infer_height(columns)
+}
+
+fn col_of<T, V>(name: &str, values: V) -> Column
+where
+    Series: NamedFrom<V, T>,
+    T: ?Sized,
+{
+    Column::from(Series::new(name.into(), values))
+}
+
+fn rate(numerator: &str, denominator: &str) -> Expr {
+    when(col(denominator).gt(lit(0)))
+        .then(col(numerator).cast(DataType::Float64) / col(denominator).cast(DataType::Float64))
+        .otherwise(lit(0.0))
+}
+
+fn count_of(name: &str) -> Expr {
+    col(name).cast(DataType::UInt64).sum().alias(name)
+}
+
+fn quantile_of(name: &str, q: f64, alias: &str) -> Expr {
+    col(name).quantile(lit(q), QuantileMethod::Linear).alias(alias)
+}
+
+fn sum_where(name: &str, condition: Expr, alias: &str) -> Expr {
+    when(condition).then(col(name)).otherwise(lit(NULL)).sum().alias(alias)
+}
+
+/// Call counts per group: calls, invalid before repair, how each was repaired, and by kind.
+fn call_aggregates() -> Vec<Expr> {
+    let mut aggs = vec![
+        len().cast(DataType::UInt64).alias("calls"),
+        count_of("invalid"),
+        count_of("repaired_local"),
+        count_of("repaired_model"),
+        count_of("still_invalid"),
+    ];
+    aggs.extend(InvalidKind::ALL.iter().map(|k| count_of(k.as_str())));
+    aggs
+}
+
+/// Token and cost sums of requests, the scenario's own apart from repair's.
+fn request_aggregates() -> Vec<Expr> {
+    let turn = || col("repair").not();
+    let repair = || col("repair");
+    vec![
+        sum_where("input_tokens", turn(), "input_tokens"),
+        sum_where("output_tokens", turn(), "output_tokens"),
+        sum_where("cached_input_tokens", turn(), "cached_input_tokens"),
+        sum_where("cost_usd", turn(), "cost_usd"),
+        sum_where("input_tokens", repair(), "repair_input_tokens"),
+        sum_where("output_tokens", repair(), "repair_output_tokens"),
+        sum_where("cost_usd", repair(), "repair_cost_usd"),
+        count_of("request_errors"),
+    ]
+}
+
+/// Counts and sums of the summary, zero where a model has no rows.
+const COUNT_COLUMNS: [&str; 16] = [
+    "scenarios",
+    "passed",
+    "passed_no_repair",
+    "calls",
+    "invalid",
+    "repaired_local",
+    "repaired_model",
+    "still_invalid",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "repair_input_tokens",
+    "repair_output_tokens",
+    "request_errors",
+    "cost_usd",
+    "repair_cost_usd",
+];
+
+/// Approval counts, zero where a model or tool had no approvals.
+const APPROVAL_COLUMNS: [&str; 9] = [
+    "approvals_requested",
+    "approved",
+    "denied",
+    "approval_warnings",
+    "after_denial_retried_same",
+    "after_denial_retried_changed",
+    "after_denial_other_tool",
+    "after_denial_answered",
+    "after_denial_step_limit",
+];
+
+/// Fills the named counts and sums that a left join left empty with zero.
+fn zero_missing(lf: LazyFrame, columns: &[&str]) -> LazyFrame {
+    let fills: Vec<Expr> =
+        columns.iter().map(|n| if n.ends_with("cost_usd") { col(*n).fill_null(lit(0.0)) } else { col(*n).fill_null(lit(0u64)) }).collect();
+    lf.with_columns(fills)
+}
+
+/// The polars part: every table from the extracted rows.
+pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
+    let order: Vec<u32> = (0..c.model_order.len() as u32).collect();
+    let models = frame(vec![col_of("model", c.model_order.clone()), col_of("order", order)])?.lazy();
+
+    let scenarios = frame(vec![
+        col_of("model", c.sc_model),
+        col_of("suite", c.sc_suite),
+        col_of("scenario", c.sc_scenario),
+        col_of("trial", c.sc_trial),
+        col_of("passed", c.sc_passed),
+        col_of("passed_no_repair", c.sc_passed_no_repair),
+        col_of("reason", c.sc_reason),
+        col_of("latency_ms", c.sc_latency),
+        col_of("cost_usd", c.sc_cost),
+    ])?;
+
+    let mut call_columns = vec![
+        col_of("model", c.call_model),
+        col_of("tool", c.call_tool),
+        col_of("invalid", c.call_invalid),
+        col_of("repaired_local", c.call_repaired_local),
+        col_of("repaired_model", c.call_repaired_model),
+        col_of("still_invalid", c.call_still_invalid),
+    ];
+    for (kind, values) in InvalidKind::ALL.iter().zip(c.call_kinds) {
+        call_columns.push(col_of(kind.as_str(), values));
+    }
+    let calls = frame(call_columns)?.lazy();
+
+    let requests = frame(vec![
+        col_of("model", c.req_model),
+        col_of("tool", c.req_tool),
+        col_of("repair", c.req_repair),
+        col_of("input_tokens", c.req_input),
+        col_of("output_tokens", c.req_output),
+        col_of("cached_input_tokens", c.req_cached),
+        col_of("cost_usd", c.req_cost),
+        col_of("latency_ms", c.req_latency),
+        col_of("request_errors", c.req_error),
+    ])?
+    .lazy();
+    let local_repairs = frame(vec![col_of("model", c.local_model), col_of("tool", c.local_tool), col_of("us", c.local_us)])?.lazy();
+    let model_repairs = frame(vec![col_of("model", c.remote_model), col_of("tool", c.remote_tool), col_of("ms", c.remote_ms)])?.lazy();
+    let local_latency = |keys: &[&str]| {
+        local_repairs
+            .clone()
+            .group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>())
+            .agg([quantile_of("us", 0.5, "repair_local_p50_us"), quantile_of("us", 0.95, "repair_local_p95_us")])
+    };
+    let model_latency = |keys: &[&str]| {
+        model_repairs
+            .clone()
+            .group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>())
+            .agg([quantile_of("ms", 0.5, "repair_model_p50_ms"), quantile_of("ms", 0.95, "repair_model_p95_ms")])
+    };
+
+    let approvals = frame(vec![
+        col_of("model", c.appr_model),
+        col_of("tool", c.appr_tool),
+        col_of("approved", c.appr_approved.clone()),
+        col_of("denied", c.appr_approved.iter().map(|a| !a).collect::<Vec<bool>>()),
+        col_of("approval_warnings", c.appr_warning),
+    ])?
+    .lazy();
+    let mut follow_columns = vec![col_of("model", c.follow_model), col_of("tool", c.follow_tool)];
+    for (b, values) in DenialBehaviour::ALL.iter().zip(c.follow_behaviour) {
+        follow_columns.push(col_of(b.column(), values));
+    }
+    let followups = frame(follow_columns)?.lazy();
+    let approval_counts = |keys: &[&str]| {
+        approvals.clone().group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>()).agg([
+            len().cast(DataType::UInt64).alias("approvals_requested"),
+            count_of("approved"),
+            count_of("denied"),
+            count_of("approval_warnings"),
+        ])
+    };
+    let followup_counts = |keys: &[&str]| {
+        followups
+            .clone()
+            .group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>())
+            .agg(DenialBehaviour::ALL.iter().map(|b| count_of(b.column())).collect::<Vec<_>>())
+    };
+
+    let left = || JoinArgs::new(JoinType::Left);
+    let on = |keys: &[&str]| keys.iter().map(|k| col(*k)).collect::<Vec<_>>();
+    let per_scenario = scenarios.clone().lazy().group_by([col("model")]).agg([
+        len().cast(DataType::UInt64).alias("scenarios"),
+        count_of("passed"),
+        count_of("passed_no_repair"),
+    ]);
+    let per_call = calls.clone().group_by([col("model")]).agg(call_aggregates());
+    let mut per_request_aggs = request_aggregates();
+    let turn_latency = |q: f64| col("latency_ms").filter(col("repair").not()).quantile(lit(q), QuantileMethod::Linear);
+    per_request_aggs.push(turn_latency(0.5).alias("latency_p50_ms"));
+    per_request_aggs.push(turn_latency(0.95).alias("latency_p95_ms"));
+    per_request_aggs.push(turn_latency(0.99).alias("latency_p99_ms"));
+    let per_request = requests.clone().group_by([col("model")]).agg(per_request_aggs);
+    let summary_columns = [
+        "model",
+        "scenarios",
+        "passed",
+        "pass_rate",
+        "passed_no_repair",
+        "pass_rate_no_repair",
+        "calls",
+        "invalid",
+        "invalid_rate",
+        "repaired_local",
+        "repaired_model",
+        "still_invalid",
+        "repair_rate",
+        "input_tokens",
+        "output_tokens",
+        "cached_input_tokens",
+        "cost_usd",
+        "repair_input_tokens",
+        "repair_output_tokens",
+        "repair_cost_usd",
+        "latency_p50_ms",
+        "latency_p95_ms",
+        "latency_p99_ms",
+        "repair_local_p50_us",
+        "repair_local_p95_us",
+        "repair_model_p50_ms",
+        "repair_model_p95_ms",
+        "request_errors",
+        "approvals_requested",
+        "approved",
+        "denied",
+        "approval_warnings",
+        "after_denial_retried_same",
+        "after_denial_retried_changed",
+        "after_denial_other_tool",
+        "after_denial_answered",
+        "after_denial_step_limit",
+    ];
+    let summary_columns: Vec<&str> = summary_columns.iter().copied().chain(InvalidKind::ALL.iter().map(|k| k.as_str())).collect();
+    let summary = zero_missing(
+        models
+            .clone()
+            .join(per_scenario, on(&["model"]), on(&["model"]), left())
+            .join(per_call, on(&["model"]), on(&["model"]), left())
+            .join(per_request, on(&["model"]), on(&["model"]), left())
+            .join(local_latency(&["model"]), on(&["model"]), on(&["model"]), left())
+            .join(model_latency(&["model"]), on(&["model"]), on(&["model"]), left())
+            .join(approval_counts(&["model"]), on(&["model"]), on(&["model"]), left())
+            .join(followup_counts(&["model"]), on(&["model"]), on(&["model"]), left()),
+        &[&COUNT_COLUMNS[..], &APPROVAL_COLUMNS[..], &InvalidKind::ALL.map(|k| k.as_str())[..]].concat(),
+    )
+    .with_column((col("repaired_local") + col("repaired_model")).alias("repaired"))
+    .with_columns([
+        rate("passed", "scenarios").alias("pass_rate"),
+        rate("passed_no_repair", "scenarios").alias("pass_rate_no_repair"),
+        rate("invalid", "calls").alias("invalid_rate"),
+        rate("repaired", "invalid").alias("repair_rate"),
+    ])
+    .sort(["order"], Default::default())
+    .select(summary_columns.iter().map(|c| col(*c)).collect::<Vec<_>>())
+    .collect()?;
+
+    let tool_keys = ["model", "tool"];
+    let per_tool_requests = requests.filter(col("tool").is_not_null()).group_by(on(&tool_keys)).agg([
+        sum_where("input_tokens", col("repair"), "repair_input_tokens"),
+        sum_where("output_tokens", col("repair"), "repair_output_tokens"),
+        sum_where("cost_usd", col("repair"), "repair_cost_usd"),
+    ]);
+    let mut tool_columns =
+        vec!["model", "tool", "calls", "invalid", "invalid_rate", "repaired_local", "repaired_model", "still_invalid", "repair_rate"];
+    tool_columns.extend(InvalidKind::ALL.iter().map(|k| k.as_str()));
+    tool_columns.extend(APPROVAL_COLUMNS);
+    tool_columns.extend([
+        "repair_input_tokens",
+        "repair_output_tokens",
+        "repair_cost_usd",
+        "repair_local_p50_us",
+        "repair_local_p95_us",
+        "repair_model_p50_ms",
+        "repair_model_p95_ms",
+    ]);
+    let by_tool = zero_missing(
+        calls
+            .group_by(on(&tool_keys))
+            .agg(call_aggregates())
+            .join(per_tool_requests, on(&tool_keys), on(&tool_keys), left())
+            .join(local_latency(&tool_keys), on(&tool_keys), on(&tool_keys), left())
+            .join(model_latency(&tool_keys), on(&tool_keys), on(&tool_keys), left())
+            .join(approval_counts(&tool_keys), on(&tool_keys), on(&tool_keys), left())
+            .join(followup_counts(&tool_keys), on(&tool_keys), on(&tool_keys), left())
+            .join(models.clone(), on(&["model"]), on(&["model"]), left()),
+        &[&["repair_input_tokens", "repair_output_tokens", "repair_cost_usd"][..], &APPROVAL_COLUMNS[..]].concat(),
+    )
+    .with_columns([rate("invalid", "calls").alias("invalid_rate"), (col("repaired_local") + col("repaired_model")).alias("repaired")])
+    .with_column(rate("repaired", "invalid").alias("repair_rate"))
+    .sort(["order", "tool"], Default::default())
+    .select(tool_columns.iter().map(|c| col(*c)).collect::<Vec<_>>())
+    .collect()?;
+
+    let scenarios = scenarios
+        .lazy()
+        .join(models.clone(), on(&["model"]), on(&["model"]), left())
+        .sort(["order", "suite", "scenario", "trial"], Default::default())
+        .select(["model", "suite", "scenario", "trial", "passed", "reason", "passed_no_repair", "latency_ms", "cost_usd"].map(col))
+        .collect()?;
+    let by_scenario = scenarios
+        .clone()
+        .lazy()
+        .group_by(on(&["model", "suite", "scenario"]))
+        .agg([
+            len().cast(DataType::UInt64).alias("trials"),
+            count_of("passed"),
+            col("cost_usd").sum(),
+            col("latency_ms").mean().alias("mean_latency_ms"),
+        ])
+        .with_columns([
+            rate("passed", "trials").alias("pass_rate"),
+            (col("passed").gt(lit(0)).and(col("passed").lt(col("trials")))).alias("flaky"),
+        ])
+        .join(models.clone(), on(&["model"]), on(&["model"]), left())
+        .sort(["order", "suite", "scenario"], Default::default())
+        .select(["model", "suite", "scenario", "trials", "passed", "pass_rate", "flaky", "cost_usd", "mean_latency_ms"].map(col))
+        .collect()?;
+    let mut suites = scenarios
+        .clone()
+        .lazy()
+        .group_by(on(&["model", "suite"]))
+        .agg([len().cast(DataType::UInt64).alias("scenarios"), count_of("passed"), col("cost_usd").sum().alias("total_cost_usd")])
+        .with_column(rate("passed", "scenarios").alias("pass_rate"))
+        .join(models, on(&["model"]), on(&["model"]), left())
+        .sort(["order", "suite"], Default::default())
+        .select(["model", "suite", "scenarios", "passed", "pass_rate", "total_cost_usd"].map(col))
+        .collect()?;
+    let repairs = frame(vec![
+        col_of("model", c.rep_model),
+        col_of("tool", c.rep_tool),
+        col_of("stage", c.rep_stage),
+        col_of("latency_us", c.rep_us),
+        col_of("succeeded", c.rep_ok),
+    ])?;
+
+    let mut summary = summary;
+    let mut by_tool = by_tool;
+    derived::extend_summary(&mut summary, &by_scenario, &c.model_tier, c.trials)?;
+    derived::extend_by_tool(&mut by_tool)?;
+    derived::extend_suites(&mut suites)?;
+    let pairs = derived::pairs(&scenarios, &c.model_order)?;
+    Ok(Tables { summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
+}

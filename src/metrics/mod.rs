@@ -1,0 +1,234 @@
+//! Metrics: the run's tables, computed with polars from `events.jsonl`
+//! alone — never from anything the runner kept on the side — so a report
+//! can be rebuilt from the events file at any time. `rows` pulls columns out
+//! of the events, `aggregate` groups them with polars, `derived` adds the
+//! statistics (intervals, pass@k, paired tests, the Pareto front).
+
+mod aggregate;
+mod derived;
+mod rows;
+
+/// Reading a table's columns as plain vectors.
+pub mod columns {
+    pub use super::derived::{bools, f64s, strings, u64s};
+}
+
+use polars::prelude::*;
+
+use crate::events::Event;
+
+/// The tables of one run.
+#[derive(Debug, Clone)]
+pub struct Tables {
+    /// One row per model.
+    pub summary: DataFrame,
+    /// One row per model × tool.
+    pub by_tool: DataFrame,
+    /// One row per model × scenario × trial.
+    pub scenarios: DataFrame,
+    /// One row per model × scenario, over trials.
+    pub by_scenario: DataFrame,
+    /// One row per model × suite.
+    pub suites: DataFrame,
+    /// One row per repair attempt (local or model), with its latency.
+    pub repairs: DataFrame,
+    /// One row per two models run on the same scenarios.
+    pub pairs: DataFrame,
+}
+
+impl Tables {
+    /// Every table with the file stem it is written under.
+    pub fn named(&self) -> [(&'static str, &DataFrame); 7] {
+        [
+            ("summary", &self.summary),
+            ("by_tool", &self.by_tool),
+            ("scenarios", &self.scenarios),
+            ("by_scenario", &self.by_scenario),
+            ("suites", &self.suites),
+            ("repairs", &self.repairs),
+            ("pairs", &self.pairs),
+        ]
+    }
+}
+
+/// Builds every table from a run's events.
+pub fn build_tables(events: &[Event]) -> PolarsResult<Tables> {
+    aggregate::aggregate(rows::Columns::from_events(events))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::events::ModelInfo;
+    use crate::events::{EventKind, RepairStage, RequestPurpose, UnitKey};
+    use crate::pipeline::StageTimings;
+    use crate::pipeline::{CallOutcome, InvalidKind};
+
+    fn unit(model: &str, scenario: &str) -> UnitKey {
+        UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: 0 }
+    }
+
+    fn ev(kind: EventKind) -> Event {
+        Event { ts_ms: 0, kind }
+    }
+
+    fn request(model: &str, input: u64, latency_ms: f64, cost_usd: f64) -> Event {
+        ev(EventKind::ModelRequest {
+            unit: unit(model, "a"),
+            step: 1,
+            purpose: RequestPurpose::Turn,
+            repair_of: None,
+            status: Some(200),
+            input_tokens: input,
+            output_tokens: 5,
+            cached_input_tokens: 0,
+            cost_usd,
+            latency_ms,
+            error: None,
+        })
+    }
+
+    fn call(model: &str, tool: &str, outcome: CallOutcome, kinds: Vec<InvalidKind>) -> Event {
+        ev(EventKind::ToolCall {
+            unit: unit(model, "a"),
+            step: 1,
+            call_id: "c".into(),
+            raw_name: tool.into(),
+            tool: tool.into(),
+            arguments: "{}".into(),
+            outcome,
+            repaired_by: (outcome == CallOutcome::Repaired).then_some(RepairStage::Local),
+            invalid_kinds: kinds,
+            issues: vec![],
+            remaining_kinds: vec![],
+            fixes: vec![],
+            timings: StageTimings::default(),
+        })
+    }
+
+    fn finished(model: &str, scenario: &str, passed: bool) -> Event {
+        ev(EventKind::ScenarioFinished { unit: unit(model, scenario), passed, reason: String::new(), steps: 1, error: false })
+    }
+
+    fn info(name: &str) -> ModelInfo {
+        ModelInfo { name: name.into(), provider: ProviderKind::Sim, model_id: name.into(), tier: Tier::Cheap, price: Prices::default() }
+    }
+
+    /// m1: 2 scenarios (1 passed), 3 calls (1 valid, 1 invalid, 1 repaired),
+    /// 4 requests with latencies 100..400 ms; m2: 1 scenario, no calls.
+    fn events() -> Vec<Event> {
+        vec![
+            ev(EventKind::RunStarted {
+                run_id: "r".into(),
+                models: vec![info("m2"), info("m1")],
+                suites: vec![],
+                trials: 1,
+                seed: 0,
+                config: String::new(),
+            }),
+            request("m1", 10, 100.0, 0.001),
+            request("m1", 20, 200.0, 0.002),
+            request("m1", 30, 300.0, 0.003),
+            request("m1", 40, 400.0, 0.004),
+            request("m2", 7, 50.0, 0.5),
+            call("m1", "read_file", CallOutcome::Valid, vec![]),
+            call("m1", "read_file", CallOutcome::Invalid, vec![InvalidKind::ParseError]),
+            call("m1", "Bash", CallOutcome::Repaired, vec![InvalidKind::MissingRequired, InvalidKind::WrongType]),
+            finished("m1", "a", true),
+            finished("m1", "b", false),
+            finished("m2", "a", true),
+        ]
+    }
+
+    fn f64_at(df: &DataFrame, column: &str, row: usize) -> f64 {
+        df.column(column).unwrap().get(row).unwrap().extract::<f64>().unwrap()
+    }
+
+    #[test]
+    fn summary_matches_a_hand_computed_case() {
+        let t = build_tables(&events()).unwrap();
+        let s = &t.summary;
+        // Models keep the configured order: m2 first.
+        assert_eq!(s.column("model").unwrap().str().unwrap().get(0), Some("m2"));
+        assert_eq!(f64_at(s, "scenarios", 1), 2.0);
+        assert_eq!(f64_at(s, "passed", 1), 1.0);
+        assert_eq!(f64_at(s, "pass_rate", 1), 0.5);
+        assert_eq!(f64_at(s, "calls", 1), 3.0);
+        assert_eq!(f64_at(s, "invalid", 1), 2.0);
+        assert!((f64_at(s, "invalid_rate", 1) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(f64_at(s, "input_tokens", 1), 100.0);
+        assert!((f64_at(s, "cost_usd", 1) - 0.010).abs() < 1e-12);
+        // Linear interpolation: p50 of 100,200,300,400 = 250; p95 at rank 2.85 = 385.
+        assert_eq!(f64_at(s, "latency_p50_ms", 1), 250.0);
+        assert!((f64_at(s, "latency_p95_ms", 1) - 385.0).abs() < 1e-9);
+        // A model without calls has zero counts and rate, not nulls.
+        assert_eq!(f64_at(s, "calls", 0), 0.0);
+        assert_eq!(f64_at(s, "invalid_rate", 0), 0.0);
+        assert_eq!(f64_at(s, "pass_rate", 0), 1.0);
+    }
+
+    /// Two models, three scenarios, two trials each:
+    /// m1 passes a twice, b once (flaky), c never; m2 passes a twice, b never, c twice.
+    #[test]
+    fn trials_give_pass_k_flakiness_intervals_and_pairs() {
+        let mut events = vec![ev(EventKind::RunStarted {
+            run_id: "r".into(),
+            models: vec![info("m1"), info("m2")],
+            suites: vec![],
+            trials: 2,
+            seed: 0,
+            config: String::new(),
+        })];
+        let verdicts = [
+            ("m1", [("a", [true, true]), ("b", [true, false]), ("c", [false, false])]),
+            ("m2", [("a", [true, true]), ("b", [false, false]), ("c", [true, true])]),
+        ];
+        for (model, scenarios) in verdicts {
+            for (scenario, trials) in scenarios {
+                for (trial, passed) in trials.into_iter().enumerate() {
+                    let unit = UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: trial as u32 };
+                    events.push(ev(EventKind::ScenarioFinished { unit, passed, reason: String::new(), steps: 1, error: false }));
+                }
+            }
+        }
+        let t = build_tables(&events).unwrap();
+        let s = &t.summary;
+        // m1: 3 of 6 runs passed. Wilson(3, 6) = [0.18761, 0.81239].
+        assert_eq!(f64_at(s, "pass_rate", 0), 0.5);
+        assert!((f64_at(s, "pass_rate_lo", 0) - 0.18761).abs() < 1e-4 && (f64_at(s, "pass_rate_hi", 0) - 0.81239).abs() < 1e-4);
+        // pass^2 = mean(C(2,2)/C(2,2), C(1,2)/C(2,2), 0) = 1/3; pass@2 = mean(1, 1, 0) = 2/3.
+        assert!((f64_at(s, "pass_hat_k", 0) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((f64_at(s, "pass_at_k", 0) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(f64_at(s, "flaky", 0), 1.0);
+        assert_eq!(f64_at(s, "flaky", 1), 0.0);
+        // Pairs on the 6 shared runs: both a×2; only m1: b trial 0; only m2: c×2; neither: b trial 1.
+        let p = &t.pairs;
+        assert_eq!(p.height(), 1);
+        assert_eq!(
+            (f64_at(p, "both_passed", 0), f64_at(p, "only_a", 0), f64_at(p, "only_b", 0), f64_at(p, "neither", 0)),
+            (2.0, 1.0, 2.0, 1.0)
+        );
+        // McNemar exact, b = 1, c = 2: 2 · (1 + 3) / 8 = 1 → capped at 1.
+        assert_eq!(f64_at(p, "p_value", 0), 1.0);
+        assert_eq!(t.by_scenario.height(), 6);
+        assert_eq!(t.suites.height(), 2);
+    }
+
+    #[test]
+    fn by_tool_counts_each_invalid_kind() {
+        let t = build_tables(&events()).unwrap();
+        let b = &t.by_tool;
+        assert_eq!(b.height(), 2);
+        // Sorted by tool: Bash, read_file.
+        assert_eq!(b.column("tool").unwrap().str().unwrap().get(0), Some("Bash"));
+        assert_eq!(f64_at(b, "calls", 0), 1.0);
+        assert_eq!(f64_at(b, "missing_required", 0), 1.0);
+        assert_eq!(f64_at(b, "wrong_type", 0), 1.0);
+        assert_eq!(f64_at(b, "calls", 1), 2.0);
+        assert_eq!(f64_at(b, "invalid", 1), 1.0);
+        assert_eq!(f64_at(b, "parse_error", 1), 1.0);
+        assert_eq!(f64_at(b, "invalid_rate", 1), 0.5);
+        assert_eq!(t.scenarios.height(), 3);
+    }
+}
