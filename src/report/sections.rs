@@ -5,7 +5,10 @@
 
 use polars::prelude::*;
 
+use std::collections::HashMap;
+
 use crate::events::DenialBehaviour;
+use crate::metrics::columns::{bools, f64s, strings};
 use crate::metrics::Tables;
 use crate::pipeline::InvalidKind;
 
@@ -43,9 +46,50 @@ fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResul
     Ok((kept, note))
 }
 
+/// "lo–hi" of an interval's two columns, as text.
+fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<String>> {
+    let (lo, hi) = (f64s(df, &format!("{rate}_lo"))?, f64s(df, &format!("{rate}_hi"))?);
+    Ok(lo.iter().zip(hi).map(|(l, h)| format!("{l:.2}–{h:.2}")).collect())
+}
+
+/// Strong models against cheap ones, paired on the runs both made.
+fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
+    let tiers: HashMap<String, String> = strings(&tables.summary, "model")?.into_iter().zip(strings(&tables.summary, "tier")?).collect();
+    let p = &tables.pairs;
+    let (a, b) = (strings(p, "model_a")?, strings(p, "model_b")?);
+    let mask: Vec<bool> = a.iter().zip(&b).map(|(a, b)| tiers.get(a) != tiers.get(b)).collect();
+    if !mask.contains(&true) {
+        return Ok(None);
+    }
+    let rows = p.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
+    let mut s = section(
+        "Strong vs cheap, paired on the same runs (McNemar's exact test)",
+        rows,
+        &[
+            ("model_a", "model a"),
+            ("model_b", "model b"),
+            ("shared", "runs"),
+            ("pass_rate_a", "pass a"),
+            ("pass_rate_b", "pass b"),
+            ("only_a", "only a"),
+            ("only_b", "only b"),
+            ("p_value", "p"),
+            ("cost_ratio", "cost a/b"),
+        ],
+    );
+    s.note = Some("p: chance of a split this uneven if both models were equally good; cost a/b on the shared runs".into());
+    Ok(Some(s))
+}
+
 /// The sections of a report, in reading order.
 pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
-    let s = &tables.summary;
+    let mut s = tables.summary.clone();
+    let ci = interval_text(&s, "pass_rate")?;
+    s.with_column(Column::from(Series::new("pass_ci".into(), ci)))?;
+    let pareto = bools(&s, "pareto")?;
+    let marked: Vec<String> = strings(&s, "model")?.into_iter().zip(pareto).map(|(m, p)| if p { format!("{m} *") } else { m }).collect();
+    s.with_column(Column::from(Series::new("model_marked".into(), marked)))?;
+    let s = &s;
     let mut out = vec![
         section(
             "Per model: calls and outcomes",
@@ -54,6 +98,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
                 ("model", "model"),
                 ("scenarios", "runs"),
                 ("pass_rate", "pass"),
+                ("pass_ci", "95% CI"),
                 ("pass_rate_no_repair", "pass w/o repair"),
                 ("calls", "calls"),
                 ("invalid_rate", "invalid rate"),
@@ -63,10 +108,10 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
             ],
         ),
         section(
-            "Per model: tokens, cost and latency",
+            "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
             s.clone(),
             &[
-                ("model", "model"),
+                ("model_marked", "model"),
                 ("input_tokens", "in tok"),
                 ("output_tokens", "out tok"),
                 ("cost_usd", "cost $"),
@@ -78,6 +123,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
             ],
         ),
     ];
+    out.extend(strong_vs_cheap(tables)?);
     if total(s, "approvals_requested")? > 0 {
         let mut columns = vec![("model", "model"), ("approvals_requested", "asked"), ("approved", "approved"), ("denied", "denied")];
         if total(s, "approval_warnings")? > 0 {

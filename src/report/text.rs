@@ -18,6 +18,10 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
         AnyValue::Float64(x) => {
             if column.contains("rate") {
                 format!("{x:.3}")
+            } else if column == "p_value" {
+                format!("{x:.3}")
+            } else if column.ends_with("_ratio") {
+                format!("{x:.1}×")
             } else if column.contains("cost") {
                 format!("{x:.4}")
             } else if column.ends_with("_ms") {
