@@ -16,9 +16,7 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
         AnyValue::Null => "—".into(),
         AnyValue::Boolean(b) => if b { "yes" } else { "no" }.into(),
         AnyValue::Float64(x) => {
-            if column.contains("rate") {
-                format!("{x:.3}")
-            } else if column == "p_value" {
+            if column.contains("rate") || column == "p_value" {
                 format!("{x:.3}")
             } else if column.ends_with("_ratio") {
                 format!("{x:.1}×")
