@@ -206,46 +206,8 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
     per_request_aggs.push(turn_latency(0.95).alias("latency_p95_ms"));
     per_request_aggs.push(turn_latency(0.99).alias("latency_p99_ms"));
     let per_request = requests.clone().group_by([col("model")]).agg(per_request_aggs);
-    let summary_columns = [
-        "model",
-        "scenarios",
-        "passed",
-        "pass_rate",
-        "passed_no_repair",
-        "pass_rate_no_repair",
-        "calls",
-        "invalid",
-        "invalid_rate",
-        "repaired_local",
-        "repaired_model",
-        "still_invalid",
-        "repair_rate",
-        "input_tokens",
-        "output_tokens",
-        "cached_input_tokens",
-        "cost_usd",
-        "repair_input_tokens",
-        "repair_output_tokens",
-        "repair_cost_usd",
-        "latency_p50_ms",
-        "latency_p95_ms",
-        "latency_p99_ms",
-        "repair_local_p50_us",
-        "repair_local_p95_us",
-        "repair_model_p50_ms",
-        "repair_model_p95_ms",
-        "request_errors",
-        "approvals_requested",
-        "approved",
-        "denied",
-        "approval_warnings",
-        "after_denial_retried_same",
-        "after_denial_retried_changed",
-        "after_denial_other_tool",
-        "after_denial_answered",
-        "after_denial_step_limit",
-    ];
-    let summary_columns: Vec<&str> = summary_columns.iter().copied().chain(InvalidKind::ALL.iter().map(|k| k.as_str())).collect();
+    // Every summary column but those `derived` adds afterwards.
+    let summary_columns: Vec<&str> = derived::SUMMARY_ORDER.iter().copied().filter(|c| !derived::DERIVED.contains(c)).collect();
     let summary = zero_missing(
         models
             .clone()

@@ -106,6 +106,26 @@ pub(super) fn extend_summary(
     Ok(())
 }
 
+/// The summary columns computed here rather than aggregated by polars.
+pub(super) const DERIVED: [&str; 16] = [
+    "tier",
+    "pass_rate_lo",
+    "pass_rate_hi",
+    "pass_rate_no_repair_lo",
+    "pass_rate_no_repair_hi",
+    "k",
+    "pass_at_k",
+    "pass_hat_k",
+    "flaky",
+    "invalid_rate_lo",
+    "invalid_rate_hi",
+    "repair_rate_lo",
+    "repair_rate_hi",
+    "total_cost_usd",
+    "cost_per_passed_usd",
+    "pareto",
+];
+
 /// The summary's columns in reading order: each rate beside its interval.
 pub(super) const SUMMARY_ORDER: [&str; 60] = [
     "model",
