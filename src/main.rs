@@ -122,6 +122,11 @@ struct RunArgs {
     approve: Option<ApprovalMode>,
 }
 
+/// The terminal's width; piped output is not cut.
+fn terminal_width() -> usize {
+    console::Term::stdout().size_checked().map_or(usize::MAX, |(_, cols)| usize::from(cols))
+}
+
 fn load_config(path: Option<&std::path::Path>) -> Result<(Config, String), ExitCode> {
     Config::discover(path).map_err(|e| {
         eprintln!("error: {e}");
@@ -193,7 +198,7 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     })?;
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;
     let latest = runner::update_latest(&config.run.out_dir, &folder.dir).map_err(|e| fail(&e))?;
-    println!("{}", report::terminal::render_tables(&tables).map_err(|e| fail(&e))?);
+    println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
     Ok(())
 }
@@ -203,7 +208,7 @@ fn rerender(run_dir: PathBuf) -> Result<(), ExitCode> {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    let text = report::terminal::render_tables(&tables).map_err(|e| {
+    let text = report::terminal::render_tables(&tables, terminal_width()).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(1)
     })?;

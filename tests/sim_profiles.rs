@@ -56,6 +56,13 @@ async fn profiles_land_near_their_configured_rates() {
     // The eager model fails no-call scenarios at about its unwanted-call rate.
     let eager = names.iter().position(|n| n == "sim-cheap-eager").unwrap();
     assert!(pass_rate[eager] < pass_rate[strong]);
+
+    // The terminal tables fit an 80- and a 120-column terminal.
+    for width in [80, 120] {
+        let text = calltape::report::terminal::render_tables(&tables, width).unwrap();
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= width, "a line of {widest} columns at width {width}:\n{text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

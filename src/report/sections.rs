@@ -42,7 +42,7 @@ fn total(df: &DataFrame, column: &str) -> PolarsResult<u64> {
 fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResult<(DataFrame, Option<String>)> {
     let kept = df.clone().lazy().filter(col(column).gt(lit(0))).collect()?;
     let omitted = df.height() - kept.height();
-    let note = (omitted > 0).then(|| format!("({omitted} model × tool rows with no {what} not shown; all rows are in {csv})"));
+    let note = (omitted > 0).then(|| format!("({omitted} rows without {what} not shown; see {csv})"));
     Ok((kept, note))
 }
 
@@ -77,7 +77,7 @@ fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
             ("cost_ratio", "cost a/b"),
         ],
     );
-    s.note = Some("p: chance of a split this uneven if both models were equally good; cost a/b on the shared runs".into());
+    s.note = Some("p: McNemar's exact p-value; cost a/b over the shared runs".into());
     Ok(Some(s))
 }
 

@@ -6,13 +6,25 @@ use super::sections::{sections, Section};
 use super::text::text_table;
 use crate::metrics::Tables;
 
-fn render(section: &Section) -> PolarsResult<String> {
+/// One section as aligned text no wider than `width`: columns that do not
+/// fit are left off from the right (they are all in report.md and the CSV).
+fn render(section: &Section, width: usize) -> PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
-    let labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
-    let t = text_table(&section.frame, &names)?;
-    let widths: Vec<usize> = (0..labels.len())
+    let mut labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
+    let mut t = text_table(&section.frame, &names)?;
+    let mut widths: Vec<usize> = (0..labels.len())
         .map(|i| t.rows.iter().map(|r| r[i].chars().count()).chain([labels[i].chars().count()]).max().unwrap_or(0))
         .collect();
+    let mut hidden = 0;
+    while widths.len() > 2 && widths.iter().sum::<usize>() + 2 * (widths.len() - 1) > width {
+        widths.pop();
+        labels.pop();
+        t.numeric.pop();
+        for row in &mut t.rows {
+            row.pop();
+        }
+        hidden += 1;
+    }
     let line = |cells: &[&str]| -> String {
         let parts: Vec<String> = cells
             .iter()
@@ -35,11 +47,14 @@ fn render(section: &Section) -> PolarsResult<String> {
         out.push_str(note);
         out.push('\n');
     }
+    if hidden > 0 {
+        out.push_str(&format!("({hidden} more columns in report.md and the CSV files)\n"));
+    }
     Ok(out)
 }
 
-/// Every section as terminal text (each under 120 columns).
-pub fn render_tables(tables: &Tables) -> PolarsResult<String> {
-    let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(render).collect::<PolarsResult<_>>()?;
+/// Every section as terminal text, each at most `width` columns wide.
+pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
+    let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, width)).collect::<PolarsResult<_>>()?;
     Ok(rendered.join("\n"))
 }
