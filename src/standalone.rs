@@ -16,9 +16,10 @@ use crate::scenario::{compile_tool, Tool, ToolSpec};
 /// The name given to the tool whose schema is checked.
 const TOOL_NAME: &str = "tool";
 
-/// A tool for a bare parameters schema; no schema accepts any object.
+/// A tool for a bare parameters schema; without one, any JSON value is
+/// accepted (only the syntax is repaired).
 pub fn tool_for_schema(schema: Option<&Value>) -> Result<Arc<Tool>, String> {
-    let parameters = schema.cloned().unwrap_or_else(|| json!({"type": "object"}));
+    let parameters = schema.cloned().unwrap_or_else(|| json!({}));
     let spec = ToolSpec { name: TOOL_NAME.into(), description: String::new(), parameters, sensitive: false };
     compile_tool(spec).map(Arc::new)
 }

@@ -75,6 +75,7 @@ fn kind_name<T: Serialize>(kind: &T) -> String {
 /// Microseconds spent in each stage.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageTimings {
+    /// Name matching beyond an exact name (0 for exact names, which are not timed).
     pub resolve_us: f64,
     pub parse_us: f64,
     pub validate_us: f64,
@@ -195,10 +196,17 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         timings: StageTimings::default(),
     };
 
+    // An exact name is one string comparison: not worth a clock read on the hot path.
     let mut clock = Lap(Instant::now());
-    let name_repair = if repairing { resolve::NameRepair::On } else { resolve::NameRepair::Off };
-    let (tool, name_match) = resolve::resolve_tool(&call.name, tools, name_repair);
-    v.timings.resolve_us = clock.lap();
+    let (tool, name_match) = match tools.iter().find(|t| t.spec.name == call.name) {
+        Some(t) => (Some(t), NameMatch::Exact),
+        None => {
+            let name_repair = if repairing { resolve::NameRepair::On } else { resolve::NameRepair::Off };
+            let resolved = resolve::resolve_tool(&call.name, tools, name_repair);
+            v.timings.resolve_us = clock.lap();
+            resolved
+        }
+    };
     v.name_match = name_match;
     let Some(tool) = tool else {
         if !repairing {

@@ -149,12 +149,16 @@ impl<'a> Fixer<'a> {
         }
     }
 
-    /// Whether the value's JSON type is one the schema allows.
+    /// Whether the value's JSON type is one the schema allows (no allocation: a hot path).
     fn type_fits(&self, schema: &Value, value: &Value) -> bool {
         let schema = if schema.get("$ref").is_some() { self.resolve(schema, value) } else { schema };
-        let types = Self::types(schema);
         let t = type_of(value);
-        types.is_empty() || types.contains(&t) || (t == "integer" && types.contains(&"number"))
+        let fits = |allowed: &str| allowed == t || (t == "integer" && allowed == "number");
+        match schema.get("type") {
+            Some(Value::String(allowed)) => fits(allowed),
+            Some(Value::Array(allowed)) => allowed.iter().filter_map(Value::as_str).any(fits),
+            _ => true,
+        }
     }
 
     /// Fixes `value` in place against `schema`, recording each fix.

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# How fast is calltape's local repair next to the usual tools? Runs the same
+# inputs through calltape (the whole local pipeline: resolve, parse, validate,
+# local repair; and parsing alone), Python json_repair and JS jsonrepair. Each
+# is timed per call inside its own process, start-up excluded, fastest of
+# ROUNDS rounds, and the ratios are printed, then the same as Markdown.
+# Two input sets: the jsonrepair test corpus (417 inputs, no schema) and 200
+# tool-call arguments with their schemas (benches/compare_repair/make_inputs.py).
+#
+# usage: bash benches/compare_repair.sh      (ROUNDS=N to change; default 5)
+# Needs cargo, python3 and node/npm; the first run installs the pinned
+# json-repair (PyPI) and jsonrepair (npm) into $cache, later runs reuse them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-5}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/calltape-bench
+py_version=0.64.6   # json-repair on PyPI; pinned so figures stay comparable
+js_version=3.15.0   # jsonrepair on npm
+here=benches/compare_repair
+
+echo "building calltape (release)…" >&2
+cargo build --release --quiet
+
+# Reuse the cached installs only when they hold the pinned versions.
+if ! "$cache/venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('json-repair') != '$py_version')" 2>/dev/null; then
+  echo "installing json-repair==$py_version into $cache/venv…" >&2
+  python3 -m venv "$cache/venv"
+  "$cache/venv/bin/pip" install --quiet "json-repair==$py_version"
+fi
+if [ "$(node -p "require('$cache/node/node_modules/jsonrepair/package.json').version" 2>/dev/null)" != "$js_version" ]; then
+  echo "installing jsonrepair@$js_version into $cache/node…" >&2
+  mkdir -p "$cache/node"
+  (cd "$cache/node" && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --silent --save-exact "jsonrepair@$js_version" >/dev/null)
+fi
+# The Node timer has to sit next to node_modules for `import 'jsonrepair'` to resolve.
+cp "$here/time_node.mjs" "$cache/node/"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$here/make_inputs.py" tests/fixtures/json-repair/jsonrepair.jsonl "$work"
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || echo unknown)
+load=$(cut -d' ' -f1-3 /proc/loadavg)   # before timing: a busy machine skews every column
+echo "timing ($rounds rounds per tool and input set)…" >&2
+for set in corpus tool_calls; do
+  {
+    target/release/calltape repair --batch "$work/$set.jsonl" --time "$rounds"
+    "$cache/venv/bin/python" "$here/time_python.py" "$work/$set.jsonl" "$rounds"
+    node "$cache/node/time_node.mjs" "$work/$set.jsonl" "$rounds"
+  } >"$work/$set.times"
+done
+
+python3 "$here/report.py" "$work" "$rounds" \
+  "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds)" \
+  "Machine: $cpu, $(nproc) cores, load average $load" \
+  "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version"

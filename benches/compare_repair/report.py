@@ -1,0 +1,49 @@
+"""Prints the comparison: a plain table per input set, then the same figures
+as Markdown for the README.
+
+usage: report.py WORK_DIR ROUNDS HEADER...
+  WORK_DIR/<set>.times holds three JSON lines: calltape, Python, JS timings.
+  HEADER lines (machine, versions, command) are printed above both forms.
+"""
+import json
+import sys
+
+SETS = {"corpus": "jsonrepair corpus, no schema", "tool_calls": "tool-call arguments, with schemas"}
+
+
+def ratio(x):
+    return f"{x:.0f}×" if x >= 10 else f"{x:.1f}×"
+
+
+def load(work):
+    for name, label in SETS.items():
+        with open(f"{work}/{name}.times") as f:
+            ours, py, js = (json.loads(line) for line in f)
+        yield label, ours["inputs"], ours["pipeline_mean_us"], ours["parse_mean_us"], py["mean_us"], js["mean_us"]
+
+
+def main():
+    work, rounds, header = sys.argv[1], sys.argv[2], sys.argv[3:]
+    rows = list(load(work))
+    print("\n".join(header))
+    for label, n, pipe, parse, py, js in rows:
+        print(f"\n{label} ({n} inputs; µs per call, fastest of {rounds} rounds)")
+        print(f"  {'':24}{'µs/call':>10}{'Python ÷':>10}{'JS ÷':>8}")
+        print(f"  {'calltape pipeline':24}{pipe:10.2f}{ratio(py / pipe):>10}{ratio(js / pipe):>8}")
+        print(f"  {'calltape parse only':24}{parse:10.2f}{ratio(py / parse):>10}{ratio(js / parse):>8}")
+        print(f"  {'Python json_repair':24}{py:10.2f}")
+        print(f"  {'JS jsonrepair':24}{js:10.2f}")
+
+    print("\n--- Markdown ---\n")
+    print("\n".join(f"{line}  " for line in header))  # trailing spaces: Markdown line breaks
+    print()
+    print("| inputs | calltape pipeline µs | calltape parse µs | Python json_repair µs | JS jsonrepair µs "
+          "| Python ÷ pipeline | JS ÷ pipeline | Python ÷ parse | JS ÷ parse |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, n, pipe, parse, py, js in rows:
+        print(f"| {label} ({n}) | {pipe:.2f} | {parse:.2f} | {py:.1f} | {js:.2f} "
+              f"| {ratio(py / pipe)} | {ratio(js / pipe)} | {ratio(py / parse)} | {ratio(js / parse)} |")
+
+
+if __name__ == "__main__":
+    main()
