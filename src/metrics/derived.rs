@@ -48,6 +48,11 @@ where
     Ok(())
 }
 
+/// Calls repaired locally or by a model, per row.
+fn repaired(df: &DataFrame) -> PolarsResult<Vec<u64>> {
+    Ok(u64s(df, "repaired_local")?.iter().zip(u64s(df, "repaired_model")?).map(|(a, b)| a + b).collect())
+}
+
 /// Adds `{rate}_lo` and `{rate}_hi`: the 95% Wilson interval of `hits` / `of`.
 fn add_interval(df: &mut DataFrame, rate: &str, hits: &[u64], of: &[u64]) -> PolarsResult<()> {
     let (lo, hi): (Vec<f64>, Vec<f64>) = hits.iter().zip(of).map(|(h, n)| stats::wilson(*h, *n)).unzip();
@@ -65,7 +70,7 @@ pub(super) fn extend_summary(
     let models = strings(summary, "model")?;
     let (runs, passed, passed_no_repair) = (u64s(summary, "scenarios")?, u64s(summary, "passed")?, u64s(summary, "passed_no_repair")?);
     let (calls, invalid) = (u64s(summary, "calls")?, u64s(summary, "invalid")?);
-    let repaired: Vec<u64> = u64s(summary, "repaired_local")?.iter().zip(u64s(summary, "repaired_model")?).map(|(a, b)| a + b).collect();
+    let repaired = repaired(summary)?;
     add_interval(summary, "pass_rate", &passed, &runs)?;
     add_interval(summary, "pass_rate_no_repair", &passed_no_repair, &runs)?;
     add_interval(summary, "invalid_rate", &invalid, &calls)?;
@@ -193,7 +198,7 @@ pub(super) const SUMMARY_ORDER: [&str; 60] = [
 /// Adds intervals of the per-tool rates.
 pub(super) fn extend_by_tool(by_tool: &mut DataFrame) -> PolarsResult<()> {
     let (calls, invalid) = (u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
-    let repaired: Vec<u64> = u64s(by_tool, "repaired_local")?.iter().zip(u64s(by_tool, "repaired_model")?).map(|(a, b)| a + b).collect();
+    let repaired = repaired(by_tool)?;
     add_interval(by_tool, "invalid_rate", &invalid, &calls)?;
     add_interval(by_tool, "repair_rate", &repaired, &invalid)
 }
