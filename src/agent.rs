@@ -57,7 +57,7 @@ impl Unit<'_> {
             Ok(r) => (Some(r.status), r.latency_ms),
             Err(_) => (None, 0.0),
         };
-        let turn = sent.map_err(|e| e.to_string()).and_then(|r| endpoint.provider.parse_response(&r).map_err(|e| e.to_string()));
+        let turn = sent.map_err(|e| e.to_string()).and_then(|r| endpoint.provider.parse_response(request, &r).map_err(|e| e.to_string()));
         let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
         self.events.emit(EventKind::ModelRequest {
             unit: self.key.clone(),
@@ -298,7 +298,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         if turn.tool_calls.is_empty() {
             u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&[]), &mut transcript)?;
             transcript.final_text = turn.text.clone();
-            messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![] });
+            messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
             match followups.next() {
                 Some(f) => {
                     messages.push(ChatMessage::User { content: f.clone() });
@@ -308,7 +308,11 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             }
         }
         let context = messages.clone();
-        messages.push(ChatMessage::Assistant { content: turn.text.clone(), tool_calls: turn.tool_calls.clone() });
+        messages.push(ChatMessage::Assistant {
+            content: turn.text.clone(),
+            tool_calls: turn.tool_calls.clone(),
+            provider_state: turn.provider_state.clone(),
+        });
         let mut this_turn: Vec<MadeCall> = Vec::new();
         let mut denied_now: Vec<(MadeCall, String)> = Vec::new();
         for call in &turn.tool_calls {

@@ -16,10 +16,26 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum ChatMessage {
-    System { content: String },
-    User { content: String },
-    Assistant { content: Option<String>, tool_calls: Vec<ToolCall> },
-    Tool { call_id: String, name: String, content: String },
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: Option<String>,
+        tool_calls: Vec<ToolCall>,
+        /// What the provider needs back verbatim with this message (Gemini's
+        /// parts with their `thoughtSignature`, Anthropic's content blocks such
+        /// as `server_tool_use`), opaque to everything but the adapter.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider_state: Option<serde_json::Value>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+    },
 }
 
 /// A tool as offered to a model.
@@ -56,4 +72,10 @@ pub struct ModelTurn {
     pub tool_calls: Vec<ToolCall>,
     pub usage: Usage,
     pub finish_reason: Option<String>,
+    /// Reasoning text the provider returned beside the answer (`reasoning_content`, thinking blocks).
+    pub reasoning: Option<String>,
+    /// See `ChatMessage::Assistant::provider_state`.
+    pub provider_state: Option<serde_json::Value>,
+    /// Time to the first streamed event, for streaming responses.
+    pub ttft_ms: Option<f64>,
 }

@@ -156,6 +156,10 @@ pub enum ProviderKind {
     Sim,
     /// OpenAI Chat Completions and compatible servers.
     Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini generateContent.
+    Gemini,
 }
 
 /// Whether a model is the cheap or the strong side of a comparison.
@@ -201,6 +205,9 @@ pub struct ModelConfig {
     /// Request timeout in seconds.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// Ask for a streamed (SSE) response.
+    #[serde(default)]
+    pub stream: bool,
     /// The behaviour of a simulated model.
     #[serde(default)]
     pub sim: Option<crate::sim::SimProfile>,

@@ -17,7 +17,7 @@ use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
 use crate::pipeline::RepairRules;
 use crate::provider::openai::OpenAi;
 use crate::provider::Provider;
-use crate::scenario::Suite;
+use crate::scenario::{Scenario, Suite};
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
 
@@ -65,7 +65,7 @@ pub fn new_run_id() -> String {
 fn check_model(model: &ModelConfig) -> Result<(), RunError> {
     match model.provider {
         ProviderKind::Sim => Ok(()),
-        ProviderKind::Openai => Err(RunError::Model {
+        ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Gemini => Err(RunError::Model {
             model: model.name.clone(),
             message: "live providers are not available in this build yet; use provider = \"sim\"".into(),
         }),
@@ -134,11 +134,8 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                     let scenario = scenario.clone();
                     tasks.spawn(async move {
                         let _permit = limit.acquire_owned().await.expect("semaphore never closes");
-                        let sim = |m: &Arc<ModelConfig>| {
-                            SimTransport::new(m.clone(), scenario.clone(), config.run.seed, trial)
-                                .expect("sim models were checked to have a profile")
-                        };
-                        let (transport, repair_transport) = (sim(&model), sim(&repairer));
+                        let transport = transport_for(&model, &scenario, &config, trial);
+                        let repair_transport = transport_for(&repairer, &scenario, &config, trial);
                         let key =
                             UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
                         let unit = Unit {
@@ -146,11 +143,11 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                             scenario: &scenario,
                             config: &config,
                             rules: &rules,
-                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: &transport as &dyn Transport },
+                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: transport.as_ref() },
                             repairer: Endpoint {
                                 model: &repairer,
                                 provider: repair_provider.as_ref(),
-                                transport: &repair_transport as &dyn Transport,
+                                transport: repair_transport.as_ref(),
                             },
                             person: person.as_deref(),
                             events: &events,
@@ -179,6 +176,11 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     }
     events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
     Ok(RunFolder { run_id, dir, units: total })
+}
+
+/// The transport one (model, scenario, trial) unit sends its requests through.
+fn transport_for(model: &Arc<ModelConfig>, scenario: &Arc<Scenario>, config: &Config, trial: u32) -> Box<dyn Transport> {
+    Box::new(SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial).expect("sim models were checked to have a profile"))
 }
 
 /// Replaces `out_dir/latest` with a copy of the run folder's files.

@@ -19,6 +19,7 @@ pub enum ProviderError {
 pub trait Provider: Send + Sync {
     /// The HTTP request for a chat request.
     fn build_request(&self, request: &ChatRequest) -> HttpRequest;
-    /// The model's turn in an HTTP response.
-    fn parse_response(&self, response: &HttpResponse) -> Result<ModelTurn, ProviderError>;
+    /// The model's turn in the HTTP response to `request` (the request lets
+    /// an adapter map tool names it had to rename on the way out back again).
+    fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError>;
 }

@@ -44,7 +44,7 @@ impl Provider for OpenAi {
         }
     }
 
-    fn parse_response(&self, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
+    fn parse_response(&self, _request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
         let body = match &response.body {
             ResponseBody::Json(v) => v,
             ResponseBody::Text(t) => {
@@ -54,6 +54,8 @@ impl Provider for OpenAi {
                     ProviderError::Shape(format!("body is not JSON: {}", truncate(t, 120)))
                 })
             }
+            // Streaming is assembled by the streaming adapter (issue 4); until then say so.
+            ResponseBody::Events(_) => return Err(ProviderError::Shape("streamed responses are not supported yet".into())),
         };
         if response.status >= 400 {
             let message = body
@@ -98,6 +100,7 @@ pub fn parse_completion(body: &Value) -> Result<ModelTurn, ProviderError> {
         tool_calls,
         usage: parse_usage(body.get("usage")),
         finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
+        ..Default::default()
     })
 }
 
@@ -115,7 +118,7 @@ fn message_json(m: &ChatMessage) -> Value {
     match m {
         ChatMessage::System { content } => json!({"role": "system", "content": content}),
         ChatMessage::User { content } => json!({"role": "user", "content": content}),
-        ChatMessage::Assistant { content, tool_calls } => {
+        ChatMessage::Assistant { content, tool_calls, .. } => {
             let mut v = json!({"role": "assistant", "content": content});
             if !tool_calls.is_empty() {
                 v["tool_calls"] = tool_calls
@@ -175,6 +178,8 @@ mod tests {
             body: ResponseBody::Json(json!({"error": {"code": 500, "message": "boom"}})),
             latency_ms: 1.0,
         };
-        assert_eq!(p.parse_response(&resp).unwrap_err(), ProviderError::Status { status: 500, message: "boom".into() });
+        let request =
+            ChatRequest { model_id: "m".into(), messages: vec![], tools: vec![], temperature: None, max_tokens: None, seed: None };
+        assert_eq!(p.parse_response(&request, &resp).unwrap_err(), ProviderError::Status { status: 500, message: "boom".into() });
     }
 }

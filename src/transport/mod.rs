@@ -3,11 +3,14 @@
 //! the adapters, so replay exercises the same parsing code as a live run.
 
 pub mod sim;
+pub mod sse;
 
 use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::Value;
+
+pub use sse::SseEvent;
 
 /// An HTTP request as a provider adapter builds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +27,8 @@ pub enum ResponseBody {
     Json(Value),
     /// A body that is not JSON, kept as text for the error message.
     Text(String),
+    /// A streamed (`text/event-stream`) body: its events, each with its arrival offset.
+    Events(Vec<SseEvent>),
 }
 
 /// An HTTP response, with how long it took.
