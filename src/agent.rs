@@ -70,6 +70,7 @@ impl Unit<'_> {
             cached_input_tokens: usage.cached_input_tokens,
             cost_usd: cost_usd(&usage, &endpoint.model.price),
             latency_ms,
+            ttft_ms: turn.as_ref().ok().and_then(|t| t.ttft_ms),
             error: turn.as_ref().err().cloned(),
         })?;
         Ok(Answer { turn, latency_ms })
@@ -284,8 +285,8 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             messages: messages.clone(),
             tools: tools.clone(),
             temperature: u.endpoint.model.temperature,
-            max_tokens: None,
-            seed: None,
+            max_tokens: u.endpoint.model.max_tokens,
+            seed: u.endpoint.model.seed,
         };
         let turn = match u.ask(u.endpoint, &request, steps, None).await?.turn {
             Ok(t) => t,

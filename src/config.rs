@@ -208,12 +208,34 @@ pub struct ModelConfig {
     /// Ask for a streamed (SSE) response.
     #[serde(default)]
     pub stream: bool,
+    /// Retries of a request that failed with 429, 5xx, a timeout or a connection error.
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+    /// Requests per minute this model may be sent (unlimited if unset).
+    #[serde(default)]
+    pub requests_per_minute: Option<u32>,
+    /// Tokens per minute (estimated from request size) this model may be sent.
+    #[serde(default)]
+    pub tokens_per_minute: Option<u64>,
+    /// Upper bound on output tokens per request.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Sampling seed sent with each request, where the provider accepts one.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Extra HTTP headers (e.g. OpenRouter's `HTTP-Referer`); never put keys here.
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
     /// The behaviour of a simulated model.
     #[serde(default)]
     pub sim: Option<crate::sim::SimProfile>,
 }
 
 fn default_concurrency() -> usize {
+    4
+}
+
+fn default_max_retries() -> u32 {
     4
 }
 
@@ -297,6 +319,26 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The commented live-model examples must stay valid: uncomment every
+    /// `# key = value` line after the first commented `[[models]]` and parse.
+    #[test]
+    fn commented_live_examples_parse_when_uncommented() {
+        let start = EMBEDDED_DEFAULT.find("# [[models]]").expect("the default has commented examples");
+        let text: String = EMBEDDED_DEFAULT[start..]
+            .lines()
+            .filter_map(|l| l.strip_prefix("# ").filter(|l| l.starts_with('[') || l.contains(" = ")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let c = Config::parse(&text, "examples").unwrap();
+        let providers: Vec<ProviderKind> = c.models.iter().map(|m| m.provider).collect();
+        assert!(providers.contains(&ProviderKind::Openai) && providers.contains(&ProviderKind::Anthropic));
+        assert!(
+            providers.contains(&ProviderKind::Gemini) && c.models.len() == 5,
+            "{:?}",
+            c.models.iter().map(|m| &m.name).collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn embedded_default_parses() {

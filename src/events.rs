@@ -119,6 +119,9 @@ pub enum EventKind {
         cached_input_tokens: u64,
         cost_usd: f64,
         latency_ms: f64,
+        /// Time to the first streamed event (streaming requests only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttft_ms: Option<f64>,
         error: Option<String>,
     },
     ToolCall {

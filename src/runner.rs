@@ -2,6 +2,7 @@
 //! model's limit, into a run folder — `reports/<run-id>/` with
 //! `events.jsonl` and the tables — and a copy at `reports/latest/`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,6 +19,7 @@ use crate::pipeline::RepairRules;
 use crate::provider::openai::OpenAi;
 use crate::provider::Provider;
 use crate::scenario::{Scenario, Suite};
+use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
 
@@ -64,10 +66,10 @@ pub fn new_run_id() -> String {
 
 fn check_model(model: &ModelConfig) -> Result<(), RunError> {
     match model.provider {
-        ProviderKind::Sim => Ok(()),
-        ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Gemini => Err(RunError::Model {
+        ProviderKind::Sim | ProviderKind::Openai => Ok(()),
+        ProviderKind::Anthropic | ProviderKind::Gemini => Err(RunError::Model {
             model: model.name.clone(),
-            message: "live providers are not available in this build yet; use provider = \"sim\"".into(),
+            message: "this provider's adapter is not in this build yet; use provider = \"openai\" or \"sim\"".into(),
         }),
     }
 }
@@ -81,6 +83,7 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     for m in &config.models {
         check_model(m)?;
     }
+    let live = Arc::new(live_transports(&config.models)?);
     let total: u64 =
         config.models.len() as u64 * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>() * u64::from(config.run.trials);
     let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
@@ -114,7 +117,8 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     let config = Arc::new(config.clone());
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
     let provider_for = |m: &ModelConfig| -> Arc<dyn Provider> {
-        Arc::new(OpenAi { base_url: m.base_url.clone().unwrap_or_else(|| "sim://local/v1".into()) })
+        let default_base = if m.provider == ProviderKind::Sim { "sim://local/v1" } else { "https://api.openai.com/v1" };
+        Arc::new(OpenAi { base_url: m.base_url.clone().unwrap_or_else(|| default_base.into()) })
     };
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
@@ -130,12 +134,13 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                 for trial in 0..config.run.trials {
                     let (model, limit, provider, events, config, progress, rules) =
                         (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone(), rules.clone());
-                    let (repairer, repair_provider, person) = (repairer.clone(), repair_provider.clone(), person.clone());
+                    let (repairer, repair_provider, person, live) =
+                        (repairer.clone(), repair_provider.clone(), person.clone(), live.clone());
                     let scenario = scenario.clone();
                     tasks.spawn(async move {
                         let _permit = limit.acquire_owned().await.expect("semaphore never closes");
-                        let transport = transport_for(&model, &scenario, &config, trial);
-                        let repair_transport = transport_for(&repairer, &scenario, &config, trial);
+                        let transport = transport_for(&model, &scenario, &config, trial, &live);
+                        let repair_transport = transport_for(&repairer, &scenario, &config, trial, &live);
                         let key =
                             UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
                         let unit = Unit {
@@ -178,9 +183,33 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     Ok(RunFolder { run_id, dir, units: total })
 }
 
+/// The live transports of the run's models that talk over HTTP, one per
+/// model, so each model's rate limits hold across all its units.
+type LiveTransports = HashMap<String, Arc<LiveTransport>>;
+
+fn live_transports(models: &[ModelConfig]) -> Result<LiveTransports, RunError> {
+    let mut live = HashMap::new();
+    for m in models.iter().filter(|m| m.provider != ProviderKind::Sim) {
+        let transport = LiveTransport::for_model(m).map_err(|e| RunError::Model { model: m.name.clone(), message: e.to_string() })?;
+        live.insert(m.name.clone(), Arc::new(transport));
+    }
+    Ok(live)
+}
+
 /// The transport one (model, scenario, trial) unit sends its requests through.
-fn transport_for(model: &Arc<ModelConfig>, scenario: &Arc<Scenario>, config: &Config, trial: u32) -> Box<dyn Transport> {
-    Box::new(SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial).expect("sim models were checked to have a profile"))
+fn transport_for(
+    model: &Arc<ModelConfig>,
+    scenario: &Arc<Scenario>,
+    config: &Config,
+    trial: u32,
+    live: &LiveTransports,
+) -> Arc<dyn Transport> {
+    match live.get(&model.name) {
+        Some(t) => t.clone(),
+        None => Arc::new(
+            SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial).expect("sim models were checked to have a profile"),
+        ),
+    }
 }
 
 /// Replaces `out_dir/latest` with a copy of the run folder's files.

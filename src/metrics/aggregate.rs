@@ -146,6 +146,7 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
         col_of("cached_input_tokens", c.req_cached),
         col_of("cost_usd", c.req_cost),
         col_of("latency_ms", c.req_latency),
+        col_of("ttft_ms", c.req_ttft),
         col_of("request_errors", c.req_error),
     ])?
     .lazy();
@@ -205,6 +206,10 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
     per_request_aggs.push(turn_latency(0.5).alias("latency_p50_ms"));
     per_request_aggs.push(turn_latency(0.95).alias("latency_p95_ms"));
     per_request_aggs.push(turn_latency(0.99).alias("latency_p99_ms"));
+    // Null for models that did not stream: there is no first token to time.
+    let ttft = |q: f64| col("ttft_ms").filter(col("repair").not()).quantile(lit(q), QuantileMethod::Linear);
+    per_request_aggs.push(ttft(0.5).alias("ttft_p50_ms"));
+    per_request_aggs.push(ttft(0.95).alias("ttft_p95_ms"));
     let per_request = requests.clone().group_by([col("model")]).agg(per_request_aggs);
     // Every summary column but those `derived` adds afterwards.
     let summary_columns: Vec<&str> = derived::SUMMARY_ORDER.iter().copied().filter(|c| !derived::DERIVED.contains(c)).collect();

@@ -132,7 +132,7 @@ pub(super) const DERIVED: [&str; 16] = [
 ];
 
 /// The summary's columns in reading order: each rate beside its interval.
-pub(super) const SUMMARY_ORDER: [&str; 60] = [
+pub(super) const SUMMARY_ORDER: [&str; 62] = [
     "model",
     "tier",
     "scenarios",
@@ -179,6 +179,8 @@ pub(super) const SUMMARY_ORDER: [&str; 60] = [
     "latency_p50_ms",
     "latency_p95_ms",
     "latency_p99_ms",
+    "ttft_p50_ms",
+    "ttft_p95_ms",
     "repair_local_p50_us",
     "repair_local_p95_us",
     "repair_model_p50_ms",

@@ -85,6 +85,7 @@ mod tests {
             cached_input_tokens: 0,
             cost_usd,
             latency_ms,
+            ttft_ms: None,
             error: None,
         })
     }

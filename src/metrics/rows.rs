@@ -42,6 +42,7 @@ pub(super) struct Columns {
     pub(super) req_cached: Vec<u64>,
     pub(super) req_cost: Vec<f64>,
     pub(super) req_latency: Vec<f64>,
+    pub(super) req_ttft: Vec<Option<f64>>,
     pub(super) req_error: Vec<bool>,
     pub(super) local_model: Vec<String>,
     pub(super) local_tool: Vec<String>,
@@ -147,6 +148,7 @@ impl Columns {
                     cached_input_tokens,
                     cost_usd,
                     latency_ms,
+                    ttft_ms,
                     error,
                     ..
                 } => {
@@ -158,6 +160,7 @@ impl Columns {
                     c.req_cached.push(*cached_input_tokens);
                     c.req_cost.push(*cost_usd);
                     c.req_latency.push(*latency_ms);
+                    c.req_ttft.push(*ttft_ms);
                     c.req_error.push(error.is_some());
                 }
                 EventKind::ToolApproval { unit, tool, approved, warning, .. } => {

@@ -2,6 +2,9 @@
 //! goes out, a response comes back. The cassette layer will sit here, under
 //! the adapters, so replay exercises the same parsing code as a live run.
 
+pub mod limit;
+pub mod live;
+pub mod retry;
 pub mod sim;
 pub mod sse;
 

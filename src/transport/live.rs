@@ -1,0 +1,170 @@
+//! The live transport: real HTTP through reqwest, with the API key from the
+//! environment, a timeout, retries with backoff on 429/5xx/connection
+//! errors, and per-model rate limits. Streamed bodies are split into SSE
+//! events as they arrive, each stamped with its offset, so time to first
+//! token is measured and a stream cut off mid-way still yields what came.
+
+use std::time::{Duration, Instant};
+
+use super::limit::{estimate_tokens, RateLimiter};
+use super::retry::{is_retryable_status, retry_after, RetryPolicy};
+use super::sse::SseParser;
+use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, TransportError};
+use crate::config::{ModelConfig, ProviderKind};
+use crate::sim::rng::Rng;
+
+/// Why a live transport could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("model {model:?}: the environment variable {variable} is not set; export it with the API key (calltape never reads keys from files)")]
+    MissingKey { model: String, variable: String },
+    #[error("model {model:?}: cannot build the HTTP client: {message}")]
+    Client { model: String, message: String },
+}
+
+/// Real HTTP for one model, shared by all its units.
+pub struct LiveTransport {
+    client: reqwest::Client,
+    /// The header carrying the API key, if the model needs one.
+    auth: Option<(String, String)>,
+    extra_headers: Vec<(String, String)>,
+    limiter: RateLimiter,
+    retry: RetryPolicy,
+    timeout: Duration,
+}
+
+impl LiveTransport {
+    /// The transport for `model`, reading its key from the environment.
+    pub fn for_model(model: &ModelConfig) -> Result<LiveTransport, LiveError> {
+        let auth = match &model.api_key_env {
+            Some(variable) => {
+                let key = std::env::var(variable)
+                    .ok()
+                    .filter(|k| !k.trim().is_empty())
+                    .ok_or_else(|| LiveError::MissingKey { model: model.name.clone(), variable: variable.clone() })?;
+                Some(auth_header(model.provider, key.trim()))
+            }
+            None => None,
+        };
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
+            .build()
+            .map_err(|e| LiveError::Client { model: model.name.clone(), message: e.to_string() })?;
+        Ok(LiveTransport {
+            client,
+            auth,
+            extra_headers: model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            limiter: RateLimiter::new(model.requests_per_minute, model.tokens_per_minute),
+            retry: RetryPolicy { max_retries: model.max_retries, ..RetryPolicy::default() },
+            timeout: Duration::from_secs(model.timeout_secs.max(1)),
+        })
+    }
+
+    /// Replaces the retry policy (tests use short waits).
+    pub fn with_retry(mut self, retry: RetryPolicy) -> LiveTransport {
+        self.retry = retry;
+        self
+    }
+
+    /// One attempt, with no retry.
+    async fn send_once(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
+        let started = Instant::now();
+        let elapsed_ms = || started.elapsed().as_secs_f64() * 1e3;
+        let method = reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+        let mut builder = self.client.request(method, &request.url).timeout(self.timeout).json(&request.body);
+        for (name, value) in request.headers.iter().chain(&self.extra_headers).chain(self.auth.iter()) {
+            builder = builder.header(name, value);
+        }
+        let mut response = builder.send().await.map_err(|e| self.classify(e))?;
+        let status = response.status().as_u16();
+        let headers: Vec<(String, String)> =
+            response.headers().iter().map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
+        let streamed = headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
+        let body = if streamed {
+            let mut parser = SseParser::new();
+            let mut events = Vec::new();
+            loop {
+                match response.chunk().await {
+                    Ok(Some(bytes)) => events.extend(parser.feed(&bytes, elapsed_ms())),
+                    Ok(None) => break,
+                    // A stream cut off mid-way keeps what arrived: the adapter
+                    // hands truncated arguments to the repair pipeline.
+                    Err(e) if !events.is_empty() => {
+                        let _ = e;
+                        break;
+                    }
+                    Err(e) => return Err(self.classify(e)),
+                }
+            }
+            events.extend(parser.finish(elapsed_ms()));
+            ResponseBody::Events(events)
+        } else {
+            let bytes = response.bytes().await.map_err(|e| self.classify(e))?;
+            match serde_json::from_slice(&bytes) {
+                Ok(json) => ResponseBody::Json(json),
+                Err(_) => ResponseBody::Text(String::from_utf8_lossy(&bytes).into_owned()),
+            }
+        };
+        Ok(HttpResponse { status, headers, body, latency_ms: elapsed_ms() })
+    }
+
+    fn classify(&self, e: reqwest::Error) -> TransportError {
+        if e.is_timeout() {
+            TransportError::Timeout(self.timeout.as_secs())
+        } else {
+            // reqwest's own message is terse ("error sending request"); its source says why.
+            let mut message = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                message = format!("{message}: {s}");
+                source = s.source();
+            }
+            TransportError::Connection(message)
+        }
+    }
+}
+
+impl Transport for LiveTransport {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
+        Box::pin(async move {
+            let tokens = estimate_tokens(request.body.to_string().len());
+            let mut rng = Rng::from_parts(&[&request.url, &format!("{:?}", Instant::now())]);
+            let mut retry = 0;
+            loop {
+                self.limiter.acquire(tokens).await;
+                let result = self.send_once(request).await;
+                let wait = match &result {
+                    Ok(r) if is_retryable_status(r.status) && !is_rejected_model_output(r) => retry_after(&r.headers),
+                    Ok(_) => return result,
+                    Err(_) => None,
+                };
+                if retry >= self.retry.max_retries {
+                    return result;
+                }
+                tokio::time::sleep(self.retry.delay(retry, wait, &mut rng)).await;
+                retry += 1;
+            }
+        })
+    }
+}
+
+/// The header a provider expects the API key in.
+pub fn auth_header(kind: ProviderKind, key: &str) -> (String, String) {
+    match kind {
+        ProviderKind::Anthropic => ("x-api-key".into(), key.into()),
+        ProviderKind::Gemini => ("x-goog-api-key".into(), key.into()),
+        ProviderKind::Openai | ProviderKind::Sim => ("authorization".into(), format!("Bearer {key}")),
+    }
+}
+
+/// A server that parses tool calls itself (llama.cpp) answers 500 when the
+/// model's output is not a valid call. That is the model's answer, not a
+/// network fault: retrying would only ask the same question again.
+pub fn is_rejected_model_output(response: &HttpResponse) -> bool {
+    let text = match &response.body {
+        ResponseBody::Json(v) => v.pointer("/error/message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
+        ResponseBody::Text(t) => t.clone(),
+        ResponseBody::Events(_) => return false,
+    };
+    response.status == 500 && (text.contains("does not match the expected") || text.contains("Failed to parse tool call"))
+}
