@@ -155,6 +155,16 @@ async fn the_key_comes_from_the_named_variable_and_goes_in_the_header() {
     let transport = LiveTransport::for_model(&config).unwrap();
     assert_eq!(transport.send(&request(&server)).await.unwrap().status, 200);
 
+    // A server that echoes the key in an error does not get it past the transport.
+    let echo = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(json!({"error": {"message": "Incorrect API key provided: sk-test-123"}})))
+        .mount(&echo)
+        .await;
+    let transport = LiveTransport::for_model(&model_config(&echo.uri(), "api_key_env = \"CALLTAPE_TEST_KEY_A\"\nmax_retries = 0")).unwrap();
+    let response = transport.send(&request(&echo)).await.unwrap();
+    assert_eq!(response.body, ResponseBody::Json(json!({"error": {"message": "Incorrect API key provided: [redacted]"}})));
+
     let config = model_config(&server.uri(), "api_key_env = \"CALLTAPE_TEST_KEY_UNSET\"");
     let message = LiveTransport::for_model(&config).err().unwrap().to_string();
     assert!(message.contains("CALLTAPE_TEST_KEY_UNSET") && message.contains("\"live\""), "{message}");

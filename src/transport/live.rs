@@ -27,6 +27,8 @@ pub struct LiveTransport {
     client: reqwest::Client,
     /// The header carrying the API key, if the model needs one.
     auth: Option<(String, String)>,
+    /// The key itself, only to redact it from what the server sends back.
+    key: Option<String>,
     extra_headers: Vec<(String, String)>,
     limiter: RateLimiter,
     retry: RetryPolicy,
@@ -36,16 +38,17 @@ pub struct LiveTransport {
 impl LiveTransport {
     /// The transport for `model`, reading its key from the environment.
     pub fn for_model(model: &ModelConfig) -> Result<LiveTransport, LiveError> {
-        let auth = match &model.api_key_env {
-            Some(variable) => {
-                let key = std::env::var(variable)
+        let key = match &model.api_key_env {
+            Some(variable) => Some(
+                std::env::var(variable)
                     .ok()
-                    .filter(|k| !k.trim().is_empty())
-                    .ok_or_else(|| LiveError::MissingKey { model: model.name.clone(), variable: variable.clone() })?;
-                Some(auth_header(model.provider, key.trim()))
-            }
+                    .map(|k| k.trim().to_string())
+                    .filter(|k| !k.is_empty())
+                    .ok_or_else(|| LiveError::MissingKey { model: model.name.clone(), variable: variable.clone() })?,
+            ),
             None => None,
         };
+        let auth = key.as_deref().map(|k| auth_header(model.provider, k));
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
             .build()
@@ -53,6 +56,7 @@ impl LiveTransport {
         Ok(LiveTransport {
             client,
             auth,
+            key,
             extra_headers: model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             limiter: RateLimiter::new(model.requests_per_minute, model.tokens_per_minute),
             retry: RetryPolicy { max_retries: model.max_retries, ..RetryPolicy::default() },
@@ -85,7 +89,7 @@ impl LiveTransport {
             let mut events = Vec::new();
             loop {
                 match response.chunk().await {
-                    Ok(Some(bytes)) => events.extend(parser.feed(&bytes, elapsed_ms())),
+                    Ok(Some(bytes)) => events.extend(parser.feed(&self.redact(&bytes), elapsed_ms())),
                     Ok(None) => break,
                     // A stream cut off mid-way keeps what arrived: the adapter
                     // hands truncated arguments to the repair pipeline.
@@ -100,12 +104,23 @@ impl LiveTransport {
             ResponseBody::Events(events)
         } else {
             let bytes = response.bytes().await.map_err(|e| self.classify(e))?;
+            let bytes = self.redact(&bytes);
             match serde_json::from_slice(&bytes) {
                 Ok(json) => ResponseBody::Json(json),
                 Err(_) => ResponseBody::Text(String::from_utf8_lossy(&bytes).into_owned()),
             }
         };
         Ok(HttpResponse { status, headers, body, latency_ms: elapsed_ms() })
+    }
+
+    /// A server that echoes the key back (some error messages do) must not
+    /// get it into events, reports or cassettes.
+    fn redact(&self, bytes: &[u8]) -> Vec<u8> {
+        let Some(key) = self.key.as_deref().filter(|k| k.len() >= 8) else { return bytes.to_vec() };
+        match std::str::from_utf8(bytes) {
+            Ok(text) if text.contains(key) => text.replace(key, "[redacted]").into_bytes(),
+            _ => bytes.to_vec(),
+        }
     }
 
     fn classify(&self, e: reqwest::Error) -> TransportError {
