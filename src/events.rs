@@ -204,6 +204,29 @@ pub enum EventKind {
         units: u64,
         elapsed_ms: f64,
     },
+    /// The run was stopped (Ctrl-C, SIGTERM) before every unit ran;
+    /// `calltape run --resume` runs the rest.
+    RunInterrupted {
+        completed: u64,
+        remaining: u64,
+    },
+}
+
+impl EventKind {
+    /// The unit an event belongs to, if any.
+    pub fn unit(&self) -> Option<&UnitKey> {
+        match self {
+            EventKind::ScenarioStarted { unit }
+            | EventKind::ModelRequest { unit, .. }
+            | EventKind::ToolCall { unit, .. }
+            | EventKind::ToolRepair { unit, .. }
+            | EventKind::ToolApproval { unit, .. }
+            | EventKind::DenialFollowup { unit, .. }
+            | EventKind::ToolExecuted { unit, .. }
+            | EventKind::ScenarioFinished { unit, .. } => Some(unit),
+            EventKind::RunStarted { .. } | EventKind::RunFinished { .. } | EventKind::RunInterrupted { .. } => None,
+        }
+    }
 }
 
 /// An event with its wall-clock time (milliseconds since the Unix epoch).
@@ -240,9 +263,20 @@ impl EventLog {
         Ok(EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) })
     }
 
+    /// Opens an existing events file to add to it (a resumed run).
+    pub fn append(path: &Path) -> Result<EventLog, EventsError> {
+        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+        Ok(EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) })
+    }
+
     /// Appends one event and flushes it to disk.
     pub fn emit(&self, kind: EventKind) -> Result<(), EventsError> {
-        let line = serde_json::to_string(&Event { ts_ms: now_ms(), kind }).expect("events serialise");
+        self.emit_event(&Event { ts_ms: now_ms(), kind })
+    }
+
+    /// Appends an event as it is, with its own time (merging runs).
+    pub fn emit_event(&self, event: &Event) -> Result<(), EventsError> {
+        let line = serde_json::to_string(event).expect("events serialise");
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|source| EventsError::Io { path: self.path.clone(), source })
     }

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use calltape::config::{ApprovalMode, Config, RepairMode};
 use calltape::pipeline::RepairRules;
-use calltape::{events, metrics, report, runner, scenario, standalone};
+use calltape::{events, metrics, plan, report, runner, scenario, standalone};
 
 #[derive(Parser)]
 #[command(name = "calltape", version, about = "Replay-and-evaluation harness for tool-calling language models")]
@@ -30,6 +30,15 @@ enum Command {
     },
     /// Compare two run folders; exit 1 when a [gate] threshold is crossed, 2 for bad input.
     Compare(CompareArgs),
+    /// Join the runs of the shards of one plan (`run --shard i/n`) into one run folder.
+    Merge {
+        /// The shards' run folders.
+        #[arg(required = true)]
+        run_dirs: Vec<PathBuf>,
+        /// Where the merged run folder goes (default: reports).
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Validate suites: exits 1 and lists every problem (file:line:col) if any.
     Check {
         /// Suite folders (default: the configured suites).
@@ -120,6 +129,14 @@ struct RunArgs {
     /// Approval mode for every scenario: auto, deny, script or interactive.
     #[arg(long, value_enum)]
     approve: Option<ApprovalMode>,
+    /// Run only shard i of n (e.g. 2/4): scenarios split by a hash of their id,
+    /// the same on every machine; `calltape merge` joins the shards' runs.
+    #[arg(long, value_name = "i/n")]
+    shard: Option<calltape::plan::Shard>,
+    /// Finish an interrupted run: runs only the units of RUN_DIR that did not
+    /// complete, with the plan it was started with (other flags are refused).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["config", "suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard"])]
+    resume: Option<PathBuf>,
 }
 
 /// The terminal's width; piped output is not cut.
@@ -146,10 +163,68 @@ fn print_load_errors(errors: &[scenario::LoadError]) {
 }
 
 async fn run(args: RunArgs) -> Result<(), ExitCode> {
+    let usage = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    };
+    let (plan, target_dir) = match args.resume {
+        Some(dir) => (plan::RunPlan::load(&dir).map_err(|e| usage(&e))?, Some(dir)),
+        None => (new_plan(args)?, None),
+    };
+    let suites = plan.suites().map_err(|e| match e {
+        plan::PlanError::Load(text) => {
+            eprintln!("{}", text.lines().map(|l| format!("error: {l}")).collect::<Vec<_>>().join("\n"));
+            eprintln!("fix them and run again (`calltape check` lists them too)");
+            ExitCode::from(2)
+        }
+        e => usage(&e),
+    })?;
+    let config = plan.effective_config();
+    let target = match target_dir {
+        Some(dir) => {
+            let done = plan::prepare_resume(&dir).map_err(|e| usage(&e))?;
+            eprintln!("resuming {}: {} units already done", dir.display(), done.len());
+            runner::RunTarget::Resume { dir, done }
+        }
+        None => runner::RunTarget::New(&plan),
+    };
+    let folder =
+        runner::run(&config, &plan.config_origin, &suites, std::io::stderr().is_terminal(), target).await.map_err(|e| match e {
+            // Asked for something this environment cannot give: a usage error.
+            runner::RunError::NoTerminal(_) => usage(&e),
+            e => fail(&e),
+        })?;
+    let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;
+    let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
+    let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
+    println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
+    if folder.remaining > 0 {
+        println!(
+            "interrupted: {} of {} units done → {} (copied to {})",
+            folder.units - folder.remaining,
+            folder.units,
+            folder.dir.display(),
+            latest.display()
+        );
+        eprintln!("resume with: calltape run --resume {}", folder.dir.display());
+        return Err(ExitCode::from(130));
+    }
+    println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
+    Ok(())
+}
+
+/// The plan of a new run: the configuration with the flags applied.
+fn new_plan(args: RunArgs) -> Result<plan::RunPlan, ExitCode> {
     let (mut config, origin) = load_config(args.config.as_deref())?;
     if !args.suites.is_empty() {
         config.run.suites = args.suites;
     }
+    // Absolute suite paths, so `--resume` finds them from any directory.
+    config.run.suites = config.run.suites.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
     if let Some(t) = args.trials {
         config.run.trials = t.max(1);
     }
@@ -165,41 +240,24 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     if let Some(r) = args.repair {
         config.pipeline.repair = r;
     }
-    config.approval.mode_override = args.approve;
     config.select_models(&args.models).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    let mut suites = load_suites(&config.run.suites).map_err(|errors| {
-        print_load_errors(&errors);
+    Ok(plan::RunPlan { config, config_origin: origin, approve: args.approve, filters: args.filters, shard: args.shard })
+}
+
+fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
+    let folder = calltape::merge::merge_runs(run_dirs, out).map_err(|e| {
+        eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    if !args.filters.is_empty() {
-        for suite in &mut suites {
-            suite.scenarios.retain(|s| args.filters.iter().any(|f| calltape::check::glob_matches(f, &s.id)));
-        }
-        suites.retain(|s| !s.scenarios.is_empty());
-        if suites.is_empty() {
-            eprintln!("error: no scenario id matches {:?}", args.filters);
-            return Err(ExitCode::from(2));
-        }
-    }
-    let fail = |e: &dyn std::fmt::Display| {
+    rerender(folder.dir.clone())?;
+    let latest = runner::update_latest(out, &folder.dir).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(1)
-    };
-    let folder = runner::run(&config, &origin, &suites, std::io::stderr().is_terminal()).await.map_err(|e| match e {
-        // Asked for something this environment cannot give: a usage error.
-        runner::RunError::NoTerminal(_) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        e => fail(&e),
     })?;
-    let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;
-    let latest = runner::update_latest(&config.run.out_dir, &folder.dir).map_err(|e| fail(&e))?;
-    println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
-    println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
+    println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());
     Ok(())
 }
 
@@ -322,6 +380,7 @@ async fn main() -> ExitCode {
         Command::Report { run_dir } => rerender(run_dir),
         Command::Compare(args) => compare(args),
         Command::Check { paths, config } => check(paths, config),
+        Command::Merge { run_dirs, out } => merge(&run_dirs, &out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

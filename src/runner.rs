@@ -2,7 +2,7 @@
 //! model's limit, into a run folder — `reports/<run-id>/` with
 //! `events.jsonl` and the tables — and a copy at `reports/latest/`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,7 +15,9 @@ use crate::approver::{NoTerminal, PersonApprover};
 use crate::config::ApprovalMode;
 use crate::config::{Config, ModelConfig, ProviderKind};
 use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
+use crate::interrupt::{self, StopFlag};
 use crate::pipeline::RepairRules;
+use crate::plan::RunPlan;
 use crate::provider::openai::OpenAi;
 use crate::provider::Provider;
 use crate::scenario::{Scenario, Suite};
@@ -38,12 +40,24 @@ pub enum RunError {
     NoTerminal(#[from] NoTerminal),
 }
 
-/// Where a finished run was written.
+/// Where a run was written.
 #[derive(Debug, Clone)]
 pub struct RunFolder {
     pub run_id: String,
     pub dir: PathBuf,
+    /// Every unit of the plan.
     pub units: u64,
+    /// Units not run because the run was stopped (0: it is complete).
+    pub remaining: u64,
+}
+
+/// A new run, or the rest of an interrupted one.
+pub enum RunTarget<'a> {
+    /// A new folder under `out_dir`, with this plan saved in it.
+    New(&'a RunPlan),
+    /// An existing folder whose `done` units are not run again
+    /// (see `plan::prepare_resume`).
+    Resume { dir: PathBuf, done: HashSet<UnitKey> },
 }
 
 /// A run id from the wall clock: `YYYYMMDD-HHMMSS-mmm` (UTC).
@@ -76,7 +90,13 @@ fn check_model(model: &ModelConfig) -> Result<(), RunError> {
 
 /// Runs every unit and writes `events.jsonl` into a new run folder under
 /// `config.run.out_dir`. Tables are built afterwards from the events.
-pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_progress: bool) -> Result<RunFolder, RunError> {
+pub async fn run(
+    config: &Config,
+    config_origin: &str,
+    suites: &[Suite],
+    show_progress: bool,
+    target: RunTarget<'_>,
+) -> Result<RunFolder, RunError> {
     if config.models.is_empty() {
         return Err(RunError::NoModels);
     }
@@ -96,22 +116,26 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
         || (config.approval.mode_override.is_none()
             && suites.iter().flat_map(|s| &s.scenarios).any(|s| s.approvals.mode == Some(ApprovalMode::Interactive)));
     let person = if interactive { Some(Arc::new(PersonApprover::on_terminal(progress.clone())?)) } else { None };
-    let run_id = new_run_id();
-    let dir = config.run.out_dir.join(&run_id);
-    std::fs::create_dir_all(&dir).map_err(|source| RunError::Folder { path: dir.clone(), source })?;
-    let events = Arc::new(EventLog::create(&dir.join("events.jsonl"))?);
-    events.emit(EventKind::RunStarted {
-        run_id: run_id.clone(),
-        models: config
-            .models
-            .iter()
-            .map(|m| ModelInfo { name: m.name.clone(), provider: m.provider, model_id: m.model_id.clone(), tier: m.tier, price: m.price })
-            .collect(),
-        suites: suites.iter().map(|s| s.name.clone()).collect(),
-        trials: config.run.trials,
-        seed: config.run.seed,
-        config: config_origin.to_string(),
-    })?;
+    let (run_id, dir, events, done) = match target {
+        RunTarget::Resume { dir, done } => {
+            let run_id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let events = Arc::new(EventLog::append(&dir.join("events.jsonl"))?);
+            (run_id, dir, events, done)
+        }
+        RunTarget::New(plan) => {
+            let run_id = new_run_id();
+            let dir = config.run.out_dir.join(&run_id);
+            std::fs::create_dir_all(&dir).map_err(|source| RunError::Folder { path: dir.clone(), source })?;
+            plan.save(&dir).map_err(|e| RunError::Folder { path: dir.clone(), source: std::io::Error::other(e.to_string()) })?;
+            let events = Arc::new(EventLog::create(&dir.join("events.jsonl"))?);
+            emit_run_started(&events, &run_id, config, config_origin, suites)?;
+            (run_id, dir, events, HashSet::new())
+        }
+    };
+    let stop = StopFlag::default();
+    let listener = interrupt::listen(stop.clone(), progress.clone());
+    progress.set_position(done.len() as u64);
+    let done = Arc::new(done);
 
     let started = Instant::now();
     let config = Arc::new(config.clone());
@@ -132,6 +156,11 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
         for suite in suites {
             for scenario in &suite.scenarios {
                 for trial in 0..config.run.trials {
+                    let key = UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
+                    if done.contains(&key) {
+                        continue;
+                    }
+                    let stop = stop.clone();
                     let (model, limit, provider, events, config, progress, rules) =
                         (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone(), rules.clone());
                     let (repairer, repair_provider, person, live) =
@@ -139,10 +168,11 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                     let scenario = scenario.clone();
                     tasks.spawn(async move {
                         let _permit = limit.acquire_owned().await.expect("semaphore never closes");
+                        if stop.is_set() {
+                            return Ok(false);
+                        }
                         let transport = transport_for(&model, &scenario, &config, trial, &live);
                         let repair_transport = transport_for(&repairer, &scenario, &config, trial, &live);
-                        let key =
-                            UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
                         let unit = Unit {
                             key,
                             scenario: &scenario,
@@ -159,28 +189,35 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                         };
                         let result = run_unit(&unit).await;
                         progress.inc(1);
-                        result
+                        result.map(|_| true)
                     });
                 }
             }
         }
     }
     let mut first_error = None;
+    let mut completed = done.len() as u64;
     while let Some(joined) = tasks.join_next().await {
         match joined {
-            Ok(Ok(_)) => {}
+            Ok(Ok(ran)) => completed += u64::from(ran),
             Ok(Err(e)) => {
                 first_error.get_or_insert(RunError::Events(e));
             }
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         }
     }
+    listener.abort();
     progress.finish_and_clear();
     if let Some(e) = first_error {
         return Err(e);
     }
-    events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
-    Ok(RunFolder { run_id, dir, units: total })
+    let remaining = total - completed;
+    if remaining > 0 {
+        events.emit(EventKind::RunInterrupted { completed, remaining })?;
+    } else {
+        events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
+    }
+    Ok(RunFolder { run_id, dir, units: total, remaining })
 }
 
 /// The live transports of the run's models that talk over HTTP, one per
@@ -194,6 +231,21 @@ fn live_transports(models: &[ModelConfig]) -> Result<LiveTransports, RunError> {
         live.insert(m.name.clone(), Arc::new(transport));
     }
     Ok(live)
+}
+
+fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_origin: &str, suites: &[Suite]) -> Result<(), EventsError> {
+    events.emit(EventKind::RunStarted {
+        run_id: run_id.to_string(),
+        models: config
+            .models
+            .iter()
+            .map(|m| ModelInfo { name: m.name.clone(), provider: m.provider, model_id: m.model_id.clone(), tier: m.tier, price: m.price })
+            .collect(),
+        suites: suites.iter().map(|s| s.name.clone()).collect(),
+        trials: config.run.trials,
+        seed: config.run.seed,
+        config: config_origin.to_string(),
+    })
 }
 
 /// The transport one (model, scenario, trial) unit sends its requests through.

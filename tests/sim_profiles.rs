@@ -23,7 +23,10 @@ async fn profiles_land_near_their_configured_rates() {
     config.run.trials = TRIALS;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let suites = scenario::load_suites(&[root.join("scenarios/coding")]).unwrap();
-    let folder = runner::run(&config, "test", &suites, false).await.unwrap();
+    let folder =
+        runner::run(&config, "test", &suites, false, runner::RunTarget::New(&calltape::plan::RunPlan::whole(config.clone(), "test")))
+            .await
+            .unwrap();
     let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
     let tables = metrics::build_tables(&events).unwrap();
 
@@ -74,7 +77,10 @@ async fn same_seed_same_tables() {
         let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
         let out = tempfile::tempdir().unwrap();
         config.run.out_dir = out.path().to_path_buf();
-        let folder = runner::run(&config, "test", &suites, false).await.unwrap();
+        let folder =
+            runner::run(&config, "test", &suites, false, runner::RunTarget::New(&calltape::plan::RunPlan::whole(config.clone(), "test")))
+                .await
+                .unwrap();
         let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
         tables.push(metrics::build_tables(&events).unwrap());
     }

@@ -59,28 +59,13 @@ pub(super) struct Columns {
     pub(super) follow_behaviour: Vec<Vec<bool>>, // one column per DenialBehaviour::ALL
 }
 
-/// The unit an event belongs to, if any.
-fn unit_of(kind: &EventKind) -> Option<&UnitKey> {
-    match kind {
-        EventKind::ScenarioStarted { unit }
-        | EventKind::ModelRequest { unit, .. }
-        | EventKind::ToolCall { unit, .. }
-        | EventKind::ToolRepair { unit, .. }
-        | EventKind::ToolApproval { unit, .. }
-        | EventKind::DenialFollowup { unit, .. }
-        | EventKind::ToolExecuted { unit, .. }
-        | EventKind::ScenarioFinished { unit, .. } => Some(unit),
-        EventKind::RunStarted { .. } | EventKind::RunFinished { .. } => None,
-    }
-}
-
 impl Columns {
     pub(super) fn from_events(events: &[Event]) -> Columns {
         // Units run concurrently, so the file interleaves them in no fixed
         // order; ordering by unit (stably: a unit's own events are in order)
         // makes float sums, and so the tables, the same on every run.
         let mut events: Vec<&Event> = events.iter().collect();
-        events.sort_by(|a, b| unit_of(&a.kind).cmp(&unit_of(&b.kind)));
+        events.sort_by(|a, b| a.kind.unit().cmp(&b.kind.unit()));
         let mut c = Columns {
             call_kinds: vec![Vec::new(); InvalidKind::ALL.len()],
             follow_behaviour: vec![Vec::new(); DenialBehaviour::ALL.len()],
