@@ -195,7 +195,9 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     let folder =
         runner::run(&config, &plan.config_origin, &suites, std::io::stderr().is_terminal(), target).await.map_err(|e| match e {
             // Asked for something this environment cannot give: a usage error.
-            runner::RunError::NoTerminal(_) => usage(&e),
+            runner::RunError::NoTerminal(_) | runner::RunError::Setup(_) | runner::RunError::Model { .. } | runner::RunError::NoModels => {
+                usage(&e)
+            }
             e => fail(&e),
         })?;
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;

@@ -34,6 +34,9 @@ pub enum RunError {
     Folder { path: PathBuf, source: std::io::Error },
     #[error("model {model:?}: {message}")]
     Model { model: String, message: String },
+    /// A model cannot be set up (a missing key variable): found before any work.
+    #[error("{0}")]
+    Setup(String),
     #[error("no models to run: add [[models]] to calltape.toml")]
     NoModels,
     #[error(transparent)]
@@ -227,7 +230,7 @@ type LiveTransports = HashMap<String, Arc<LiveTransport>>;
 fn live_transports(models: &[ModelConfig]) -> Result<LiveTransports, RunError> {
     let mut live = HashMap::new();
     for m in models.iter().filter(|m| m.provider != ProviderKind::Sim) {
-        let transport = LiveTransport::for_model(m).map_err(|e| RunError::Model { model: m.name.clone(), message: e.to_string() })?;
+        let transport = LiveTransport::for_model(m).map_err(|e| RunError::Setup(e.to_string()))?;
         live.insert(m.name.clone(), Arc::new(transport));
     }
     Ok(live)

@@ -214,3 +214,28 @@ async fn a_run_against_a_failing_server_ends_with_error_rows() {
         assert!(r["error"].as_str().unwrap().contains("invalid api key"), "{r}");
     }
 }
+
+#[test]
+fn a_missing_key_stops_the_run_before_any_work_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("calltape.toml");
+    std::fs::write(
+        &config,
+        "[[models]]\nname = \"gpt\"\nprovider = \"openai\"\nmodel_id = \"m\"\ntier = \"cheap\"\napi_key_env = \"CALLTAPE_TEST_NEVER_SET\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("reports");
+    let output = Command::new(env!("CARGO_BIN_EXE_calltape"))
+        .args(["run", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CALLTAPE_TEST_NEVER_SET")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "error: model \"gpt\": the environment variable CALLTAPE_TEST_NEVER_SET is not set; export it with the API key (calltape never reads keys from files)"
+    );
+    assert!(!out.exists(), "no run folder for a run that never started");
+}

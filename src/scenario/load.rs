@@ -20,7 +20,12 @@ pub struct LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)
+        if self.line == 0 {
+            // About the file or folder as a whole: no position to give.
+            write!(f, "{}: {}", self.file.display(), self.message)
+        } else {
+            write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)
+        }
     }
 }
 
