@@ -149,65 +149,81 @@ pub async fn run(
     };
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
-    let mut tasks = tokio::task::JoinSet::new();
-    for model in &config.models {
-        let model = Arc::new(model.clone());
-        let limit = Arc::new(Semaphore::new(model.concurrency));
-        let provider = provider_for(&model);
-        let repairer = repair_model.clone().unwrap_or_else(|| model.clone());
-        let repair_provider = provider_for(&repairer);
-        for suite in suites {
-            for scenario in &suite.scenarios {
-                for trial in 0..config.run.trials {
-                    let key = UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
-                    if done.contains(&key) {
-                        continue;
-                    }
-                    let stop = stop.clone();
-                    let (model, limit, provider, events, config, progress, rules) =
-                        (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone(), rules.clone());
-                    let (repairer, repair_provider, person, live) =
-                        (repairer.clone(), repair_provider.clone(), person.clone(), live.clone());
-                    let scenario = scenario.clone();
-                    tasks.spawn(async move {
-                        let _permit = limit.acquire_owned().await.expect("semaphore never closes");
-                        if stop.is_set() {
-                            return Ok(false);
-                        }
-                        let transport = transport_for(&model, &scenario, &config, trial, &live);
-                        let repair_transport = transport_for(&repairer, &scenario, &config, trial, &live);
-                        let unit = Unit {
-                            key,
-                            scenario: &scenario,
-                            config: &config,
-                            rules: &rules,
-                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: transport.as_ref() },
-                            repairer: Endpoint {
-                                model: &repairer,
-                                provider: repair_provider.as_ref(),
-                                transport: repair_transport.as_ref(),
-                            },
-                            person: person.as_deref(),
-                            events: &events,
-                        };
-                        let result = run_unit(&unit).await;
-                        progress.inc(1);
-                        result.map(|_| true)
-                    });
-                }
+    let lanes: Vec<Lane> = config
+        .models
+        .iter()
+        .map(|m| {
+            let model = Arc::new(m.clone());
+            let repairer = repair_model.clone().unwrap_or_else(|| model.clone());
+            Lane {
+                limit: Arc::new(Semaphore::new(model.concurrency)),
+                provider: provider_for(&model),
+                repair_provider: provider_for(&repairer),
+                model,
+                repairer,
             }
-        }
-    }
+        })
+        .collect();
+    // Units go out model by model in turn, and only a few more than can run
+    // at once are in memory, so a 100k-unit suite costs no more memory than a
+    // small one and every model is busy from the start.
+    let in_flight_cap = lanes.iter().map(|l| l.model.concurrency).sum::<usize>() * 2;
+    let lanes = &lanes;
+    let trials = config.run.trials;
+    let units = suites
+        .iter()
+        .flat_map(|suite| &suite.scenarios)
+        .flat_map(move |scenario| (0..trials).flat_map(move |trial| lanes.iter().map(move |lane| (scenario, trial, lane))));
+    let mut tasks = tokio::task::JoinSet::new();
     let mut first_error = None;
     let mut completed = done.len() as u64;
-    while let Some(joined) = tasks.join_next().await {
-        match joined {
-            Ok(Ok(ran)) => completed += u64::from(ran),
-            Ok(Err(e)) => {
-                first_error.get_or_insert(RunError::Events(e));
-            }
-            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+    let mut absorb = |joined: Result<Result<bool, EventsError>, tokio::task::JoinError>| match joined {
+        Ok(Ok(ran)) => completed += u64::from(ran),
+        Ok(Err(e)) => {
+            first_error.get_or_insert(RunError::Events(e));
         }
+        Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+    };
+    for (scenario, trial, lane) in units {
+        let key = UnitKey { model: lane.model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
+        if done.contains(&key) {
+            continue;
+        }
+        if stop.is_set() {
+            break;
+        }
+        while tasks.len() >= in_flight_cap {
+            if let Some(joined) = tasks.join_next().await {
+                absorb(joined);
+            }
+        }
+        let (lane, stop, scenario) = (lane.clone(), stop.clone(), scenario.clone());
+        let (events, config, progress, rules, person, live) =
+            (events.clone(), config.clone(), progress.clone(), rules.clone(), person.clone(), live.clone());
+        tasks.spawn(async move {
+            let _permit = lane.limit.acquire_owned().await.expect("semaphore never closes");
+            if stop.is_set() {
+                return Ok(false);
+            }
+            let transport = transport_for(&lane.model, &scenario, &config, trial, &live);
+            let repair_transport = transport_for(&lane.repairer, &scenario, &config, trial, &live);
+            let unit = Unit {
+                key,
+                scenario: &scenario,
+                config: &config,
+                rules: &rules,
+                endpoint: Endpoint { model: &lane.model, provider: lane.provider.as_ref(), transport: transport.as_ref() },
+                repairer: Endpoint { model: &lane.repairer, provider: lane.repair_provider.as_ref(), transport: repair_transport.as_ref() },
+                person: person.as_deref(),
+                events: &events,
+            };
+            let result = run_unit(&unit).await;
+            progress.inc(1);
+            result.map(|_| true)
+        });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        absorb(joined);
     }
     listener.abort();
     progress.finish_and_clear();
@@ -221,6 +237,16 @@ pub async fn run(
         events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
     }
     Ok(RunFolder { run_id, dir, units: total, remaining })
+}
+
+/// One model's share of the run: its config, adapters and concurrency limit.
+#[derive(Clone)]
+struct Lane {
+    model: Arc<ModelConfig>,
+    limit: Arc<Semaphore>,
+    provider: Arc<dyn Provider>,
+    repairer: Arc<ModelConfig>,
+    repair_provider: Arc<dyn Provider>,
 }
 
 /// The live transports of the run's models that talk over HTTP, one per
