@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod config;
 pub mod events;
+pub mod fuzz_targets;
 pub mod interrupt;
 pub mod merge;
 pub mod metrics;

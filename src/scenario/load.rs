@@ -101,47 +101,9 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     let mut scenarios = Vec::new();
     let mut seen_ids: BTreeMap<String, String> = BTreeMap::new();
     for path in entries {
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(e) => {
-                    let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                    let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
-                    errors.push(LoadError::new(&path, line, 1, "file is not valid UTF-8"));
-                    continue;
-                }
-            },
-            Err(e) => {
-                errors.push(LoadError::new(&path, 0, 0, format!("cannot read: {e}")));
-                continue;
-            }
-        };
-        let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
-        let pieces: Vec<(usize, &str)> = if is_jsonl {
-            text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect()
-        } else {
-            vec![(1, text.as_str())]
-        };
-        for (first_line, piece) in pieces {
-            let src = SourceText { path: &path, text: piece, first_line };
-            let file: ScenarioFile = match serde_json::from_str(piece) {
-                Ok(f) => f,
-                Err(e) => {
-                    errors.push(LoadError::from_json(&path, first_line - 1, &e));
-                    continue;
-                }
-            };
-            if let Some(previous) = seen_ids.get(&file.id) {
-                errors
-                    .push(src.error_at(&format!("\"{}\"", file.id), format!("duplicate scenario id {:?} (first at {previous})", file.id)));
-                continue;
-            }
-            let origin = format!("{}:{first_line}", path.display());
-            seen_ids.insert(file.id.clone(), origin.clone());
-            match build_scenario(file, &name, origin, &toolsets, &src) {
-                Ok(s) => scenarios.push(Arc::new(s)),
-                Err(mut e) => errors.append(&mut e),
-            }
+        match std::fs::read(&path) {
+            Ok(bytes) => scenarios.extend(load_file(&path, bytes, &name, &toolsets, &mut seen_ids, &mut errors)),
+            Err(e) => errors.push(LoadError::new(&path, 0, 0, format!("cannot read: {e}"))),
         }
     }
     if scenarios.is_empty() && errors.is_empty() {
@@ -152,6 +114,67 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     } else {
         Err(errors)
     }
+}
+
+/// The scenarios of one file's bytes (a `.jsonl` path: one scenario a line),
+/// with no shared toolsets: what the loader does with untrusted text, for
+/// fuzzing and for tools that get scenarios from elsewhere.
+pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
+    let mut errors = Vec::new();
+    let scenarios = load_file(path, bytes, suite, &Toolsets::new(), &mut BTreeMap::new(), &mut errors);
+    if errors.is_empty() {
+        Ok(scenarios)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The scenarios in one file; problems go to `errors`.
+fn load_file(
+    path: &Path,
+    bytes: Vec<u8>,
+    suite: &str,
+    toolsets: &Toolsets,
+    seen_ids: &mut BTreeMap<String, String>,
+    errors: &mut Vec<LoadError>,
+) -> Vec<Arc<Scenario>> {
+    let mut scenarios = Vec::new();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+            errors.push(LoadError::new(path, line, 1, "file is not valid UTF-8"));
+            return scenarios;
+        }
+    };
+    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    let pieces: Vec<(usize, &str)> = if is_jsonl {
+        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect()
+    } else {
+        vec![(1, text.as_str())]
+    };
+    for (first_line, piece) in pieces {
+        let src = SourceText { path, text: piece, first_line };
+        let file: ScenarioFile = match serde_json::from_str(piece) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(LoadError::from_json(path, first_line - 1, &e));
+                continue;
+            }
+        };
+        if let Some(previous) = seen_ids.get(&file.id) {
+            errors.push(src.error_at(&format!("\"{}\"", file.id), format!("duplicate scenario id {:?} (first at {previous})", file.id)));
+            continue;
+        }
+        let origin = format!("{}:{first_line}", path.display());
+        seen_ids.insert(file.id.clone(), origin.clone());
+        match build_scenario(file, suite, origin, toolsets, &src) {
+            Ok(s) => scenarios.push(Arc::new(s)),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    scenarios
 }
 
 fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {

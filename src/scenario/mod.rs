@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use load::{compile_tool, load_suite, load_suites, LoadError};
+pub use load::{compile_tool, load_suite, load_suites, parse_scenario_file, LoadError};
 pub use matcher::ValueMatcher;
 
 /// A tool as a scenario or toolset file declares it.
