@@ -46,7 +46,8 @@ pub(super) fn assemble(events: &[SseEvent], names: &ToolNames, first_id: usize) 
             "message_start" => usage.update(data.pointer("/message/usage")),
             "content_block_start" => {
                 let index = data.get("index").and_then(Value::as_u64).unwrap_or(blocks.len() as u64);
-                let block = data.get("content_block").cloned().unwrap_or_else(|| json!({}));
+                // Blocks are objects; anything else from the wire becomes an empty one.
+                let block = data.get("content_block").filter(|b| b.is_object()).cloned().unwrap_or_else(|| json!({}));
                 let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
                 let has_text = ["text", "thinking"].iter().any(|f| block.get(*f).and_then(Value::as_str).is_some_and(|t| !t.is_empty()));
                 // A tool block's start names the call: that is the first token of it.

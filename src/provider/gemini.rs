@@ -10,7 +10,8 @@
 //! (numbered through the conversation), and its result goes back by the
 //! call's name alone. The model's parts are kept verbatim in
 //! `provider_state` and sent back as they came, because Gemini 3 requires
-//! each part's `thoughtSignature` back with it.
+//! each part's `thoughtSignature` back with it; a call turn Gemini did not
+//! write gets Google's placeholder signature instead.
 
 use std::collections::HashMap;
 
@@ -310,11 +311,22 @@ fn model_parts<'a>(
     for call in calls {
         let wire_name = names.to_wire(&call.name);
         let args = arguments_object(&call.arguments).unwrap_or_default();
-        parts.push(json!({"functionCall": {"name": wire_name, "args": args}}));
+        let mut part = json!({"functionCall": {"name": wire_name, "args": args}});
+        // Gemini 3 rejects a call turn whose first call has no signature (HTTP 400).
+        // A turn Gemini did not write (scripted history, another model's calls in a
+        // repair request) has none, and Google's documented placeholder says so.
+        if kept.is_none() && !parts.iter().any(|p| p.get("functionCall").is_some()) {
+            part["thoughtSignature"] = json!(FOREIGN_CALL_SIGNATURE);
+        }
+        parts.push(part);
         sent.insert(&call.id, SentCall { wire_name, gemini_id: None });
     }
     parts
 }
+
+/// The `thoughtSignature` Google documents for function calls that no
+/// Gemini model wrote (https://ai.google.dev/gemini-api/docs/thought-signatures).
+pub const FOREIGN_CALL_SIGNATURE: &str = "skip_thought_signature_validator";
 
 /// A tool's result as the object `functionResponse.response` must be: the
 /// result itself if it is a JSON object, else `{"result": <text>}`.
@@ -414,7 +426,7 @@ mod tests {
                     {"role": "user", "parts": [{"text": "5! and gcd(4, 6)?"}]},
                     {"role": "model", "parts": [
                         {"text": "Computing."},
-                        {"functionCall": {"name": "math.factorial", "args": {"n": 5}}},
+                        {"functionCall": {"name": "math.factorial", "args": {"n": 5}}, "thoughtSignature": "skip_thought_signature_validator"},
                         {"functionCall": {"name": "gcd_tool", "args": {}}}
                     ]},
                     {"role": "user", "parts": [

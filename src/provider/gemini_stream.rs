@@ -204,6 +204,10 @@ enum Segment {
     Index(usize),
 }
 
+/// The largest array index a path may name: arrays are filled up to it, so
+/// a path from the wire must not be able to ask for a billion elements.
+const MAX_INDEX: usize = 4096;
+
 /// The steps of a JSONPath (RFC 9535) in the forms Gemini uses: `$.a.b`,
 /// `$.a[0]`, `$['a b']`, `$["a"]`. `None` for anything else.
 fn parse_path(path: &str) -> Option<Vec<Segment>> {
@@ -226,7 +230,7 @@ fn parse_path(path: &str) -> Option<Vec<Segment>> {
                 .or_else(|| inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')));
             segments.push(match quoted {
                 Some(key) => Segment::Key(key.to_string()),
-                None => Segment::Index(inner.parse().ok()?),
+                None => Segment::Index(inner.parse().ok().filter(|i| *i <= MAX_INDEX)?),
             });
             rest = &after[close + 1..];
         } else {
@@ -412,7 +416,7 @@ mod tests {
         assert_eq!(parse_path("$.a.b"), Some(vec![Segment::Key("a".into()), Segment::Key("b".into())]));
         assert_eq!(parse_path("$.a[2]['c d']"), Some(vec![Segment::Key("a".into()), Segment::Index(2), Segment::Key("c d".into())]));
         assert_eq!(parse_path("$"), Some(vec![]));
-        for bad in ["a.b", "$.", "$[x]", "$[1", "$..a"] {
+        for bad in ["a.b", "$.", "$[x]", "$[1", "$..a", "$.a[99999999999]"] {
             assert_eq!(parse_path(bad), None, "{bad}");
         }
     }

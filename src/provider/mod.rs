@@ -344,6 +344,88 @@ mod tests {
         }
     }
 
+    /// The three adapters, each for a request offering one dotted tool name.
+    fn adapters() -> Vec<Box<dyn Provider>> {
+        vec![
+            Box::new(openai::OpenAi { base_url: "x".into() }),
+            Box::new(anthropic::Anthropic::new("x")),
+            Box::new(gemini::Gemini { base_url: "x".into() }),
+        ]
+    }
+
+    #[test]
+    fn raw_streams_cut_at_any_byte_never_fail() {
+        let files = [
+            "openai/2018feb66ae13fcf5333d61b95849decc68d3f63bd38172889367e1afb1e04f7.bin",
+            "openai/f82268f2fefd5cfbc7eeb59c297688be2f6ca0849a6e4f17851b517310841d9b.bin",
+            "anthropic/tool_use_response.txt",
+        ];
+        let request = request();
+        for (file, adapter) in files.iter().zip([0, 0, 1]) {
+            let raw = test_support::fixture_text(file);
+            let provider = &adapters()[adapter];
+            for cut in (0..=raw.len()).step_by(3).filter(|c| raw.is_char_boundary(*c)) {
+                let events = sse::parse_all(&raw.as_bytes()[..cut]);
+                let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 1.0 };
+                let turn = provider.parse_response(&request, &response);
+                assert!(turn.is_ok(), "{file} cut at byte {cut}: {turn:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_from_the_network_never_panics() {
+        use serde_json::json;
+        let bodies = [
+            json!(null),
+            json!(1),
+            json!("x"),
+            json!([]),
+            json!([null, 1]),
+            json!({"choices": null}),
+            json!({"choices": [null]}),
+            json!({"choices": [{"message": null, "delta": 5}]}),
+            json!({"choices": [{"message": {"content": 5, "tool_calls": [null, 1, {"function": null}, {"function": {"name": 5, "arguments": [1]}}]}}]}),
+            json!({"choices": [{"delta": {"content": [1], "tool_calls": [null, 1, {"index": -1}, {"index": 2, "function": {"arguments": 5}}]}}]}),
+            json!({"usage": "many", "error": null, "choices": []}),
+            json!({"type": "content_block_start", "index": 0, "content_block": "text"}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}}),
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "signature_delta"}}),
+            json!({"type": "content_block_delta", "index": 4, "delta": {"type": "citations_delta", "citation": 1}}),
+            json!({"type": "message_delta", "delta": null, "usage": [1]}),
+            json!({"content": [null, 5, {"type": "tool_use", "input": "str"}, {"type": "text", "text": null}], "usage": null}),
+            json!({"candidates": [null]}),
+            json!({"candidates": [{"content": {"parts": [null, 5, {"text": 5}, {"functionCall": null}, {"functionCall": 7}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [null, 1, {"jsonPath": 5}, {"jsonPath": "$[0][1]", "stringValue": "a"}, {"jsonPath": "$.a[99999999]", "numberValue": 1}]}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a", "stringValue": "x", "willContinue": true}, {"jsonPath": "$.a.b", "boolValue": true}]}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"text": "a", "thought": "yes"}, {"text": "b", "thoughtSignature": 5}]}, "finishReason": 3}]}),
+            json!({"usageMetadata": {"promptTokenCount": -1, "candidatesTokenCount": 1e30}}),
+        ];
+        let request = request();
+        for provider in adapters() {
+            for status in [200, 500] {
+                for body in &bodies {
+                    let _ = provider.parse_response(
+                        &request,
+                        &HttpResponse { status, headers: vec![], body: ResponseBody::Json(body.clone()), latency_ms: 1.0 },
+                    );
+                }
+                let events: Vec<SseEvent> = bodies.iter().map(|b| SseEvent { offset_ms: 0.0, event: None, data: b.to_string() }).collect();
+                let _ = provider.parse_response(
+                    &request,
+                    &HttpResponse { status, headers: vec![], body: ResponseBody::Events(events), latency_ms: 1.0 },
+                );
+                for text in ["", "data:", "data: [DONE]", "{", "event: error\ndata: {\"type\":\"error\"}\n\n", "\u{0}\u{1}"] {
+                    let _ = provider.parse_response(
+                        &request,
+                        &HttpResponse { status, headers: vec![], body: ResponseBody::Text(text.into()), latency_ms: 1.0 },
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn http_errors_in_text_and_event_bodies() {
         let text =
