@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::names::{NameRule, ToolNames};
 use super::openai::object_schema;
 use super::{
-    anthropic_stream, arguments_object, made_up_call_id, own_state, prior_call_count, read_body, system_text, Body, Provider,
+    anthropic_stream, arguments_object, made_up_call_id, own_state, prior_call_count, read_body, system_text, take_counts, Body, Provider,
     ProviderError, StreamingProvider,
 };
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, Usage};
@@ -174,16 +174,15 @@ pub(super) struct UsageCounts {
 impl UsageCounts {
     /// Takes every field `usage` reports, keeping the others.
     pub(super) fn update(&mut self, usage: Option<&Value>) {
-        let Some(u) = usage else { return };
-        let take = |field: &str, into: &mut u64| {
-            if let Some(n) = u.get(field).and_then(Value::as_u64) {
-                *into = n;
-            }
-        };
-        take("input_tokens", &mut self.input);
-        take("cache_read_input_tokens", &mut self.cache_read);
-        take("cache_creation_input_tokens", &mut self.cache_write);
-        take("output_tokens", &mut self.output);
+        take_counts(
+            usage,
+            [
+                ("input_tokens", &mut self.input),
+                ("cache_read_input_tokens", &mut self.cache_read),
+                ("cache_creation_input_tokens", &mut self.cache_write),
+                ("output_tokens", &mut self.output),
+            ],
+        );
     }
 
     pub(super) fn usage(self) -> Usage {

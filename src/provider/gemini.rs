@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 
 use super::names::{NameRule, ToolNames};
 use super::{
-    arguments_object, gemini_schema, gemini_stream, made_up_call_id, own_state, prior_call_count, read_body, system_text, Body, Provider,
-    ProviderError, StreamingProvider,
+    arguments_object, gemini_schema, gemini_stream, made_up_call_id, own_state, prior_call_count, read_body, system_text, take_counts,
+    Body, Provider, ProviderError, StreamingProvider,
 };
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, Usage};
 use crate::transport::{HttpRequest, HttpResponse, SseEvent};
@@ -117,10 +117,21 @@ pub fn parse_generated(body: &Value, names: &ToolNames, first_id: usize) -> Resu
         return Err(ProviderError::Shape("candidate has neither content nor a finish reason".into()));
     }
     let parts = parts.map(Vec::as_slice).unwrap_or_default();
+    let mut turn = turn_from_parts(parts.to_vec(), &[], names, first_id);
+    turn.usage = parse_usage(body.get("usageMetadata"));
+    turn.finish_reason = finish_reason;
+    Ok(turn)
+}
+
+/// Text, reasoning, calls and state from a model turn's parts. The calls at
+/// `unfinished` (indices into `parts`) were cut off mid-stream: their
+/// argument text is left unclosed (the object without its final `}`, or
+/// nothing if no argument arrived) so the repair pipeline sees the cut.
+pub(super) fn turn_from_parts(parts: Vec<Value>, unfinished: &[usize], names: &ToolNames, first_id: usize) -> ModelTurn {
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut tool_calls = Vec::new();
-    for part in parts {
+    for (i, part) in parts.iter().enumerate() {
         if let Some(t) = part.get("text").and_then(Value::as_str) {
             if is_thought(part) {
                 reasoning.push_str(t);
@@ -130,21 +141,25 @@ pub fn parse_generated(body: &Value, names: &ToolNames, first_id: usize) -> Resu
         }
         if let Some(call) = part.get("functionCall") {
             let arguments = match call.get("args") {
+                Some(Value::Object(o)) if unfinished.contains(&i) && o.is_empty() => String::new(),
+                Some(args @ Value::Object(_)) if unfinished.contains(&i) => {
+                    let text = args.to_string();
+                    text.strip_suffix('}').map(str::to_string).unwrap_or(text)
+                }
                 Some(args @ Value::Object(_)) => args.to_string(),
+                _ if unfinished.contains(&i) => String::new(),
                 _ => "{}".to_string(),
             };
             tool_calls.push(call_from(call, arguments, names, first_id + tool_calls.len()));
         }
     }
-    Ok(ModelTurn {
+    ModelTurn {
         text: (!text.is_empty()).then_some(text),
         tool_calls,
-        usage: parse_usage(body.get("usageMetadata")),
-        finish_reason,
         reasoning: (!reasoning.is_empty()).then_some(reasoning),
         provider_state: (!parts.is_empty()).then(|| json!({"provider": STATE_TAG, "parts": parts})),
-        ttft_ms: None,
-    })
+        ..Default::default()
+    }
 }
 
 /// The first candidate; no candidates is an error that says why (Gemini
@@ -200,17 +215,16 @@ pub(super) struct UsageCounts {
 impl UsageCounts {
     /// Takes every count `usage` reports, keeping the others.
     pub(super) fn update(&mut self, usage: Option<&Value>) {
-        let Some(u) = usage else { return };
-        let take = |field: &str, into: &mut u64| {
-            if let Some(n) = u.get(field).and_then(Value::as_u64) {
-                *into = n;
-            }
-        };
-        take("promptTokenCount", &mut self.prompt);
-        take("toolUsePromptTokenCount", &mut self.tool_prompt);
-        take("cachedContentTokenCount", &mut self.cached);
-        take("candidatesTokenCount", &mut self.candidates);
-        take("thoughtsTokenCount", &mut self.thoughts);
+        take_counts(
+            usage,
+            [
+                ("promptTokenCount", &mut self.prompt),
+                ("toolUsePromptTokenCount", &mut self.tool_prompt),
+                ("cachedContentTokenCount", &mut self.cached),
+                ("candidatesTokenCount", &mut self.candidates),
+                ("thoughtsTokenCount", &mut self.thoughts),
+            ],
+        );
     }
 
     pub(super) fn usage(self) -> Usage {

@@ -9,7 +9,7 @@
 //! nullValue, willContinue}`; string pieces for one path are joined while
 //! `willContinue` holds), and a `functionCall` without `willContinue` closes
 //! it. A call still open when the stream ends is returned with its argument
-//! text left unclosed (the object without its final `}`), so the repair
+//! text left unclosed (see `gemini::turn_from_parts`), so the repair
 //! pipeline sees it was cut off.
 //!
 //! The parts kept in `provider_state` are the assembled ones — joined text,
@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::gemini::{call_from, first_candidate, is_thought, UsageCounts, STATE_TAG};
+use super::gemini::{first_candidate, is_thought, turn_from_parts, UsageCounts};
 use super::names::ToolNames;
 use super::{mark_first_content, ProviderError, FINISH_TRUNCATED};
 use crate::chat::ModelTurn;
@@ -71,32 +71,11 @@ pub(super) fn assemble(events: &[SseEvent], names: &ToolNames, first_id: usize) 
             }
         }
     }
-    let mut text = String::new();
-    let mut reasoning = String::new();
-    let mut tool_calls = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        if let Some(t) = part.get("text").and_then(Value::as_str) {
-            if is_thought(part) {
-                reasoning.push_str(t);
-            } else {
-                text.push_str(t);
-            }
-        }
-        if let Some(call) = part.get("functionCall") {
-            let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
-            let arguments = if unfinished.contains(&i) { unclosed(&args) } else { args.to_string() };
-            tool_calls.push(call_from(call, arguments, names, first_id + tool_calls.len()));
-        }
-    }
-    Ok(ModelTurn {
-        text: (!text.is_empty()).then_some(text),
-        tool_calls,
-        usage: usage.usage(),
-        finish_reason: Some(finish.unwrap_or_else(|| FINISH_TRUNCATED.to_string())),
-        reasoning: (!reasoning.is_empty()).then_some(reasoning),
-        provider_state: (!parts.is_empty()).then(|| json!({"provider": STATE_TAG, "parts": parts})),
-        ttft_ms: ttft,
-    })
+    let mut turn = turn_from_parts(parts, &unfinished, names, first_id);
+    turn.usage = usage.usage();
+    turn.finish_reason = Some(finish.unwrap_or_else(|| FINISH_TRUNCATED.to_string()));
+    turn.ttft_ms = ttft;
+    Ok(turn)
 }
 
 /// Joins a text part onto the previous one if that is text of the same kind
@@ -286,18 +265,6 @@ fn step<'a>(node: &'a mut Value, segment: &Segment, empty: Value) -> &'a mut Val
                 list[*i] = empty;
             }
             &mut list[*i]
-        }
-    }
-}
-
-/// The argument text of a call cut off mid-stream: the object so far
-/// without its closing brace (nothing at all if no argument arrived).
-fn unclosed(args: &Value) -> String {
-    match args {
-        Value::Object(o) if o.is_empty() => String::new(),
-        _ => {
-            let text = args.to_string();
-            text.strip_suffix('}').map(str::to_string).unwrap_or(text)
         }
     }
 }

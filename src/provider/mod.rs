@@ -244,6 +244,18 @@ fn system_text(request: &ChatRequest) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
+/// Sets each count to the number `usage` reports under its field, keeping
+/// the counts it does not report (streams report usage several times, each
+/// time with some of the fields).
+fn take_counts<const N: usize>(usage: Option<&Value>, counts: [(&str, &mut u64); N]) {
+    let Some(usage) = usage else { return };
+    for (field, count) in counts {
+        if let Some(n) = usage.get(field).and_then(Value::as_u64) {
+            *count = n;
+        }
+    }
+}
+
 /// Notes that a streamed event carried model output (text, reasoning or a
 /// tool-call delta): the first one's offset is the time to first token.
 fn mark_first_content(ttft: &mut Option<f64>, offset_ms: f64) {
