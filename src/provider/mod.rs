@@ -1,10 +1,37 @@
 //! Provider adapters: turn a provider-agnostic `ChatRequest` into the
-//! provider's HTTP request, and its HTTP response back into a `ModelTurn`.
+//! provider's HTTP request, and its HTTP response (a JSON body or a stream of
+//! server-sent events) back into a `ModelTurn`.
+//!
+//! One module per wire protocol: OpenAI-compatible Chat Completions,
+//! Anthropic Messages, Google Gemini. Each parses both whole and streamed
+//! bodies; `Streamed` turns an adapter's request into its streaming form.
+//! Adapters never touch the network and never see an API key: the transport
+//! sends, and asks `auth_header` how to present the key.
 
+pub mod anthropic;
+mod anthropic_stream;
+pub mod gemini;
+mod gemini_schema;
+mod gemini_stream;
+pub mod names;
 pub mod openai;
+mod openai_stream;
+#[cfg(test)]
+mod test_support;
 
-use crate::chat::{ChatRequest, ModelTurn};
-use crate::transport::{HttpRequest, HttpResponse};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::chat::{ChatMessage, ChatRequest, ModelTurn};
+use crate::config::{ModelConfig, ProviderKind};
+use crate::transport::{sse, HttpRequest, HttpResponse, ResponseBody, SseEvent};
+
+/// `ModelTurn::finish_reason` of a stream that ended before the provider said
+/// why it stopped (connection cut, no closing events). Whatever arrived is
+/// kept: text, and tool calls with their arguments as far as they got.
+pub const FINISH_TRUNCATED: &str = "stream_truncated";
 
 /// Why a response could not be read as a model turn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -13,6 +40,10 @@ pub enum ProviderError {
     Status { status: u16, message: String },
     #[error("response is not of the expected shape: {0}")]
     Shape(String),
+    /// The provider reported an error inside a stream that began with HTTP
+    /// 200 (Anthropic's `error` event, an `error` object in a chunk).
+    #[error("the stream reported an error: {0}")]
+    Stream(String),
 }
 
 /// One wire protocol.
@@ -22,4 +53,411 @@ pub trait Provider: Send + Sync {
     /// The model's turn in the HTTP response to `request` (the request lets
     /// an adapter map tool names it had to rename on the way out back again).
     fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError>;
+}
+
+/// An adapter that can ask for a streamed (SSE) answer. Its `parse_response`
+/// reads both forms, so only the request differs.
+pub trait StreamingProvider: Provider {
+    /// Turns the adapter's ordinary request into the streaming one.
+    fn stream_request(&self, request: HttpRequest) -> HttpRequest;
+}
+
+/// An adapter whose requests ask for a streamed answer.
+#[derive(Debug, Clone)]
+pub struct Streamed<P>(pub P);
+
+impl<P: StreamingProvider> Provider for Streamed<P> {
+    fn build_request(&self, request: &ChatRequest) -> HttpRequest {
+        self.0.stream_request(self.0.build_request(request))
+    }
+
+    fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
+        self.0.parse_response(request, response)
+    }
+}
+
+/// The base URL of a provider's public API, used when a model sets none.
+pub fn default_base_url(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Sim => "sim://local/v1",
+        ProviderKind::Openai => "https://api.openai.com/v1",
+        ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+        ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+    }
+}
+
+/// The adapter for a configured model: its provider kind, base URL (or the
+/// provider's default) and whether it streams. Simulated models speak the
+/// OpenAI-compatible protocol and never stream.
+pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
+    let base_url = model.base_url.clone().unwrap_or_else(|| default_base_url(model.provider).to_string());
+    match (model.provider, model.stream) {
+        (ProviderKind::Sim, _) | (ProviderKind::Openai, false) => Arc::new(openai::OpenAi { base_url }),
+        (ProviderKind::Openai, true) => Arc::new(Streamed(openai::OpenAi { base_url })),
+        (ProviderKind::Anthropic, false) => Arc::new(anthropic::Anthropic::new(base_url)),
+        (ProviderKind::Anthropic, true) => Arc::new(Streamed(anthropic::Anthropic::new(base_url))),
+        (ProviderKind::Gemini, false) => Arc::new(gemini::Gemini { base_url }),
+        (ProviderKind::Gemini, true) => Arc::new(Streamed(gemini::Gemini { base_url })),
+    }
+}
+
+/// The header that carries an API key to a provider: `(name, value)`.
+/// The transport adds it; adapters never see the key, so it never reaches a
+/// request body, a URL or a cassette.
+pub fn auth_header(kind: ProviderKind, key: &str) -> (String, String) {
+    match kind {
+        ProviderKind::Sim | ProviderKind::Openai => ("authorization".into(), format!("Bearer {key}")),
+        ProviderKind::Anthropic => ("x-api-key".into(), key.to_string()),
+        ProviderKind::Gemini => ("x-goog-api-key".into(), key.to_string()),
+    }
+}
+
+/// A response body as the adapters read it.
+enum Body<'a> {
+    Json(Cow<'a, Value>),
+    Events(Cow<'a, [SseEvent]>),
+}
+
+/// The body of a successful response; an HTTP error becomes
+/// `ProviderError::Status` with the provider's own message. A text body that
+/// is really an event stream (a transport that did not recognise the content
+/// type) is read as one.
+fn read_body(response: &HttpResponse) -> Result<Body<'_>, ProviderError> {
+    let status = response.status;
+    match &response.body {
+        ResponseBody::Json(v) if status >= 400 => Err(ProviderError::Status { status, message: error_message(v) }),
+        ResponseBody::Json(v) => Ok(Body::Json(Cow::Borrowed(v))),
+        ResponseBody::Events(events) if status >= 400 => {
+            let message = match events.iter().find_map(|e| serde_json::from_str::<Value>(&e.data).ok()) {
+                Some(v) => error_message(&v),
+                None => truncate(&events.iter().map(|e| e.data.as_str()).collect::<Vec<_>>().join("\n"), 300),
+            };
+            Err(ProviderError::Status { status, message })
+        }
+        ResponseBody::Events(events) => Ok(Body::Events(Cow::Borrowed(events))),
+        ResponseBody::Text(t) if status >= 400 => Err(ProviderError::Status { status, message: text_error_message(t) }),
+        ResponseBody::Text(t) if looks_like_sse(t) => Ok(Body::Events(Cow::Owned(sse::parse_all(t.as_bytes())))),
+        // A JSON body under a wrong content type is still JSON.
+        ResponseBody::Text(t) => match serde_json::from_str::<Value>(t) {
+            Ok(v) => Ok(Body::Json(Cow::Owned(v))),
+            Err(_) => Err(ProviderError::Shape(format!("body is not JSON: {}", truncate(t, 120)))),
+        },
+    }
+}
+
+fn looks_like_sse(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("data:") || t.starts_with("event:") || t.starts_with(": ")
+}
+
+/// The message of an error body, in any of the shapes providers use:
+/// `{"error": {"message", "type" | "status"}}` (OpenAI, Anthropic, Gemini),
+/// `{"error": "..."}` (Ollama, llama.cpp), `{"message": "..."}` (vLLM),
+/// `{"detail": "..."}`, or a one-element array of these (Gemini). Otherwise
+/// the body itself, shortened.
+pub fn error_message(body: &Value) -> String {
+    let body = match body {
+        Value::Array(items) if !items.is_empty() => &items[0],
+        other => other,
+    };
+    let found = match body.get("error") {
+        Some(Value::Object(e)) => e.get("message").and_then(Value::as_str).map(|m| {
+            let kind = e.get("type").or_else(|| e.get("status")).and_then(Value::as_str).filter(|k| !k.is_empty());
+            match kind {
+                Some(k) => format!("{k}: {m}"),
+                None => m.to_string(),
+            }
+        }),
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    found
+        .or_else(|| body.get("message").and_then(Value::as_str).map(str::to_string))
+        .or_else(|| body.get("detail").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| truncate(&body.to_string(), 300))
+}
+
+fn text_error_message(text: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => error_message(&v),
+        Err(_) => truncate(text.trim(), 300),
+    }
+}
+
+/// `s` cut to at most `max` bytes on a character boundary, with `…` if cut.
+pub(crate) fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        s.to_string()
+    } else {
+        let cut = (0..=max).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+        format!("{}…", &s[..cut])
+    }
+}
+
+/// How many tool calls the conversation already holds. An id made up for a
+/// call the provider sent without one counts on from here, so ids stay unique
+/// across the turns of a conversation (repair attempts are counted per id).
+fn prior_call_count(request: &ChatRequest) -> usize {
+    request
+        .messages
+        .iter()
+        .map(|m| match m {
+            ChatMessage::Assistant { tool_calls, .. } => tool_calls.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The id given to the `n`-th call of a conversation that came without one.
+fn made_up_call_id(n: usize) -> String {
+    format!("call_{n}")
+}
+
+/// The JSON object a call's argument text holds, if it holds one.
+fn arguments_object(arguments: &str) -> Option<serde_json::Map<String, Value>> {
+    if arguments.trim().is_empty() {
+        return Some(serde_json::Map::new());
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(o)) => Some(o),
+        _ => None,
+    }
+}
+
+/// `provider_state` written by the adapter named `provider`, if this state is
+/// one (state from another adapter is ignored, not misread).
+fn own_state<'a>(state: Option<&'a Value>, provider: &str) -> Option<&'a Value> {
+    state.filter(|s| s.get("provider").and_then(Value::as_str) == Some(provider))
+}
+
+/// All system messages, in order, joined by a blank line (the protocols that
+/// take the system prompt apart from the messages take one).
+fn system_text(request: &ChatRequest) -> Option<String> {
+    let parts: Vec<&str> = request
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::System { content } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// Sets each count to the number `usage` reports under its field, keeping
+/// the counts it does not report (streams report usage several times, each
+/// time with some of the fields).
+fn take_counts<const N: usize>(usage: Option<&Value>, counts: [(&str, &mut u64); N]) {
+    let Some(usage) = usage else { return };
+    for (field, count) in counts {
+        if let Some(n) = usage.get(field).and_then(Value::as_u64) {
+            *count = n;
+        }
+    }
+}
+
+/// Notes that a streamed event carried model output (text, reasoning or a
+/// tool-call delta): the first one's offset is the time to first token.
+fn mark_first_content(ttft: &mut Option<f64>, offset_ms: f64) {
+    if ttft.is_none() {
+        *ttft = Some(offset_ms);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Tier;
+
+    fn model(provider: ProviderKind, stream: bool, base_url: Option<&str>) -> ModelConfig {
+        ModelConfig {
+            name: "m".into(),
+            provider,
+            model_id: "model-x".into(),
+            tier: Tier::Cheap,
+            price: Default::default(),
+            concurrency: 1,
+            temperature: None,
+            base_url: base_url.map(str::to_string),
+            api_key_env: None,
+            timeout_secs: 10,
+            stream,
+            sim: None,
+        }
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest {
+            model_id: "model-x".into(),
+            messages: vec![ChatMessage::User { content: "hi".into() }],
+            tools: vec![],
+            temperature: None,
+            max_tokens: None,
+            seed: None,
+        }
+    }
+
+    #[test]
+    fn for_model_picks_protocol_base_url_and_streaming() {
+        let cases = [
+            (ProviderKind::Sim, true, None, "sim://local/v1/chat/completions", false),
+            (ProviderKind::Openai, false, None, "https://api.openai.com/v1/chat/completions", false),
+            (ProviderKind::Openai, true, Some("http://127.0.0.1:8080/v1/"), "http://127.0.0.1:8080/v1/chat/completions", true),
+            (ProviderKind::Anthropic, false, None, "https://api.anthropic.com/v1/messages", false),
+            (ProviderKind::Anthropic, true, None, "https://api.anthropic.com/v1/messages", true),
+            (ProviderKind::Gemini, false, None, "https://generativelanguage.googleapis.com/v1beta/models/model-x:generateContent", false),
+            (
+                ProviderKind::Gemini,
+                true,
+                None,
+                "https://generativelanguage.googleapis.com/v1beta/models/model-x:streamGenerateContent?alt=sse",
+                false,
+            ),
+        ];
+        for (kind, stream, base, url, stream_in_body) in cases {
+            let http = for_model(&model(kind, stream, base)).build_request(&request());
+            assert_eq!(http.url, url, "{kind:?} stream={stream}");
+            assert_eq!(http.body.get("stream") == Some(&Value::Bool(true)), stream_in_body, "{kind:?} stream={stream}");
+        }
+    }
+
+    #[test]
+    fn auth_headers_per_provider() {
+        assert_eq!(auth_header(ProviderKind::Openai, "k1"), ("authorization".into(), "Bearer k1".into()));
+        assert_eq!(auth_header(ProviderKind::Sim, "k1"), ("authorization".into(), "Bearer k1".into()));
+        assert_eq!(auth_header(ProviderKind::Anthropic, "k2"), ("x-api-key".into(), "k2".into()));
+        assert_eq!(auth_header(ProviderKind::Gemini, "k3"), ("x-goog-api-key".into(), "k3".into()));
+    }
+
+    #[test]
+    fn error_messages_in_every_shape() {
+        use serde_json::json;
+        let cases = [
+            (
+                json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+                "invalid_request_error: Incorrect API key provided",
+            ),
+            (json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}), "overloaded_error: Overloaded"),
+            (
+                json!({"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}}),
+                "INVALID_ARGUMENT: API key not valid.",
+            ),
+            (
+                json!([{"error": {"code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED"}}]),
+                "RESOURCE_EXHAUSTED: Quota exceeded",
+            ),
+            (json!({"error": "model 'x' not found"}), "model 'x' not found"),
+            (json!({"object": "error", "message": "max_tokens too large", "type": "BadRequestError", "code": 400}), "max_tokens too large"),
+            (json!({"detail": "Not Found"}), "Not Found"),
+            (json!({"weird": 1}), "{\"weird\":1}"),
+        ];
+        for (body, want) in cases {
+            assert_eq!(error_message(&body), want, "{body}");
+        }
+    }
+
+    /// The three adapters, each for a request offering one dotted tool name.
+    fn adapters() -> Vec<Box<dyn Provider>> {
+        vec![
+            Box::new(openai::OpenAi { base_url: "x".into() }),
+            Box::new(anthropic::Anthropic::new("x")),
+            Box::new(gemini::Gemini { base_url: "x".into() }),
+        ]
+    }
+
+    #[test]
+    fn raw_streams_cut_at_any_byte_never_fail() {
+        let files = [
+            "openai/2018feb66ae13fcf5333d61b95849decc68d3f63bd38172889367e1afb1e04f7.bin",
+            "openai/f82268f2fefd5cfbc7eeb59c297688be2f6ca0849a6e4f17851b517310841d9b.bin",
+            "anthropic/tool_use_response.txt",
+        ];
+        let request = request();
+        for (file, adapter) in files.iter().zip([0, 0, 1]) {
+            let raw = test_support::fixture_text(file);
+            let provider = &adapters()[adapter];
+            for cut in (0..=raw.len()).step_by(3).filter(|c| raw.is_char_boundary(*c)) {
+                let events = sse::parse_all(&raw.as_bytes()[..cut]);
+                let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 1.0 };
+                let turn = provider.parse_response(&request, &response);
+                assert!(turn.is_ok(), "{file} cut at byte {cut}: {turn:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_from_the_network_never_panics() {
+        use serde_json::json;
+        let bodies = [
+            json!(null),
+            json!(1),
+            json!("x"),
+            json!([]),
+            json!([null, 1]),
+            json!({"choices": null}),
+            json!({"choices": [null]}),
+            json!({"choices": [{"message": null, "delta": 5}]}),
+            json!({"choices": [{"message": {"content": 5, "tool_calls": [null, 1, {"function": null}, {"function": {"name": 5, "arguments": [1]}}]}}]}),
+            json!({"choices": [{"delta": {"content": [1], "tool_calls": [null, 1, {"index": -1}, {"index": 2, "function": {"arguments": 5}}]}}]}),
+            json!({"usage": "many", "error": null, "choices": []}),
+            json!({"type": "content_block_start", "index": 0, "content_block": "text"}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}}),
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "signature_delta"}}),
+            json!({"type": "content_block_delta", "index": 4, "delta": {"type": "citations_delta", "citation": 1}}),
+            json!({"type": "message_delta", "delta": null, "usage": [1]}),
+            json!({"content": [null, 5, {"type": "tool_use", "input": "str"}, {"type": "text", "text": null}], "usage": null}),
+            json!({"candidates": [null]}),
+            json!({"candidates": [{"content": {"parts": [null, 5, {"text": 5}, {"functionCall": null}, {"functionCall": 7}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [null, 1, {"jsonPath": 5}, {"jsonPath": "$[0][1]", "stringValue": "a"}, {"jsonPath": "$.a[99999999]", "numberValue": 1}]}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a", "stringValue": "x", "willContinue": true}, {"jsonPath": "$.a.b", "boolValue": true}]}}]}}]}),
+            json!({"candidates": [{"content": {"parts": [{"text": "a", "thought": "yes"}, {"text": "b", "thoughtSignature": 5}]}, "finishReason": 3}]}),
+            json!({"usageMetadata": {"promptTokenCount": -1, "candidatesTokenCount": 1e30}}),
+        ];
+        let request = request();
+        for provider in adapters() {
+            for status in [200, 500] {
+                for body in &bodies {
+                    let _ = provider.parse_response(
+                        &request,
+                        &HttpResponse { status, headers: vec![], body: ResponseBody::Json(body.clone()), latency_ms: 1.0 },
+                    );
+                }
+                let events: Vec<SseEvent> = bodies.iter().map(|b| SseEvent { offset_ms: 0.0, event: None, data: b.to_string() }).collect();
+                let _ = provider.parse_response(
+                    &request,
+                    &HttpResponse { status, headers: vec![], body: ResponseBody::Events(events), latency_ms: 1.0 },
+                );
+                for text in ["", "data:", "data: [DONE]", "{", "event: error\ndata: {\"type\":\"error\"}\n\n", "\u{0}\u{1}"] {
+                    let _ = provider.parse_response(
+                        &request,
+                        &HttpResponse { status, headers: vec![], body: ResponseBody::Text(text.into()), latency_ms: 1.0 },
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn http_errors_in_text_and_event_bodies() {
+        let text =
+            HttpResponse { status: 502, headers: vec![], body: ResponseBody::Text("<html>Bad gateway</html>".into()), latency_ms: 1.0 };
+        assert!(matches!(read_body(&text), Err(ProviderError::Status { status: 502, message }) if message == "<html>Bad gateway</html>"));
+        let events = HttpResponse {
+            status: 429,
+            headers: vec![],
+            body: ResponseBody::Events(vec![SseEvent {
+                offset_ms: 0.0,
+                event: None,
+                data: r#"{"error":{"message":"slow down","type":"rate_limit"}}"#.into(),
+            }]),
+            latency_ms: 1.0,
+        };
+        assert!(matches!(read_body(&events), Err(ProviderError::Status { status: 429, message }) if message == "rate_limit: slow down"));
+        let not_json = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Text("hello".into()), latency_ms: 1.0 };
+        assert!(matches!(read_body(&not_json), Err(ProviderError::Shape(m)) if m.contains("not JSON")));
+        let sse_text =
+            HttpResponse { status: 200, headers: vec![], body: ResponseBody::Text("data: {}\n\ndata: [DONE]\n\n".into()), latency_ms: 1.0 };
+        assert!(matches!(read_body(&sse_text), Ok(Body::Events(e)) if e.len() == 2));
+    }
 }

@@ -1,11 +1,17 @@
 //! OpenAI Chat Completions, which OpenAI-compatible servers (OpenRouter,
-//! DeepSeek, Groq, Together, vLLM, llama.cpp, Ollama) also speak.
+//! DeepSeek, Groq, Together, vLLM, llama.cpp, Ollama) also speak: request
+//! building, and whole (`chat.completion`) bodies. Streams are assembled in
+//! `openai_stream`.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-use super::{Provider, ProviderError};
+use super::names::{NameRule, ToolNames};
+use super::{openai_stream, own_state, prior_call_count, read_body, Body, Provider, ProviderError, StreamingProvider};
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, Usage};
-use crate::transport::{HttpRequest, HttpResponse, ResponseBody};
+use crate::transport::{HttpRequest, HttpResponse};
+
+/// The tag of this adapter's `provider_state`.
+const STATE_TAG: &str = "openai";
 
 /// The OpenAI-compatible adapter.
 #[derive(Debug, Clone)]
@@ -16,16 +22,22 @@ pub struct OpenAi {
 
 impl Provider for OpenAi {
     fn build_request(&self, request: &ChatRequest) -> HttpRequest {
-        let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
+        let names = ToolNames::for_request(request, NameRule::Basic);
+        let messages: Vec<Value> = request.messages.iter().map(|m| message_json(m, &names)).collect();
         let mut body = json!({"model": request.model_id, "messages": messages});
         if !request.tools.is_empty() {
             body["tools"] = request
                 .tools
                 .iter()
-                .map(
-                    |t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
-                )
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": names.to_wire(&t.name),
+                        "description": t.description,
+                        "parameters": object_schema(&t.parameters),
+                    }})
+                })
                 .collect();
+            body["tool_choice"] = json!("auto");
         }
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
@@ -44,68 +56,125 @@ impl Provider for OpenAi {
         }
     }
 
-    fn parse_response(&self, _request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
-        let body = match &response.body {
-            ResponseBody::Json(v) => v,
-            ResponseBody::Text(t) => {
-                return Err(if response.status >= 400 {
-                    ProviderError::Status { status: response.status, message: truncate(t, 300) }
-                } else {
-                    ProviderError::Shape(format!("body is not JSON: {}", truncate(t, 120)))
-                })
-            }
-            // Streaming is assembled by the streaming adapter (issue 4); until then say so.
-            ResponseBody::Events(_) => return Err(ProviderError::Shape("streamed responses are not supported yet".into())),
-        };
-        if response.status >= 400 {
-            let message = body
-                .pointer("/error/message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| truncate(&body.to_string(), 300));
-            return Err(ProviderError::Status { status: response.status, message });
+    fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
+        let names = ToolNames::for_request(request, NameRule::Basic);
+        let first_id = prior_call_count(request);
+        match read_body(response)? {
+            Body::Json(body) => parse_completion(&body, &names, first_id),
+            Body::Events(events) => openai_stream::assemble(&events, &names, first_id),
         }
-        parse_completion(body)
     }
 }
 
-/// Parses a non-streaming `chat.completion` body.
-pub fn parse_completion(body: &Value) -> Result<ModelTurn, ProviderError> {
+impl StreamingProvider for OpenAi {
+    fn stream_request(&self, mut request: HttpRequest) -> HttpRequest {
+        request.body["stream"] = json!(true);
+        // Without this the stream carries no token counts at all.
+        request.body["stream_options"] = json!({"include_usage": true});
+        request.headers.push(("accept".into(), "text/event-stream".into()));
+        request
+    }
+}
+
+/// A tool's parameters as a JSON Schema object (a tool without parameters
+/// still needs `{"type": "object"}`).
+pub(super) fn object_schema(parameters: &Value) -> Value {
+    match parameters {
+        Value::Object(o) if !o.is_empty() => parameters.clone(),
+        _ => json!({"type": "object", "properties": {}}),
+    }
+}
+
+/// Parses a non-streaming `chat.completion` body. `names` maps tool names
+/// back; calls without an id get `call_<n>` counting on from `first_id`.
+pub fn parse_completion(body: &Value, names: &ToolNames, first_id: usize) -> Result<ModelTurn, ProviderError> {
+    if body.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(ProviderError::Stream(super::error_message(body)));
+    }
     let choice = body
         .get("choices")
         .and_then(Value::as_array)
         .and_then(|c| c.first())
         .ok_or_else(|| ProviderError::Shape("no choices in the response".into()))?;
     let message = choice.get("message").ok_or_else(|| ProviderError::Shape("choice has no message".into()))?;
-    let text = message.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let text = content_text(message.get("content"))
+        .or_else(|| message.get("refusal").and_then(Value::as_str).map(str::to_string))
+        .filter(|s| !s.is_empty());
     let mut tool_calls = Vec::new();
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
         for (i, call) in calls.iter().enumerate() {
             let function = call.get("function").ok_or_else(|| ProviderError::Shape(format!("tool call {i} has no function")))?;
-            let arguments = match function.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                // Some servers send the arguments as an object rather than a string.
-                Some(v @ Value::Object(_)) => v.to_string(),
-                _ => String::new(),
-            };
             tool_calls.push(ToolCall {
-                id: call.get("id").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("call_{i}")),
-                name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
-                arguments,
+                id: call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| super::made_up_call_id(first_id + i)),
+                name: names.to_original(function.get("name").and_then(Value::as_str).unwrap_or_default()),
+                arguments: arguments_text(function.get("arguments")),
             });
         }
     }
+    let (reasoning_field, reasoning) = reasoning_of(message);
     Ok(ModelTurn {
+        provider_state: reasoning_state(reasoning_field, reasoning.as_deref(), !tool_calls.is_empty()),
         text,
         tool_calls,
         usage: parse_usage(body.get("usage")),
         finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
-        ..Default::default()
+        reasoning,
+        ttft_ms: None,
     })
 }
 
-fn parse_usage(usage: Option<&Value>) -> Usage {
-    let Some(u) = usage else { return Usage::default() };
+/// The text of a message's `content`: a string, or the text parts of an
+/// array of content parts (some servers answer in parts).
+fn content_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            Some(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str())).collect::<String>())
+        }
+        _ => None,
+    }
+}
+
+/// A call's argument text as the model wrote it. Some servers send the
+/// arguments as an object rather than a string: its JSON text then.
+pub(super) fn arguments_text(arguments: Option<&Value>) -> String {
+    match arguments {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// Which field carried reasoning text (DeepSeek, llama.cpp and vLLM say
+/// `reasoning_content`, OpenRouter and newer vLLM `reasoning`), and the text.
+pub(super) fn reasoning_of(message: &Value) -> (&'static str, Option<String>) {
+    for field in ["reasoning_content", "reasoning"] {
+        if let Some(r) = message.get(field).and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            return (field, Some(r.to_string()));
+        }
+    }
+    ("reasoning_content", None)
+}
+
+/// DeepSeek's thinking mode answers 400 unless the reasoning of a turn that
+/// made tool calls is sent back with it: keep it, under the field it came in.
+pub(super) fn reasoning_state(field: &str, reasoning: Option<&str>, has_calls: bool) -> Option<Value> {
+    let reasoning = reasoning.filter(|_| has_calls)?;
+    let mut fields = Map::new();
+    fields.insert(field.to_string(), json!(reasoning));
+    Some(json!({"provider": STATE_TAG, "message_fields": fields}))
+}
+
+/// Token counts: `prompt_tokens` includes the cached ones, which OpenAI
+/// reports as `prompt_tokens_details.cached_tokens` and DeepSeek as
+/// `prompt_cache_hit_tokens`.
+pub(super) fn parse_usage(usage: Option<&Value>) -> Usage {
+    let Some(u) = usage.filter(|u| u.is_object()) else { return Usage::default() };
     let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
     Usage {
         input_tokens: n("/prompt_tokens"),
@@ -114,17 +183,29 @@ fn parse_usage(usage: Option<&Value>) -> Usage {
     }
 }
 
-fn message_json(m: &ChatMessage) -> Value {
+fn message_json(m: &ChatMessage, names: &ToolNames) -> Value {
     match m {
         ChatMessage::System { content } => json!({"role": "system", "content": content}),
         ChatMessage::User { content } => json!({"role": "user", "content": content}),
-        ChatMessage::Assistant { content, tool_calls, .. } => {
+        ChatMessage::Assistant { content, tool_calls, provider_state } => {
+            // `content` may be null beside calls, but not in a message without any.
+            let content = match content {
+                None if tool_calls.is_empty() => json!(""),
+                c => json!(c),
+            };
             let mut v = json!({"role": "assistant", "content": content});
             if !tool_calls.is_empty() {
                 v["tool_calls"] = tool_calls
                     .iter()
-                    .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                    .map(
+                        |c| json!({"id": c.id, "type": "function", "function": {"name": names.to_wire(&c.name), "arguments": c.arguments}}),
+                    )
                     .collect();
+                if let Some(Value::Object(fields)) = own_state(provider_state.as_ref(), STATE_TAG).and_then(|s| s.get("message_fields")) {
+                    for (k, f) in fields {
+                        v[k] = f.clone();
+                    }
+                }
             }
             v
         }
@@ -132,54 +213,208 @@ fn message_json(m: &ChatMessage) -> Value {
     }
 }
 
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        s.to_string()
-    } else {
-        let cut = (0..=max).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
-        format!("{}…", &s[..cut])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::test_support::{chat_request, chunk_events, fixture_json, fixture_sse, json_response, tool};
+    use crate::transport::ResponseBody;
 
-    fn fixture(name: &str) -> Value {
-        let path = format!("{}/tests/fixtures/provider-fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    fn parse(name: &str) -> ModelTurn {
+        let request = chat_request(vec![], vec![]);
+        OpenAi { base_url: "http://x/v1".into() }.parse_response(&request, &json_response(200, fixture_json(name))).unwrap()
     }
 
     #[test]
     fn parses_real_openai_completion_with_one_call() {
-        let turn = parse_completion(&fixture("openai/test_completions.py@test_parse_pydantic_tool.json")).unwrap();
+        let turn = parse("openai/test_completions.py@test_parse_pydantic_tool.json");
         assert_eq!(turn.text, None);
-        assert_eq!(turn.tool_calls.len(), 1);
-        assert_eq!(turn.tool_calls[0].name, "GetWeatherArgs");
-        assert_eq!(turn.tool_calls[0].arguments, r#"{"city":"Edinburgh","country":"UK","units":"c"}"#);
+        assert_eq!(
+            turn.tool_calls,
+            vec![ToolCall {
+                id: "call_Y6qJ7ofLgOrBnMD5WbVAeiRV".into(),
+                name: "GetWeatherArgs".into(),
+                arguments: r#"{"city":"Edinburgh","country":"UK","units":"c"}"#.into()
+            }]
+        );
         assert_eq!(turn.usage, Usage { input_tokens: 76, output_tokens: 24, cached_input_tokens: 0 });
+        assert_eq!(turn.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(turn.reasoning, None);
+        assert_eq!(turn.provider_state, None);
+        assert_eq!(turn.ttft_ms, None);
+    }
+
+    #[test]
+    fn parses_real_openai_completion_with_two_parallel_calls() {
+        let turn = parse("openai/test_completions.py@test_parse_multiple_pydantic_tools.json");
+        assert_eq!(turn.text, None);
+        let calls: Vec<(&str, &str, &str)> =
+            turn.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str())).collect();
+        assert_eq!(
+            calls,
+            vec![
+                ("call_fdNz3vOBKYgOIpMdWotB9MjY", "GetWeatherArgs", r#"{"city": "Edinburgh", "country": "GB", "units": "c"}"#),
+                ("call_h1DWI1POMJLb0KwIyQHWXD4p", "get_stock_price", r#"{"ticker": "AAPL", "exchange": "NASDAQ"}"#),
+            ]
+        );
+        assert_eq!(turn.usage, Usage { input_tokens: 149, output_tokens: 60, cached_input_tokens: 0 });
         assert_eq!(turn.finish_reason.as_deref(), Some("tool_calls"));
     }
 
     #[test]
     fn parses_groq_call_with_no_content_field() {
-        let turn = parse_completion(&fixture("openai-compatible/groq-tool-call.json")).unwrap();
-        assert_eq!(turn.tool_calls[0].id, "ax9fskhev");
-        assert_eq!(turn.tool_calls[0].arguments, "{}");
-        assert_eq!(turn.usage.input_tokens, 218);
+        let turn = parse("openai-compatible/groq-tool-call.json");
+        assert_eq!(turn.text, None);
+        assert_eq!(turn.tool_calls, vec![ToolCall { id: "ax9fskhev".into(), name: "weather".into(), arguments: "{}".into() }]);
+        assert_eq!(turn.usage, Usage { input_tokens: 218, output_tokens: 15, cached_input_tokens: 0 });
+        assert_eq!(turn.finish_reason.as_deref(), Some("tool_calls"));
     }
 
     #[test]
-    fn error_status_carries_the_message() {
-        let p = OpenAi { base_url: "http://x/v1".into() };
-        let resp = HttpResponse {
-            status: 500,
-            headers: vec![],
-            body: ResponseBody::Json(json!({"error": {"code": 500, "message": "boom"}})),
-            latency_ms: 1.0,
+    fn parses_deepseek_reasoning_empty_content_and_cache_hits() {
+        let turn = parse("openai-compatible/deepseek-tool-call.json");
+        assert_eq!(turn.text, None, "empty content beside calls is no text");
+        assert_eq!(
+            turn.tool_calls,
+            vec![ToolCall {
+                id: "call_00_9V0vrf86Pc9aelHCJMZqnJBo".into(),
+                name: "weather".into(),
+                arguments: r#"{"location": "San Francisco"}"#.into()
+            }]
+        );
+        let reasoning = "The user is asking for the weather in San Francisco. I have a weather tool available that can get weather \
+information for a location. I should use this tool with the location parameter set to \"San Francisco\". Let me call the weather function.";
+        assert_eq!(turn.reasoning.as_deref(), Some(reasoning));
+        assert_eq!(turn.usage, Usage { input_tokens: 339, output_tokens: 92, cached_input_tokens: 320 });
+        assert_eq!(turn.provider_state, Some(json!({"provider": "openai", "message_fields": {"reasoning_content": reasoning}})));
+    }
+
+    #[test]
+    fn deepseek_reasoning_goes_back_with_the_calls_that_followed_it() {
+        let first = parse("openai-compatible/deepseek-tool-call.json");
+        let request = chat_request(
+            vec![
+                ChatMessage::User { content: "Weather in SF?".into() },
+                ChatMessage::Assistant {
+                    content: first.text.clone(),
+                    tool_calls: first.tool_calls.clone(),
+                    provider_state: first.provider_state.clone(),
+                },
+                ChatMessage::Tool { call_id: first.tool_calls[0].id.clone(), name: "weather".into(), content: "sunny".into() },
+            ],
+            vec![],
+        );
+        let body = OpenAi { base_url: "http://x/v1".into() }.build_request(&request).body;
+        assert_eq!(body["messages"][1]["reasoning_content"].as_str(), first.reasoning.as_deref());
+        assert_eq!(body["messages"][1]["content"], Value::Null);
+        // State from another adapter is not misread.
+        let foreign = ChatMessage::Assistant {
+            content: None,
+            tool_calls: first.tool_calls.clone(),
+            provider_state: Some(json!({"provider": "gemini", "message_fields": {"x": 1}})),
         };
-        let request =
-            ChatRequest { model_id: "m".into(), messages: vec![], tools: vec![], temperature: None, max_tokens: None, seed: None };
+        assert_eq!(message_json(&foreign, &ToolNames::new([], NameRule::Basic)).get("x"), None);
+    }
+
+    #[test]
+    fn builds_the_exact_request_body() {
+        let request = ChatRequest {
+            model_id: "gpt-4o".into(),
+            messages: vec![
+                ChatMessage::System { content: "Be brief.".into() },
+                ChatMessage::User { content: "What is 5!?".into() },
+                ChatMessage::Assistant {
+                    content: None,
+                    tool_calls: vec![ToolCall { id: "call_1".into(), name: "math.factorial".into(), arguments: r#"{"n": 5}"#.into() }],
+                    provider_state: None,
+                },
+                ChatMessage::Tool { call_id: "call_1".into(), name: "math.factorial".into(), content: "120".into() },
+                ChatMessage::Assistant { content: None, tool_calls: vec![], provider_state: None },
+            ],
+            tools: vec![tool("math.factorial", json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))],
+            temperature: Some(0.0),
+            max_tokens: Some(256),
+            seed: Some(7),
+        };
+        let http = OpenAi { base_url: "https://api.openai.com/v1/".into() }.build_request(&request);
+        assert_eq!(http.url, "https://api.openai.com/v1/chat/completions");
+        assert_eq!(http.headers, vec![("content-type".to_string(), "application/json".to_string())]);
+        assert_eq!(
+            http.body,
+            json!({
+                "model": "gpt-4o",
+                "messages": [
+                    {"role": "system", "content": "Be brief."},
+                    {"role": "user", "content": "What is 5!?"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "call_1", "type": "function", "function": {"name": "math_factorial", "arguments": "{\"n\": 5}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "call_1", "content": "120"},
+                    {"role": "assistant", "content": ""}
+                ],
+                "tools": [{"type": "function", "function": {
+                    "name": "math_factorial",
+                    "description": "math.factorial does things",
+                    "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+                }}],
+                "tool_choice": "auto",
+                "temperature": 0.0,
+                "max_tokens": 256,
+                "seed": 7
+            })
+        );
+        let streamed = super::super::Streamed(OpenAi { base_url: "https://api.openai.com/v1".into() }).build_request(&request);
+        assert_eq!(streamed.body["stream"], json!(true));
+        assert_eq!(streamed.body["stream_options"], json!({"include_usage": true}));
+        assert!(streamed.headers.contains(&("accept".into(), "text/event-stream".into())));
+    }
+
+    #[test]
+    fn renamed_tools_map_back_in_answers() {
+        let request = chat_request(vec![], vec![tool("math.factorial", json!({}))]);
+        let body = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "math_factorial", "arguments": "{\"n\":5}"}},
+            {"type": "function", "function": {"name": "math_gcd", "arguments": {"a": 1}}}
+        ]}, "finish_reason": "tool_calls"}]});
+        let turn = OpenAi { base_url: "x".into() }.parse_response(&request, &json_response(200, body)).unwrap();
+        assert_eq!(turn.tool_calls[0].name, "math.factorial");
+        assert_eq!(turn.tool_calls[1].name, "math_gcd");
+        assert_eq!(turn.tool_calls[1].id, "call_1", "made-up ids count the calls");
+        assert_eq!(turn.tool_calls[1].arguments, r#"{"a":1}"#);
+        assert_eq!(
+            OpenAi { base_url: "x".into() }.build_request(&request).body["tools"][0]["function"]["parameters"],
+            json!({"type": "object", "properties": {}})
+        );
+    }
+
+    #[test]
+    fn wrong_shapes_and_errors_never_panic() {
+        let request = chat_request(vec![], vec![]);
+        let p = OpenAi { base_url: "http://x/v1".into() };
+        let cases = [
+            (200, json!({}), "no choices"),
+            (200, json!({"choices": []}), "no choices"),
+            (200, json!({"choices": [{"index": 0}]}), "no message"),
+            (200, json!({"choices": [{"message": {"tool_calls": [{"id": "a"}]}}]}), "no function"),
+            (200, json!([1, 2]), "no choices"),
+            (200, json!({"error": {"message": "upstream failed"}}), "upstream failed"),
+        ];
+        for (status, body, want) in cases {
+            let err = p.parse_response(&request, &json_response(status, body.clone())).unwrap_err();
+            assert!(err.to_string().contains(want), "{body}: {err}");
+        }
+        let resp = json_response(500, json!({"error": {"code": 500, "message": "boom"}}));
         assert_eq!(p.parse_response(&request, &resp).unwrap_err(), ProviderError::Status { status: 500, message: "boom".into() });
+    }
+
+    #[test]
+    fn fixture_streams_parse_through_the_adapter() {
+        let request = chat_request(vec![], vec![tool("get_weather", json!({}))]);
+        let p = OpenAi { base_url: "x".into() };
+        let events = fixture_sse("openai/2018feb66ae13fcf5333d61b95849decc68d3f63bd38172889367e1afb1e04f7.bin");
+        let resp = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 5.0 };
+        assert_eq!(p.parse_response(&request, &resp).unwrap().tool_calls[0].arguments, r#"{"city":"New York City"}"#);
+        let chunks = chunk_events("openai-compatible/groq-tool-call.chunks.txt");
+        let resp = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(chunks), latency_ms: 5.0 };
+        assert_eq!(p.parse_response(&request, &resp).unwrap().tool_calls[0].arguments, "{}");
     }
 }
