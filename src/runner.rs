@@ -18,8 +18,7 @@ use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
 use crate::interrupt::{self, StopFlag};
 use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
-use crate::provider::openai::OpenAi;
-use crate::provider::Provider;
+use crate::provider::{self, Provider};
 use crate::scenario::{Scenario, Suite};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
@@ -81,16 +80,6 @@ pub fn new_run_id() -> String {
     format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis())
 }
 
-fn check_model(model: &ModelConfig) -> Result<(), RunError> {
-    match model.provider {
-        ProviderKind::Sim | ProviderKind::Openai => Ok(()),
-        ProviderKind::Anthropic | ProviderKind::Gemini => Err(RunError::Model {
-            model: model.name.clone(),
-            message: "this provider's adapter is not in this build yet; use provider = \"openai\" or \"sim\"".into(),
-        }),
-    }
-}
-
 /// Runs every unit and writes `events.jsonl` into a new run folder under
 /// `config.run.out_dir`. Tables are built afterwards from the events.
 pub async fn run(
@@ -102,9 +91,6 @@ pub async fn run(
 ) -> Result<RunFolder, RunError> {
     if config.models.is_empty() {
         return Err(RunError::NoModels);
-    }
-    for m in &config.models {
-        check_model(m)?;
     }
     let live = Arc::new(live_transports(&config.models)?);
     let total: u64 =
@@ -143,10 +129,6 @@ pub async fn run(
     let started = Instant::now();
     let config = Arc::new(config.clone());
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
-    let provider_for = |m: &ModelConfig| -> Arc<dyn Provider> {
-        let default_base = if m.provider == ProviderKind::Sim { "sim://local/v1" } else { "https://api.openai.com/v1" };
-        Arc::new(OpenAi { base_url: m.base_url.clone().unwrap_or_else(|| default_base.into()) })
-    };
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
     let lanes: Vec<Lane> = config
@@ -157,8 +139,8 @@ pub async fn run(
             let repairer = repair_model.clone().unwrap_or_else(|| model.clone());
             Lane {
                 limit: Arc::new(Semaphore::new(model.concurrency)),
-                provider: provider_for(&model),
-                repair_provider: provider_for(&repairer),
+                provider: provider::for_model(&model),
+                repair_provider: provider::for_model(&repairer),
                 model,
                 repairer,
             }

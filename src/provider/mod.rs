@@ -282,6 +282,12 @@ mod tests {
             api_key_env: None,
             timeout_secs: 10,
             stream,
+            max_retries: 0,
+            requests_per_minute: None,
+            tokens_per_minute: None,
+            max_tokens: None,
+            seed: None,
+            headers: Default::default(),
             sim: None,
         }
     }

@@ -10,7 +10,8 @@ use super::limit::{estimate_tokens, RateLimiter};
 use super::retry::{is_retryable_status, retry_after, RetryPolicy};
 use super::sse::SseParser;
 use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, TransportError};
-use crate::config::{ModelConfig, ProviderKind};
+use crate::config::ModelConfig;
+use crate::provider::auth_header;
 use crate::sim::rng::Rng;
 
 /// Why a live transport could not be set up.
@@ -160,15 +161,6 @@ impl Transport for LiveTransport {
                 retry += 1;
             }
         })
-    }
-}
-
-/// The header a provider expects the API key in.
-pub fn auth_header(kind: ProviderKind, key: &str) -> (String, String) {
-    match kind {
-        ProviderKind::Anthropic => ("x-api-key".into(), key.into()),
-        ProviderKind::Gemini => ("x-goog-api-key".into(), key.into()),
-        ProviderKind::Openai | ProviderKind::Sim => ("authorization".into(), format!("Bearer {key}")),
     }
 }
 
