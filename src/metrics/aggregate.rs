@@ -321,5 +321,5 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
     derived::extend_by_tool(&mut by_tool)?;
     derived::extend_suites(&mut suites)?;
     let pairs = derived::pairs(&scenarios, &c.model_order)?;
-    Ok(Tables { summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
+    Ok(Tables { run: c.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
 }

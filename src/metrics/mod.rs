@@ -17,9 +17,26 @@ use polars::prelude::*;
 
 use crate::events::Event;
 
+/// What the run was asked to do, from its `run_started` event (the first,
+/// if several runs' events were merged) and its `run_finished` event; the
+/// models are the summary's rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub suites: Vec<String>,
+    pub trials: u32,
+    pub seed: u64,
+    /// Where the configuration came from.
+    pub config: String,
+    /// Wall time of the whole run; absent when the run was interrupted.
+    pub elapsed_ms: Option<f64>,
+}
+
 /// The tables of one run.
 #[derive(Debug, Clone)]
 pub struct Tables {
+    /// The run these tables describe.
+    pub run: RunInfo,
     /// One row per model.
     pub summary: DataFrame,
     /// One row per model × tool.
@@ -231,5 +248,16 @@ mod tests {
         assert_eq!(f64_at(b, "parse_error", 1), 1.0);
         assert_eq!(f64_at(b, "invalid_rate", 1), 0.5);
         assert_eq!(t.scenarios.height(), 3);
+    }
+
+    #[test]
+    fn run_info_comes_from_the_run_events() {
+        let mut events = events();
+        events.push(ev(EventKind::RunFinished { units: 3, elapsed_ms: 12.5 }));
+        let run = build_tables(&events).unwrap().run;
+        assert_eq!(run.run_id, "r");
+        assert_eq!(run.suites, Vec::<String>::new());
+        assert_eq!((run.trials, run.seed, run.elapsed_ms), (1, 0, Some(12.5)));
+        assert_eq!(build_tables(&[]).unwrap().run, RunInfo::default());
     }
 }

@@ -8,6 +8,7 @@ use crate::pipeline::{CallOutcome, InvalidKind};
 /// Rows pulled out of the events, column by column.
 #[derive(Default)]
 pub(super) struct Columns {
+    pub(super) run: super::RunInfo,
     /// Tier of each announced model.
     pub(super) model_tier: HashMap<String, String>,
     /// Trials the run was asked for (k of pass@k).
@@ -90,7 +91,17 @@ impl Columns {
         }
         for e in &events {
             match &e.kind {
-                EventKind::RunStarted { models, trials, .. } => {
+                EventKind::RunStarted { run_id, models, suites, trials, seed, config, .. } => {
+                    if c.run.run_id.is_empty() {
+                        c.run = super::RunInfo {
+                            run_id: run_id.clone(),
+                            suites: suites.clone(),
+                            trials: *trials,
+                            seed: *seed,
+                            config: config.clone(),
+                            elapsed_ms: None,
+                        };
+                    }
                     c.trials = c.trials.max(*trials);
                     for m in models {
                         let tier = serde_json::to_value(m.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
@@ -180,6 +191,7 @@ impl Columns {
                         }
                     }
                 }
+                EventKind::RunFinished { elapsed_ms, .. } => c.run.elapsed_ms = Some(*elapsed_ms),
                 _ => {}
             }
         }

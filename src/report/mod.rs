@@ -2,6 +2,7 @@
 //! an `Exporter` over the same `Tables`; `write_all` writes every file.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -56,7 +57,7 @@ pub trait Exporter {
 
 /// Writes every format into `dir`; returns the paths written.
 pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let exporters: [&dyn Exporter; 4] = [&csv::Csv, &json::Json, &junit::Junit, &markdown::Markdown];
+    let exporters: [&dyn Exporter; 5] = [&csv::Csv, &json::Json, &junit::Junit, &markdown::Markdown, &html::Html];
     let mut written = Vec::new();
     for exporter in exporters {
         for (name, bytes) in exporter.export(tables)? {

@@ -1,0 +1,153 @@
+//! The model × tool heat map of invalid-call rates, the rate printed in
+//! each cell and the counts in its tooltip.
+
+use std::collections::HashMap;
+
+use polars::prelude::*;
+
+use super::svg::{escape, label_room, num, percent, ramp, text_width, Svg, MUTED};
+use crate::metrics::columns::{strings, u64s};
+
+/// One model × tool cell of the heat map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCell {
+    pub calls: u64,
+    pub invalid: u64,
+    pub repaired: u64,
+}
+
+/// Models (in summary order), tools (sorted) and the cells that exist.
+pub type HeatMap = (Vec<String>, Vec<String>, HashMap<(String, String), ToolCell>);
+
+/// The heat map's data from the summary and per-tool tables.
+pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<HeatMap> {
+    let models = strings(summary, "model")?;
+    let (model, tool, calls, invalid) =
+        (strings(by_tool, "model")?, strings(by_tool, "tool")?, u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
+    let (local, remote) = (u64s(by_tool, "repaired_local")?, u64s(by_tool, "repaired_model")?);
+    let mut tools = tool.clone();
+    tools.sort();
+    tools.dedup();
+    let cells = (0..model.len())
+        .map(|i| ((model[i].clone(), tool[i].clone()), ToolCell { calls: calls[i], invalid: invalid[i], repaired: local[i] + remote[i] }))
+        .collect();
+    Ok((models, tools, cells))
+}
+
+/// Model × tool, coloured by the share of calls that were invalid as sent.
+/// The longer of the two lists runs down the side, so the grid usually fits
+/// beside another chart; the flag says when it is wider than that anyway.
+pub fn heat_map(map: &HeatMap) -> (String, bool) {
+    let (models, tools, cells) = map;
+    let tools_down = tools.len() > models.len();
+    let (rows, cols, corner) = if tools_down { (tools, models, "tool \\ model") } else { (models, tools, "model \\ tool") };
+    let cell_of = |r: &String, c: &String| if tools_down { cells.get(&(c.clone(), r.clone())) } else { cells.get(&(r.clone(), c.clone())) };
+    let (cell_w, cell_h) = (50.0, 22.0);
+    let header = cols.iter().map(|t| text_width(t) * 0.71).fold(40.0, f64::max).min(150.0) + 16.0;
+    let left = label_room(rows);
+    let width = (left + cell_w * cols.len() as f64 + 90.0).max(580.0);
+    let height = header + cell_h * rows.len().max(1) as f64 + 20.0;
+    let mut svg = Svg::new("chart-tool-heat", width, height, "Invalid-call rate per model and tool");
+    if tools.is_empty() {
+        svg.text(width / 2.0, height / 2.0, "middle", "empty", "No tool calls in this run.");
+        return (svg.finish(), false);
+    }
+    let rate = |c: &ToolCell| if c.calls > 0 { c.invalid as f64 / c.calls as f64 } else { 0.0 };
+    let most = cells.values().map(rate).fold(0.0, f64::max);
+    // The colour scale tops out at the highest rate rounded up to 10%.
+    let top = ((most * 10.0).ceil() / 10.0).clamp(0.1, 1.0);
+    svg.text(left - 8.0, header - 6.0, "end", "legend", corner);
+    for (j, t) in cols.iter().enumerate() {
+        let (cx, cy) = (left + cell_w * (j as f64 + 0.5) - 4.0, header - 8.0);
+        svg.raw(&format!(
+            "<text x=\"{}\" y=\"{}\" transform=\"rotate(-45 {} {})\" class=\"col-label\">{}</text>",
+            num(cx),
+            num(cy),
+            num(cx),
+            num(cy),
+            escape(t)
+        ));
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let y = header + cell_h * i as f64;
+        svg.text(left - 8.0, y + cell_h / 2.0 + 4.0, "end", "row-label", r);
+        for (j, c) in cols.iter().enumerate() {
+            let x = left + cell_w * j as f64;
+            let (m, t) = if tools_down { (c, r) } else { (r, c) };
+            let Some(cell) = cell_of(r, c) else {
+                svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, cell_h - 2.0, "#fafafa", Some(&format!("{m} never called {t}")));
+                svg.text(x + cell_w / 2.0, y + cell_h / 2.0 + 4.0, "middle", "cell muted", "·");
+                continue;
+            };
+            let share = rate(cell);
+            let (fill, ink) = ramp(share / top);
+            let tip =
+                format!("{m} × {t}: {} of {} calls invalid ({}), {} repaired", cell.invalid, cell.calls, percent(share), cell.repaired);
+            svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, cell_h - 2.0, &fill, Some(&tip));
+            svg.raw(&format!(
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"cell\" style=\"fill:{ink}\">{}</text>",
+                num(x + cell_w / 2.0),
+                num(y + cell_h / 2.0 + 4.0),
+                percent(share)
+            ));
+        }
+    }
+    // Colour key beside the grid.
+    let kx = left + cell_w * cols.len() as f64 + 20.0;
+    let (ky, kh) = (header, (cell_h * rows.len() as f64).clamp(60.0, 200.0));
+    let stops: String = (0..=4)
+        .map(|s| {
+            let t = f64::from(s) / 4.0;
+            format!("<stop offset=\"{}%\" stop-color=\"{}\"/>", num(t * 100.0), ramp(1.0 - t).0)
+        })
+        .collect();
+    svg.raw(&format!("<defs><linearGradient id=\"heat-ramp\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">{stops}</linearGradient></defs>"));
+    svg.raw(&format!(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\" fill=\"url(#heat-ramp)\" stroke=\"{MUTED}\" stroke-width=\"0.5\"/>",
+        num(kx),
+        num(ky),
+        num(kh)
+    ));
+    svg.text(kx + 16.0, ky + 9.0, "start", "tick", &percent(top));
+    svg.text(kx + 16.0, ky + kh, "start", "tick", "0%");
+    svg.text(kx, ky - 8.0, "start", "legend", "invalid");
+    // A little too wide still fits its column, scaled; much wider gets the page's width.
+    (svg.finish(), width > 720.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary() -> DataFrame {
+        df!("model" => ["strong", "cheap"]).unwrap()
+    }
+
+    #[test]
+    fn heat_map_prints_each_rate_and_marks_missing_cells() {
+        let by_tool = df!(
+            "model" => ["strong", "cheap", "cheap"],
+            "tool" => ["read_file", "Bash", "read_file"],
+            "calls" => [4u64, 10, 5],
+            "invalid" => [0u64, 5, 1],
+            "repaired_local" => [0u64, 4, 1],
+            "repaired_model" => [0u64, 1, 0],
+        )
+        .unwrap();
+        let map = tool_cells(&summary(), &by_tool).unwrap();
+        assert_eq!(map.1, ["Bash", "read_file"]);
+        let (svg, wide) = heat_map(&map);
+        assert!(!wide);
+        assert!(svg.contains("<title>cheap × Bash: 5 of 10 calls invalid (50%), 5 repaired</title>"), "{svg}");
+        assert!(svg.contains("<title>strong never called Bash</title>"));
+        assert!(svg.contains(">20%</text>") && svg.contains(">0%</text>"));
+        // The darkest blue is the highest rate, with white ink.
+        assert!(svg.contains("fill=\"#08306b\"><title>cheap × Bash") && svg.contains("style=\"fill:#fff\">50%</text>"));
+        // More tools than models: tools run down the side.
+        let one = df!("model" => ["cheap"]).unwrap();
+        let (tall, _) = heat_map(&tool_cells(&one, &by_tool.tail(Some(2))).unwrap());
+        assert!(tall.contains(">tool \\ model</text>") && tall.contains(">read_file</text>"), "{tall}");
+        let (empty, _) = heat_map(&tool_cells(&summary(), &by_tool.head(Some(0))).unwrap());
+        assert!(empty.contains("No tool calls in this run."));
+    }
+}

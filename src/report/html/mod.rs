@@ -1,0 +1,84 @@
+//! `report.html`: one self-contained page (inline CSS and SVG, no scripts,
+//! nothing fetched) with the run's header, four charts and the tables the
+//! Markdown report shows. `svg` and `scale` draw; `frontier`, `charts` and
+//! `heat` turn table rows into charts; `page` lays them out.
+
+mod charts;
+mod frontier;
+mod heat;
+mod page;
+mod scale;
+mod svg;
+
+use super::{Exporter, ReportError};
+use crate::metrics::Tables;
+
+/// The HTML format.
+pub struct Html;
+
+/// The four charts, each in its figure.
+fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
+    let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
+    let kinds = charts::kinds_chart(&charts::kind_counts(&tables.summary)?);
+    let latency = charts::latency_chart(&charts::repair_points(&tables.summary, &tables.repairs)?);
+    let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.summary, &tables.by_tool)?);
+    Ok(vec![
+        page::figure(
+            "Pass rate against cost",
+            &pass_cost,
+            "Each model's pass rate over all its runs with its 95% Wilson interval, against the run's total cost \
+             (scenario and repair requests). The dashed line joins the Pareto front: models no other model beats on both.",
+            false,
+        ),
+        page::figure(
+            "Invalid tool calls by kind",
+            &kinds,
+            "Calls that were not valid as sent, before repair, by what was wrong; a call with several problems counts once per kind.",
+            false,
+        ),
+        page::figure(
+            "Repair latency",
+            &latency,
+            "Every repair attempt: circles are local repairs (measured in-process), squares are model repairs (a request to a model). \
+             The box spans the 25th to 75th percentile, the bar is the median; hollow marks failed.",
+            false,
+        ),
+        page::figure(
+            "Invalid-call rate per tool",
+            &heat,
+            "Share of each model's calls to each tool that were invalid as sent; hover a cell for counts and repairs. \
+             A dot: the model never called that tool.",
+            heat_wide,
+        ),
+    ])
+}
+
+/// The whole page as HTML text.
+pub fn render(tables: &Tables) -> Result<String, ReportError> {
+    let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.html".into(), message: e.to_string() };
+    page::page(tables, &figures(tables).map_err(render_err)?).map_err(render_err)
+}
+
+impl Exporter for Html {
+    fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        Ok(vec![("report.html".into(), render(tables)?.into_bytes())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_run_renders_every_chart_without_nan() {
+        let tables = crate::metrics::build_tables(&[]).unwrap();
+        let html = render(&tables).unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        for id in ["chart-pass-cost", "chart-invalid-kinds", "chart-repair-latency", "chart-tool-heat"] {
+            assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        assert!(!html.contains("NaN") && !html.contains("<script"));
+        // Nothing to fetch: the only address is the SVG namespace.
+        assert_eq!(html.matches("://").count(), html.matches("http://www.w3.org/2000/svg").count());
+    }
+}

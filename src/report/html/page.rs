@@ -1,0 +1,157 @@
+//! The page around the charts: the run header, the tables the Markdown
+//! report shows, and the stylesheet, all inline so the file opens offline.
+//! A Content-Security-Policy forbids every fetch and script, so anything
+//! external that slipped in would be blocked and reported by the browser.
+
+use std::fmt::Write;
+
+use polars::prelude::PolarsResult;
+
+use super::svg::escape;
+use crate::metrics::columns::strings;
+use crate::metrics::{RunInfo, Tables};
+use crate::report::sections::{failures, sections, Section};
+use crate::report::text::text_table;
+
+const STYLE: &str = "\
+:root { color-scheme: light; }
+body { margin: 0 auto; max-width: 1240px; padding: 20px 24px 40px; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, \
+Helvetica, Arial, sans-serif; color: #222; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 6px; }
+h2 { font-size: 16px; margin: 28px 0 8px; }
+figure h2 { margin: 0 0 6px; font-size: 15px; }
+dl.run { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0 0; }
+dl.run dt { color: #666; }
+dl.run dd { margin: 0; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px; margin-top: 20px; }
+figure { margin: 0; padding: 12px 14px; border: 1px solid #e3e3e3; border-radius: 6px; overflow-x: auto; }
+figure.wide { grid-column: 1 / -1; }
+figcaption { color: #555; font-size: 12.5px; margin-top: 4px; }
+svg.chart { display: block; max-width: 100%; height: auto; }
+figure.wide svg.chart { max-width: none; }
+svg text { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; font-size: 12px; fill: #222; }
+svg text.tick { font-size: 11px; fill: #555; }
+svg text.axis-title { font-size: 12px; fill: #444; }
+svg text.legend, svg text.bar-note { font-size: 11.5px; fill: #444; }
+svg text.point-label { font-size: 11.5px; fill: #555; }
+svg text.point-label.front { fill: #0b3d6b; font-weight: 600; }
+svg text.empty { font-size: 14px; fill: #666; }
+svg text.col-label { font-size: 11.5px; }
+svg text.cell { font-size: 11px; font-variant-numeric: tabular-nums; }
+svg text.muted { fill: #aaa; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #eee; white-space: nowrap; }
+th { text-align: left; border-bottom: 2px solid #ccc; font-weight: 600; }
+td.num, th.num { text-align: right; }
+tr.front td:first-child { font-weight: 600; }
+p.note { color: #555; font-size: 12.5px; margin: 4px 0 0; }
+details { margin-top: 24px; }
+summary { cursor: pointer; font-weight: 600; font-size: 16px; }
+footer { margin-top: 32px; color: #777; font-size: 12px; }
+";
+
+/// The `<head>`: charset, the policy that keeps the page offline, title and style.
+fn head(run: &RunInfo) -> String {
+    let title = if run.run_id.is_empty() { "calltape report".to_string() } else { format!("calltape report — {}", run.run_id) };
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n",
+        escape(&title)
+    )
+}
+
+/// What the run was: id, models, suites, trials, seed.
+fn header(tables: &Tables) -> PolarsResult<String> {
+    let run = &tables.run;
+    let (names, tiers) = (strings(&tables.summary, "model")?, strings(&tables.summary, "tier")?);
+    let models: Vec<String> = names.iter().zip(&tiers).map(|(m, t)| if t.is_empty() { m.clone() } else { format!("{m} ({t})") }).collect();
+    let runs = tables.scenarios.height();
+    let mut rows = vec![
+        ("run id", if run.run_id.is_empty() { "—".into() } else { run.run_id.clone() }),
+        ("models", format!("{}: {}", models.len(), models.join(", "))),
+        ("suites", if run.suites.is_empty() { "—".into() } else { run.suites.join(", ") }),
+        ("trials", run.trials.to_string()),
+        ("seed", run.seed.to_string()),
+        ("runs", format!("{runs} (model × scenario × trial)")),
+    ];
+    if !run.config.is_empty() {
+        rows.push(("config", run.config.clone()));
+    }
+    if let Some(ms) = run.elapsed_ms {
+        rows.push(("wall time", format!("{:.1} s", ms / 1000.0)));
+    }
+    let mut out = String::from("<header>\n<h1>calltape report</h1>\n<dl class=\"run\">\n");
+    for (term, value) in rows {
+        let _ = writeln!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
+    }
+    out.push_str("</dl>\n</header>\n");
+    Ok(out)
+}
+
+/// One chart in its frame, with a title and a line on how to read it.
+pub fn figure(title: &str, svg: &str, caption: &str, wide: bool) -> String {
+    let class = if wide { " class=\"wide\"" } else { "" };
+    format!("<figure{class}>\n<h2>{}</h2>\n{svg}<figcaption>{}</figcaption>\n</figure>\n", escape(title), escape(caption))
+}
+
+/// A report section as an HTML table (the same cells the Markdown shows).
+fn table(section: &Section, heading: bool) -> PolarsResult<String> {
+    let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
+    let mut out = String::new();
+    if heading {
+        let _ = writeln!(out, "<h2>{}</h2>", escape(&section.title));
+    }
+    if section.frame.height() == 0 {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(section.note.as_deref().unwrap_or("None.")));
+        return Ok(out);
+    }
+    let t = text_table(&section.frame, &names)?;
+    let align = |numeric: bool| if numeric { " class=\"num\"" } else { "" };
+    out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr>");
+    for ((_, label), numeric) in section.columns.iter().zip(&t.numeric) {
+        let _ = write!(out, "<th{}>{}</th>", align(*numeric), escape(label));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &t.rows {
+        // The Markdown marks front models with " *"; here the row is bold too.
+        let front = row.first().is_some_and(|c| c.ends_with(" *"));
+        out.push_str(if front { "<tr class=\"front\">" } else { "<tr>" });
+        for (cell, numeric) in row.iter().zip(&t.numeric) {
+            let _ = write!(out, "<td{}>{}</td>", align(*numeric), escape(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    if let Some(note) = &section.note {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(note));
+    }
+    Ok(out)
+}
+
+/// The whole page around already drawn chart figures.
+pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
+    let mut out = head(&tables.run);
+    out.push_str("<body>\n");
+    out.push_str(&header(tables)?);
+    out.push_str("<main>\n<section class=\"charts\">\n");
+    for f in figures {
+        out.push_str(f);
+    }
+    out.push_str("</section>\n<section class=\"tables\">\n");
+    for section in sections(tables)? {
+        out.push_str(&table(&section, true)?);
+    }
+    out.push_str("</section>\n");
+    let failed = failures(tables)?;
+    let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(&failed.title));
+    out.push_str(&table(&failed, false)?);
+    out.push_str("</details>\n</main>\n");
+    out.push_str(
+        "<footer>Written by calltape from this run's events.jsonl; every table is also in the CSV and JSON files beside this page.</footer>\n",
+    );
+    out.push_str("</body>\n</html>\n");
+    Ok(out)
+}

@@ -1,0 +1,175 @@
+//! `report.html` as a reader sees it: the real binary writes it on `run`
+//! and rewrites it identically on `report`; headless Chromium, with no
+//! network, opens it without a single console message, finds the four
+//! charts in the DOM and paints a screenshot that is not blank.
+//!
+//! Needs Debian's `chromium` (`apt-get install chromium`); set
+//! `CALLTAPE_SKIP_BROWSER=1` to skip the browser half, `CALLTAPE_CHROMIUM`
+//! to use another binary, and `CALLTAPE_SCREENSHOT_OUT=FILE` to keep a
+//! 1280×1600 screenshot (that is how `docs/report-screenshot.png` is made).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const CHARTS: [&str; 4] = ["chart-pass-cost", "chart-invalid-kinds", "chart-repair-latency", "chart-tool-heat"];
+
+fn calltape(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("binary runs")
+}
+
+/// Chromium (`CALLTAPE_CHROMIUM`, else `chromium` on the PATH or in
+/// /usr/bin), or why the test cannot use it.
+fn chromium() -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = match std::env::var_os("CALLTAPE_CHROMIUM") {
+        Some(path) => vec![PathBuf::from(path)],
+        None => std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .chain([PathBuf::from("/usr/bin")])
+            .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+            .collect(),
+    };
+    candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        "chromium not found: the HTML report is checked in headless Chromium; install it with `apt-get install chromium` \
+         (Debian/Ubuntu), point CALLTAPE_CHROMIUM at a Chromium binary, or set CALLTAPE_SKIP_BROWSER=1 to skip the browser checks"
+            .to_string()
+    })
+}
+
+/// Runs headless Chromium on `url` with `extra` flags, in a fresh profile,
+/// offline; returns (stdout, stderr). Killed after two minutes.
+fn headless(browser: &Path, url: &str, extra: &[&str]) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "--headless".to_string(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-quic".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--enable-logging=stderr".into(),
+        "--v=0".into(),
+        format!("--user-data-dir={}", profile.path().display()),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.push(url.into());
+    let mut child = Command::new(browser)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", browser.display()));
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).ok();
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            child.kill().ok();
+            panic!("chromium did not finish within 2 minutes: {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (reader.join().unwrap(), err_reader.join().unwrap())
+}
+
+/// Lines where the page spoke on the console (Chromium logs every console
+/// message, blocked fetch and uncaught exception under `CONSOLE`).
+fn console_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught")).collect()
+}
+
+/// Width and height from a PNG's header.
+fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let signature = b"\x89PNG\r\n\x1a\n";
+    if bytes.len() < 24 || &bytes[..8] != signature || &bytes[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    Some((be(16), be(20)))
+}
+
+fn screenshot(browser: &Path, url: &str, file: &Path) -> Vec<u8> {
+    let flag = format!("--screenshot={}", file.display());
+    let (_, stderr) = headless(browser, url, &[&flag, "--window-size=1280,2400", "--hide-scrollbars"]);
+    std::fs::read(file).unwrap_or_else(|e| panic!("no screenshot at {}: {e}\n{stderr}", file.display()))
+}
+
+#[test]
+fn run_writes_a_self_contained_report_that_chromium_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calltape(&["run", "--out", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let latest = dir.path().join("latest");
+    let page = latest.join("report.html");
+    let html = std::fs::read_to_string(&page).expect("run writes report.html");
+    for id in CHARTS {
+        assert!(html.contains(&format!("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"{id}\"")), "{id} missing");
+    }
+    assert!(html.contains("<dt>seed</dt><dd>42</dd>") && html.contains("sim-cheap-types"), "run header");
+    assert!(html.contains("<th>95% CI</th>"), "the summary table");
+    assert!(!html.contains("NaN") && !html.contains("<script"), "no NaN, no scripts");
+
+    // `report` rebuilds the page from the events alone, byte for byte.
+    std::fs::remove_file(&page).unwrap();
+    let again = calltape(&["report", latest.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html, "report.html differs after `calltape report`");
+
+    if std::env::var("CALLTAPE_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+        eprintln!("note: CALLTAPE_SKIP_BROWSER=1, so report.html was not opened in Chromium");
+        return;
+    }
+    let browser = chromium().unwrap_or_else(|why| panic!("{why}"));
+
+    // First prove the console check can see a console message at all.
+    let probe = dir.path().join("probe.html");
+    std::fs::write(&probe, "<!DOCTYPE html><p>probe</p><script>console.error('calltape-probe')</script>").unwrap();
+    let (_, stderr) = headless(&browser, &format!("file://{}", probe.display()), &["--dump-dom"]);
+    assert!(
+        console_lines(&stderr).iter().any(|l| l.contains("calltape-probe")),
+        "this Chromium does not log console messages to stderr, so the check below would prove nothing:\n{stderr}"
+    );
+
+    let url = format!("file://{}", page.display());
+    let (dom, stderr) = headless(&browser, &url, &["--dump-dom"]);
+    let console = console_lines(&stderr);
+    assert!(console.is_empty(), "report.html logged to the console:\n{}", console.join("\n"));
+    for id in CHARTS {
+        assert!(dom.contains(&format!("id=\"{id}\"")), "{id} not in the rendered DOM");
+    }
+    assert!(dom.matches("<svg").count() >= CHARTS.len() && dom.contains("sim-strong"), "{dom}");
+
+    // A screenshot: the right size, and far more detail than a blank page's.
+    let shot = screenshot(&browser, &url, &dir.path().join("report.png"));
+    let blank_page = dir.path().join("blank.html");
+    std::fs::write(&blank_page, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let blank = screenshot(&browser, &format!("file://{}", blank_page.display()), &dir.path().join("blank.png"));
+    assert_eq!(png_size(&shot), Some((1280, 2400)), "not a 1280×2400 PNG");
+    assert_eq!(png_size(&blank), Some((1280, 2400)));
+    assert!(
+        shot.len() > 20 * blank.len() && shot.len() > 50_000,
+        "screenshot looks blank: {} bytes, a blank page {}",
+        shot.len(),
+        blank.len()
+    );
+    eprintln!("screenshot: {} bytes (a blank page: {} bytes)", shot.len(), blank.len());
+    if let Some(keep) = std::env::var_os("CALLTAPE_SCREENSHOT_OUT") {
+        // The README's picture: the header, the charts and the first tables.
+        let flag = format!("--screenshot={}", Path::new(&keep).display());
+        headless(&browser, &url, &[&flag, "--window-size=1280,1600", "--hide-scrollbars"]);
+    }
+}
