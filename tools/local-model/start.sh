@@ -43,26 +43,45 @@ gguf=$cache/$name.gguf
 log=$cache/server-$port.log
 mkdir -p "$cache"
 say() { echo "start.sh: $*" >&2; }
+apt_install() {  # Debian packages, when we may (root with apt-get); returns 1 otherwise
+  command -v apt-get >/dev/null && [[ $(id -u) == 0 ]] || return 1
+  say "installing $* with apt-get"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >&2 ||
+    { say "apt-get failed"; return 1; }
+}
 
 # Two start.sh at once (two ports) must not install or build over each other.
 exec 9>"$cache/.install.lock"
 flock 9
 
-[[ -x $cache/venv/bin/python ]] || python3 -m venv "$cache/venv"
+command -v curl >/dev/null || apt_install curl || { say "curl is needed"; exit 1; }
+if [[ ! -x $cache/venv/bin/pip ]]; then  # Debian's python3 has no venv/ensurepip without python3-venv
+  python3 -m venv "$cache/venv" 2>/dev/null ||
+    { rm -rf "$cache/venv"; apt_install python3-venv && python3 -m venv "$cache/venv"; } ||
+    { say "cannot create a Python venv (install python3-venv)"; exit 1; }
+fi
 pip() { "$cache/venv/bin/pip" --disable-pip-version-check -q "$@" >&2; }
 site=$("$cache/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-if [[ ! -f $gguf ]] || [[ $(sha256sum "$gguf" | cut -d' ' -f1) != "$want" ]]; then
-  [[ -d $site/${mod}1 ]] || pip install --no-deps $(for i in $(seq 1 $parts); do echo "$pkg$i==$ver"; done)
-  for i in $(seq 1 $parts); do cat "$site/$mod$i"/data/*.bin; done >"$gguf.tmp"
-  got=$(sha256sum "$gguf.tmp" | cut -d' ' -f1)
-  [[ $got == "$want" ]] || { say "model checksum mismatch: $got"; rm -f "$gguf.tmp"; exit 1; }
-  mv "$gguf.tmp" "$gguf"
+# The checksum is computed once; "$gguf.ok" remembers it for this exact file (size, mtime, inode),
+# which saves hashing 0.4-1.1 GB on every start.
+stamp() { stat -c '%s %Y %i' "$gguf" 2>/dev/null; echo "$want"; }
+if [[ ! -f $gguf.ok || $(stamp) != "$(cat "$gguf.ok")" ]]; then
+  rm -f "$gguf.ok"
+  if [[ ! -f $gguf ]] || [[ $(sha256sum "$gguf" | cut -d' ' -f1) != "$want" ]]; then
+    # shellcheck disable=SC2046 # one word per package
+    [[ -d $site/${mod}1 ]] || pip install --no-deps $(for i in $(seq 1 $parts); do echo "$pkg$i==$ver"; done)
+    for i in $(seq 1 $parts); do cat "$site/$mod$i"/data/*.bin; done >"$gguf.tmp"
+    got=$(sha256sum "$gguf.tmp" | cut -d' ' -f1)
+    [[ $got == "$want" ]] || { say "model checksum mismatch: $got"; rm -f "$gguf.tmp"; exit 1; }
+    mv "$gguf.tmp" "$gguf"
+  fi
+  stamp >"$gguf.ok"
 fi
 
 # --- which llama-server --------------------------------------------------------------------------
 arch=$(uname -m)
-flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
 has() { local f; for f in "$@"; do [[ $flags == *" $f "* ]] || return 1; done; }
 cpu_id=$(printf '%s %s' "$arch" "$flags" | sha256sum | cut -c1-12)
 sigill_mark=$cache/wheel-sigill-$cpu_id
@@ -84,20 +103,20 @@ fi
 built_dir=$cache/llama-server-src-$sdist_ver-$flavour
 built_bin=$built_dir/llama-server
 
-need_tools() {  # cmake >= 3.18 (llama.cpp's UI step), a C++ compiler, make
-  local missing=() v
-  v=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
-  if [[ -z $v ]] || (( ${v% *} < 3 || (${v% *} == 3 && ${v#* } < 18) )); then missing+=(cmake); fi
+cmake_ok() {  # cmake >= 3.18 (llama.cpp's UI step) on PATH
+  local v
+  v=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' || true)
+  [[ -n $v ]] && (( ${v% *} > 3 || (${v% *} == 3 && ${v#* } >= 18) ))
+}
+need_tools() {  # cmake, a C++ compiler, make
+  local missing=()
+  cmake_ok || missing+=(cmake)
   command -v g++ >/dev/null || command -v c++ >/dev/null || missing+=(g++)
   command -v make >/dev/null || missing+=(make)
   ((${#missing[@]})) || return 0
-  if command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
-    say "installing ${missing[*]} with apt-get"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2
-    # bookworm's cmake is 3.25; an older distribution's may still be too old: take PyPI's then.
-  fi
-  v=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
-  if [[ -z $v ]] || (( ${v% *} < 3 || (${v% *} == 3 && ${v#* } < 18) )); then
+  # bookworm's cmake is 3.25; without apt, or with a too old one, cmake comes from PyPI below.
+  apt_install "${missing[@]}" || true
+  if ! cmake_ok; then
     say "installing cmake from PyPI into $cache/venv"
     pip install 'cmake>=3.18,<4'
     export PATH=$cache/venv/bin:$PATH
@@ -115,11 +134,12 @@ build_server() {
   pip download --no-deps --no-binary llama-cpp-python --require-hashes -r "$work/req.txt" -d "$work"
   tar -xzf "$work/llama_cpp_python-$sdist_ver.tar.gz" -C "$work" "llama_cpp_python-$sdist_ver/vendor/llama.cpp"
   local src=$work/llama_cpp_python-$sdist_ver/vendor/llama.cpp
+  rm -f "$src/.git"  # a git-submodule pointer into a repository the sdist does not ship
   {
     cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release "${isa[@]}" \
       -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
       -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-      -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_COMMIT="$sdist_commit" &&
+      -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DGGML_CCACHE=OFF -DLLAMA_BUILD_COMMIT="$sdist_commit" &&
     cmake --build "$work/build" --config Release --target llama-server -j "${BUILD_JOBS:-2}"
   } >"$blog" 2>&1 || { say "build failed; see $blog"; exit 1; }
   "$work/build/bin/llama-server" --version >/dev/null 2>&1 || { say "built llama-server does not run; see $blog"; exit 1; }
@@ -154,8 +174,10 @@ start_server() {  # returns 0 when healthy; otherwise the server's exit status (
   help=$("$server" --help 2>&1 || true)
   args=(-m "$gguf" --host 127.0.0.1 --port "$port" -t "${THREADS:-1}" --poll 0 -c 4096 -np 1 --seed 7
         --chat-template-file "$here/chatml-bare-json-tools.jinja")
-  [[ $help == *--jinja* ]] && args+=(--jinja)
-  [[ $help == *--no-ui* ]] && args+=(--no-ui)
+  # Flags that older llama.cpp builds lack are passed only when --help lists them.
+  has_opt() { grep -Eq -- "(^|[ ,])$1(,|[[:space:]]|\$)" <<<"$help"; }
+  has_opt --jinja && args+=(--jinja)
+  has_opt --no-ui && args+=(--no-ui)
   "$server" "${args[@]}" >"$log" 2>&1 9>&- &
   pid=$!
   echo "$pid" >"$cache/server-$port.pid"
@@ -180,5 +202,6 @@ if ((rc == 132)) && [[ $server == "$wheel_bin" && $from == auto ]]; then
   flock 9; use_source; flock -u 9
   rc=0; start_server || rc=$?
 fi
+((rc == 132)) && say "llama-server died with SIGILL: this CPU lacks instructions it was built for"
 ((rc == 0)) || { say "server exited (status $rc); see $log"; exit 1; }
 echo "$pid $port"
