@@ -18,6 +18,7 @@ use crate::pipeline::RepairRules;
 use crate::provider::openai::OpenAi;
 use crate::provider::Provider;
 use crate::scenario::{Scenario, Suite};
+use crate::transport::cassette::{sim_source, CassetteMode, CassetteOutcome, CassetteSummary, Recordings, SecretScan, UnitCassette};
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
 
@@ -34,6 +35,8 @@ pub enum RunError {
     NoModels,
     #[error(transparent)]
     NoTerminal(#[from] NoTerminal),
+    #[error("run stopped at the first request with no recording (--fail-fast): {0}")]
+    Stopped(String),
 }
 
 /// Where a finished run was written.
@@ -42,29 +45,51 @@ pub struct RunFolder {
     pub run_id: String,
     pub dir: PathBuf,
     pub units: u64,
+    /// What the cassettes did (empty when every model ran live).
+    pub cassettes: CassetteSummary,
+}
+
+/// A moment as UTC calendar fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UtcTime {
+    pub year: i64,
+    pub month: i64,
+    pub day: i64,
+    pub hour: i64,
+    pub minute: i64,
+    pub second: i64,
+}
+
+impl UtcTime {
+    /// The UTC time `secs` seconds after the Unix epoch.
+    pub fn from_unix(secs: i64) -> UtcTime {
+        let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        // Howard Hinnant's civil-from-days.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        UtcTime { year, month, day, hour: rem / 3600, minute: rem % 3600 / 60, second: rem % 60 }
+    }
 }
 
 /// A run id from the wall clock: `YYYYMMDD-HHMMSS-mmm` (UTC).
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let secs = now.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis())
+    let t = UtcTime::from_unix(now.as_secs() as i64);
+    format!("{:04}{:02}{:02}-{:02}{:02}{:02}-{:03}", t.year, t.month, t.day, t.hour, t.minute, t.second, now.subsec_millis())
 }
 
-fn check_model(model: &ModelConfig) -> Result<(), RunError> {
+fn check_model(model: &ModelConfig, mode: CassetteMode) -> Result<(), RunError> {
     match model.provider {
         ProviderKind::Sim => Ok(()),
+        // Cassettes answer a replay: no live transport is needed.
+        _ if mode == CassetteMode::Replay => Ok(()),
         ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Gemini => Err(RunError::Model {
             model: model.name.clone(),
             message: "live providers are not available in this build yet; use provider = \"sim\"".into(),
@@ -79,7 +104,7 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
         return Err(RunError::NoModels);
     }
     for m in &config.models {
-        check_model(m)?;
+        check_model(m, config.mode_for(m))?;
     }
     let total: u64 =
         config.models.len() as u64 * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>() * u64::from(config.run.trials);
@@ -118,6 +143,8 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
     };
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
+    let recordings =
+        Recordings::new(config.cassettes.clone(), SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())));
     let mut tasks = tokio::task::JoinSet::new();
     for model in &config.models {
         let model = Arc::new(model.clone());
@@ -131,42 +158,54 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
                     let (model, limit, provider, events, config, progress, rules) =
                         (model.clone(), limit.clone(), provider.clone(), events.clone(), config.clone(), progress.clone(), rules.clone());
                     let (repairer, repair_provider, person) = (repairer.clone(), repair_provider.clone(), person.clone());
-                    let scenario = scenario.clone();
+                    let (scenario, recordings) = (scenario.clone(), recordings.clone());
                     tasks.spawn(async move {
                         let _permit = limit.acquire_owned().await.expect("semaphore never closes");
-                        let transport = transport_for(&model, &scenario, &config, trial);
-                        let repair_transport = transport_for(&repairer, &scenario, &config, trial);
                         let key =
                             UnitKey { model: model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
+                        let transports = unit_transports(&key, &model, &repairer, &scenario, &config, &recordings);
                         let unit = Unit {
                             key,
                             scenario: &scenario,
                             config: &config,
                             rules: &rules,
-                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: transport.as_ref() },
+                            endpoint: Endpoint { model: &model, provider: provider.as_ref(), transport: transports.model.as_ref() },
                             repairer: Endpoint {
                                 model: &repairer,
                                 provider: repair_provider.as_ref(),
-                                transport: repair_transport.as_ref(),
+                                transport: transports.repair.as_ref(),
                             },
                             person: person.as_deref(),
                             events: &events,
                         };
-                        let result = run_unit(&unit).await;
+                        let verdict = run_unit(&unit).await;
+                        let cassette = transports.cassette.map(UnitCassette::finish);
+                        if let Some(event) = cassette.as_ref().and_then(CassetteOutcome::event) {
+                            events.emit(event)?;
+                        }
                         progress.inc(1);
-                        result
+                        verdict.map(|_| cassette)
                     });
                 }
             }
         }
     }
     let mut first_error = None;
+    let mut cassettes = CassetteSummary::default();
     while let Some(joined) = tasks.join_next().await {
         match joined {
-            Ok(Ok(_)) => {}
+            Ok(Ok(cassette)) => {
+                let Some(outcome) = cassette else { continue };
+                if let (true, None, Some(miss)) = (config.run.fail_fast, &first_error, outcome.missing.first()) {
+                    first_error = Some(RunError::Stopped(miss.clone()));
+                    tasks.abort_all();
+                }
+                cassettes.add(outcome, config.cassettes.strict);
+            }
             Ok(Err(e)) => {
                 first_error.get_or_insert(RunError::Events(e));
             }
+            Err(stopped) if stopped.is_cancelled() => {}
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         }
     }
@@ -175,10 +214,51 @@ pub async fn run(config: &Config, config_origin: &str, suites: &[Suite], show_pr
         return Err(e);
     }
     events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
-    Ok(RunFolder { run_id, dir, units: total })
+    Ok(RunFolder { run_id, dir, units: total, cassettes })
 }
 
-/// The transport one (model, scenario, trial) unit sends its requests through.
+/// What one unit sends its requests through: the transports of the model
+/// under test and of its repair model, and the cassette both go through
+/// (none when the model runs live), to finish when the unit ends.
+struct UnitTransports {
+    model: Box<dyn Transport>,
+    repair: Box<dyn Transport>,
+    cassette: Option<UnitCassette>,
+}
+
+/// The unit's transports in its model's cassette mode. The repair model's
+/// requests go through the same cassette: they are part of this unit's
+/// exchanges, whatever mode the repair model has on its own.
+fn unit_transports(
+    key: &UnitKey,
+    model: &Arc<ModelConfig>,
+    repairer: &Arc<ModelConfig>,
+    scenario: &Arc<Scenario>,
+    config: &Config,
+    recordings: &Arc<Recordings>,
+) -> UnitTransports {
+    let trial = key.trial;
+    let mode = config.mode_for(model);
+    if mode == CassetteMode::Live {
+        return UnitTransports {
+            model: transport_for(model, scenario, config, trial),
+            repair: transport_for(repairer, scenario, config, trial),
+            cassette: None,
+        };
+    }
+    let sim = [model, repairer].iter().filter_map(|m| Some((m.name.clone(), sim_source(m, scenario, config.run.seed)?))).collect();
+    let cassette = recordings.open(mode, key.clone(), sim);
+    // A replay has nothing under the cassette: no network, no key.
+    let inner = |m: &Arc<ModelConfig>| (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial));
+    UnitTransports {
+        model: Box::new(cassette.endpoint(&model.name, inner(model))),
+        repair: Box::new(cassette.endpoint(&repairer.name, inner(repairer))),
+        cassette: Some(cassette),
+    }
+}
+
+/// The transport one (model, scenario, trial) unit sends its requests
+/// through when nothing is replayed: the cassette layer wraps it.
 fn transport_for(model: &Arc<ModelConfig>, scenario: &Arc<Scenario>, config: &Config, trial: u32) -> Box<dyn Transport> {
     Box::new(SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial).expect("sim models were checked to have a profile"))
 }

@@ -68,7 +68,8 @@ fn unit_of(kind: &EventKind) -> Option<&UnitKey> {
         | EventKind::ToolApproval { unit, .. }
         | EventKind::DenialFollowup { unit, .. }
         | EventKind::ToolExecuted { unit, .. }
-        | EventKind::ScenarioFinished { unit, .. } => Some(unit),
+        | EventKind::ScenarioFinished { unit, .. }
+        | EventKind::Cassette { unit, .. } => Some(unit),
         EventKind::RunStarted { .. } | EventKind::RunFinished { .. } => None,
     }
 }

@@ -1,7 +1,8 @@
 //! Transports carry one HTTP exchange: a request built by a provider adapter
-//! goes out, a response comes back. The cassette layer will sit here, under
-//! the adapters, so replay exercises the same parsing code as a live run.
+//! goes out, a response comes back. The cassette layer sits here, under the
+//! adapters, so replay exercises the same parsing code as a live run.
 
+pub mod cassette;
 pub mod sim;
 pub mod sse;
 
@@ -48,6 +49,9 @@ pub enum TransportError {
     Connection(String),
     #[error("request timed out after {0} s")]
     Timeout(u64),
+    /// The cassette layer could not answer: no recording (replay), or nothing to record from.
+    #[error("{0}")]
+    Cassette(String),
 }
 
 /// A boxed future, so transports can be chosen at run time.
