@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::pipeline::approval::{ApprovalMode, ApprovalRule, Unanswered};
+pub use crate::transport::cassette::{CassetteMode, CassetteSettings};
 
 /// The configuration shipped inside the binary.
 pub const EMBEDDED_DEFAULT: &str = include_str!("../calltape.toml");
@@ -36,6 +37,8 @@ pub struct Config {
     pub models: Vec<ModelConfig>,
     #[serde(default)]
     pub gate: crate::compare::Gate,
+    #[serde(default)]
+    pub cassettes: CassetteSettings,
 }
 
 /// How a run is carried out.
@@ -52,6 +55,14 @@ pub struct RunSettings {
     pub out_dir: PathBuf,
     /// Step limit (model requests per scenario) where a scenario sets none.
     pub max_steps: u32,
+    /// How models are answered: live, record, replay or auto (cassettes);
+    /// a model's own `mode` overrides it.
+    pub mode: CassetteMode,
+    /// Set by `--mode`: the mode of every model, whatever they set.
+    #[serde(skip)]
+    pub mode_override: Option<CassetteMode>,
+    /// Stop the run at the first request with no recording.
+    pub fail_fast: bool,
 }
 
 impl Default for RunSettings {
@@ -62,6 +73,9 @@ impl Default for RunSettings {
             seed: 42,
             out_dir: PathBuf::from("reports"),
             max_steps: 8,
+            mode: CassetteMode::Live,
+            mode_override: None,
+            fail_fast: false,
         }
     }
 }
@@ -229,6 +243,9 @@ pub struct ModelConfig {
     /// The behaviour of a simulated model.
     #[serde(default)]
     pub sim: Option<crate::sim::SimProfile>,
+    /// This model's cassette mode, instead of `[run] mode` (`--mode` overrides both).
+    #[serde(default)]
+    pub mode: Option<CassetteMode>,
 }
 
 fn default_concurrency() -> usize {
@@ -292,7 +309,13 @@ impl Config {
         if self.run.trials == 0 {
             return Err("run.trials must be at least 1".into());
         }
-        Ok(())
+        self.cassettes.validate()
+    }
+
+    /// The cassette mode a model's units run in: `--mode`, else the model's
+    /// own `mode`, else `[run] mode`.
+    pub fn mode_for(&self, model: &ModelConfig) -> CassetteMode {
+        self.run.mode_override.or(model.mode).unwrap_or(self.run.mode)
     }
 
     /// Keeps only the named models, in the order named; an unknown name is an
@@ -352,6 +375,22 @@ mod tests {
         let err = Config::parse("[run]\ntrails = 3\n", "x.toml").unwrap_err().to_string();
         assert!(err.starts_with("x.toml: "), "{err}");
         assert!(err.contains("trails"), "{err}");
+    }
+
+    #[test]
+    fn mode_comes_from_the_flag_then_the_model_then_the_run() {
+        let mut c = Config::parse(
+            "[run]\nmode = \"auto\"\n[[models]]\nname = \"a\"\nprovider = \"openai\"\nmodel_id = \"a\"\ntier = \"cheap\"\nmode = \"replay\"\n\n[[models]]\nname = \"b\"\nprovider = \"openai\"\nmodel_id = \"b\"\ntier = \"cheap\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(c.mode_for(&c.models[0]), CassetteMode::Replay);
+        assert_eq!(c.mode_for(&c.models[1]), CassetteMode::Auto);
+        c.run.mode_override = Some(CassetteMode::Record);
+        assert_eq!(c.mode_for(&c.models[0]), CassetteMode::Record);
+        assert_eq!(Config::parse("", "x.toml").unwrap().run.mode, CassetteMode::Live, "a config that says nothing runs live");
+        let err = Config::parse("[cassettes]\nspeed = 0\n", "x.toml").unwrap_err().to_string();
+        assert!(err.contains("cassettes.speed"), "{err}");
     }
 
     #[test]

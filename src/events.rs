@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Prices, ProviderKind, Tier};
 use crate::pipeline::approval::Decider;
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
+use crate::transport::cassette::CassetteMode;
 
 /// Which (model, scenario, trial) an event belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -200,6 +201,22 @@ pub enum EventKind {
         steps: u32,
         error: bool,
     },
+    /// What a unit's cassette did, when there is something to say: it
+    /// recorded or wrote, a request found no recording, or recorded
+    /// interactions went unused. An exact replay emits none.
+    Cassette {
+        #[serde(flatten)]
+        unit: UnitKey,
+        path: String,
+        mode: CassetteMode,
+        replayed: u32,
+        recorded: u32,
+        missing: u32,
+        /// Recorded interactions nothing asked for, as `#N model key`.
+        unused: Vec<String>,
+        written: bool,
+        error: Option<String>,
+    },
     RunFinished {
         units: u64,
         elapsed_ms: f64,
@@ -223,7 +240,8 @@ impl EventKind {
             | EventKind::ToolApproval { unit, .. }
             | EventKind::DenialFollowup { unit, .. }
             | EventKind::ToolExecuted { unit, .. }
-            | EventKind::ScenarioFinished { unit, .. } => Some(unit),
+            | EventKind::ScenarioFinished { unit, .. }
+            | EventKind::Cassette { unit, .. } => Some(unit),
             EventKind::RunStarted { .. } | EventKind::RunFinished { .. } | EventKind::RunInterrupted { .. } => None,
         }
     }

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 use calltape::config::{ApprovalMode, Config, RepairMode};
 use calltape::pipeline::RepairRules;
+use calltape::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming, SecretScan};
 use calltape::{events, metrics, plan, report, runner, scenario, standalone};
 
 #[derive(Parser)]
@@ -46,6 +47,36 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Check or clean up the recorded cassettes.
+    Cassettes {
+        #[command(subcommand)]
+        command: CassettesCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CassettesCommand {
+    /// Read every cassette; list format errors, key-shaped strings, stale and orphaned files; exit 1 if any.
+    Verify(CassettesArgs),
+    /// Delete orphaned cassettes: those whose suite, scenario or model is no longer configured.
+    Prune {
+        #[command(flatten)]
+        args: CassettesArgs,
+        /// Only list what would be deleted.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct CassettesArgs {
+    /// The cassette folder (default: the configuration's [cassettes] dir, `recordings`).
+    path: Option<PathBuf>,
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Suite folder the cassettes are for (repeatable; default: the configured suites).
+    #[arg(long = "suite")]
+    suites: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -135,8 +166,26 @@ struct RunArgs {
     shard: Option<calltape::plan::Shard>,
     /// Finish an interrupted run: runs only the units of RUN_DIR that did not
     /// complete, with the plan it was started with (other flags are refused).
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["config", "suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["config", "suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
     resume: Option<PathBuf>,
+    /// Cassette mode for every model: live, record, replay, or auto (replay what is recorded, record the rest).
+    #[arg(long, value_enum)]
+    mode: Option<CassetteMode>,
+    /// Cassette folder (default: the configuration's [cassettes] dir, `recordings`).
+    #[arg(long, value_name = "DIR")]
+    recordings: Option<PathBuf>,
+    /// Replayed responses arrive at once (instant) or after their recorded latency (recorded).
+    #[arg(long, value_enum)]
+    replay_timing: Option<ReplayTiming>,
+    /// With --replay-timing recorded: 2 replays twice as fast as recorded, 0.5 half as fast.
+    #[arg(long, value_name = "FACTOR")]
+    replay_speed: Option<f64>,
+    /// Exit 1 when a replay is not exact: a request with no recording, or a recorded interaction left unused.
+    #[arg(long)]
+    strict: bool,
+    /// Stop the run at the first request with no recording.
+    #[arg(long)]
+    fail_fast: bool,
 }
 
 /// The terminal's width; piped output is not cut.
@@ -216,7 +265,7 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
         return Err(ExitCode::from(130));
     }
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
-    Ok(())
+    report_cassettes(&folder.cassettes, &config.cassettes.dir)
 }
 
 /// The plan of a new run: the configuration with the flags applied.
@@ -242,11 +291,26 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, ExitCode> {
     if let Some(r) = args.repair {
         config.pipeline.repair = r;
     }
+    config.run.fail_fast |= args.fail_fast;
+    config.cassettes.strict |= args.strict;
+    if let Some(dir) = args.recordings {
+        config.cassettes.dir = dir;
+    }
+    if let Some(t) = args.replay_timing {
+        config.cassettes.timing = t;
+    }
+    if let Some(s) = args.replay_speed {
+        config.cassettes.speed = s;
+    }
+    config.cassettes.validate().map_err(|e| {
+        eprintln!("error: --replay-speed: {e}");
+        ExitCode::from(2)
+    })?;
     config.select_models(&args.models).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    Ok(plan::RunPlan { config, config_origin: origin, approve: args.approve, filters: args.filters, shard: args.shard })
+    Ok(plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard })
 }
 
 fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
@@ -260,6 +324,77 @@ fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
         ExitCode::from(1)
     })?;
     println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());
+    Ok(())
+}
+
+/// Lines shown of each kind of cassette message; the rest are in events.jsonl.
+const CASSETTE_LINES: usize = 10;
+
+/// Prints what the cassettes did; an error among it (a cassette that could
+/// not be written, or with --strict an inexact replay) fails the run.
+fn report_cassettes(summary: &CassetteSummary, dir: &std::path::Path) -> Result<(), ExitCode> {
+    if let Some(line) = summary.headline(dir) {
+        println!("{line}");
+    }
+    for (label, lines) in [("warning", &summary.warnings), ("error", &summary.errors)] {
+        for line in lines.iter().take(CASSETTE_LINES) {
+            eprintln!("{label}: {line}");
+        }
+        if lines.len() > CASSETTE_LINES {
+            eprintln!("{label}: … and {} more (the `cassette` events in events.jsonl list them all)", lines.len() - CASSETTE_LINES);
+        }
+    }
+    if summary.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ExitCode::from(1))
+    }
+}
+
+fn cassettes(command: CassettesCommand) -> Result<(), ExitCode> {
+    let (args, prune) = match command {
+        CassettesCommand::Verify(args) => (args, None),
+        CassettesCommand::Prune { args, dry_run } => (args, Some(dry_run)),
+    };
+    let (config, _) = load_config(args.config.as_deref())?;
+    let dir = args.path.unwrap_or_else(|| config.cassettes.dir.clone());
+    if !dir.is_dir() {
+        eprintln!("error: {} is not a folder of cassettes (record some with `calltape run --mode record`)", dir.display());
+        return Err(ExitCode::from(2));
+    }
+    let suite_paths = if args.suites.is_empty() { config.run.suites.clone() } else { args.suites };
+    let suites = load_suites(&suite_paths).map_err(|errors| {
+        print_load_errors(&errors);
+        ExitCode::from(2)
+    })?;
+    let scan = SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref()));
+    let scope = cassette::verify::Scope {
+        suites: &suites,
+        models: &config.models,
+        seed: config.run.seed,
+        ignore_fields: &config.cassettes.ignore_fields,
+        scan: &scan,
+    };
+    let report = cassette::verify::verify(&dir, &scope).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    let Some(dry_run) = prune else {
+        for finding in &report.findings {
+            println!("{finding}");
+        }
+        println!("{}", report.summary());
+        return if report.passed() { Ok(()) } else { Err(ExitCode::from(1)) };
+    };
+    let deleted = cassette::verify::prune(&dir, &report, dry_run).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(1)
+    })?;
+    let verb = if dry_run { "would delete" } else { "deleted" };
+    for path in &deleted {
+        println!("{verb} {}", path.display());
+    }
+    println!("{} orphaned file(s) {verb}{}", deleted.len(), if dry_run { " (--dry-run)" } else { "" });
     Ok(())
 }
 
@@ -383,6 +518,7 @@ async fn main() -> ExitCode {
         Command::Compare(args) => compare(args),
         Command::Check { paths, config } => check(paths, config),
         Command::Merge { run_dirs, out } => merge(&run_dirs, &out),
+        Command::Cassettes { command } => cassettes(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -115,5 +115,5 @@ pub fn merge_runs(dirs: &[PathBuf], out_dir: &Path) -> Result<RunFolder, MergeEr
         log.emit_event(&event)?;
     }
     log.emit(EventKind::RunFinished { units, elapsed_ms })?;
-    Ok(RunFolder { run_id, dir, units, remaining: 0 })
+    Ok(RunFolder { run_id, dir, units, remaining: 0, cassettes: Default::default() })
 }

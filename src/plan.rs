@@ -12,6 +12,7 @@ use crate::config::{ApprovalMode, Config};
 use crate::events::{read_events, Event, EventKind, EventsError, UnitKey};
 use crate::scenario::{self, Suite};
 use crate::sim::rng::Rng;
+use crate::transport::cassette::CassetteMode;
 
 /// The file a run folder keeps its plan in.
 pub const PLAN_FILE: &str = "plan.json";
@@ -54,6 +55,9 @@ pub struct RunPlan {
     pub config_origin: String,
     /// `--approve`, which the configuration does not keep.
     pub approve: Option<ApprovalMode>,
+    /// `--mode`, which the configuration does not keep either.
+    #[serde(default)]
+    pub mode: Option<CassetteMode>,
     /// `--filter` globs on scenario ids (empty: all).
     pub filters: Vec<String>,
     pub shard: Option<Shard>,
@@ -79,7 +83,7 @@ pub enum PlanError {
 impl RunPlan {
     /// A plan that runs every scenario of the configured suites.
     pub fn whole(config: Config, config_origin: &str) -> RunPlan {
-        RunPlan { config, config_origin: config_origin.into(), approve: None, filters: Vec::new(), shard: None }
+        RunPlan { config, config_origin: config_origin.into(), approve: None, mode: None, filters: Vec::new(), shard: None }
     }
 
     /// The suites to run: loaded, then narrowed by filters and shard.
@@ -105,6 +109,7 @@ impl RunPlan {
     pub fn effective_config(&self) -> Config {
         let mut config = self.config.clone();
         config.approval.mode_override = self.approve;
+        config.run.mode_override = self.mode;
         config
     }
 

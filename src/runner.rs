@@ -20,6 +20,7 @@ use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
 use crate::scenario::{Scenario, Suite};
+use crate::transport::cassette::{sim_source, CassetteMode, CassetteOutcome, CassetteSummary, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
@@ -40,6 +41,8 @@ pub enum RunError {
     NoModels,
     #[error(transparent)]
     NoTerminal(#[from] NoTerminal),
+    #[error("run stopped at the first request with no recording (--fail-fast): {0}")]
+    Stopped(String),
 }
 
 /// Where a run was written.
@@ -51,6 +54,8 @@ pub struct RunFolder {
     pub units: u64,
     /// Units not run because the run was stopped (0: it is complete).
     pub remaining: u64,
+    /// What the cassettes did (empty when every model ran live).
+    pub cassettes: CassetteSummary,
 }
 
 /// A new run, or the rest of an interrupted one.
@@ -62,22 +67,40 @@ pub enum RunTarget<'a> {
     Resume { dir: PathBuf, done: HashSet<UnitKey> },
 }
 
+/// A moment as UTC calendar fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UtcTime {
+    pub year: i64,
+    pub month: i64,
+    pub day: i64,
+    pub hour: i64,
+    pub minute: i64,
+    pub second: i64,
+}
+
+impl UtcTime {
+    /// The UTC time `secs` seconds after the Unix epoch.
+    pub fn from_unix(secs: i64) -> UtcTime {
+        let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        // Howard Hinnant's civil-from-days.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        UtcTime { year, month, day, hour: rem / 3600, minute: rem % 3600 / 60, second: rem % 60 }
+    }
+}
+
 /// A run id from the wall clock: `YYYYMMDD-HHMMSS-mmm` (UTC).
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let secs = now.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:03}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis())
+    let t = UtcTime::from_unix(now.as_secs() as i64);
+    format!("{:04}{:02}{:02}-{:02}{:02}{:02}-{:03}", t.year, t.month, t.day, t.hour, t.minute, t.second, now.subsec_millis())
 }
 
 /// Runs every unit and writes `events.jsonl` into a new run folder under
@@ -92,7 +115,7 @@ pub async fn run(
     if config.models.is_empty() {
         return Err(RunError::NoModels);
     }
-    let live = Arc::new(live_transports(&config.models)?);
+    let live = Arc::new(live_transports(config)?);
     let total: u64 =
         config.models.len() as u64 * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>() * u64::from(config.run.trials);
     let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
@@ -131,6 +154,8 @@ pub async fn run(
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
+    let recordings =
+        Recordings::new(config.cassettes.clone(), SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())));
     let lanes: Vec<Lane> = config
         .models
         .iter()
@@ -159,13 +184,27 @@ pub async fn run(
     let mut tasks = tokio::task::JoinSet::new();
     let mut first_error = None;
     let mut completed = done.len() as u64;
-    let mut absorb = |joined: Result<Result<bool, EventsError>, tokio::task::JoinError>| match joined {
-        Ok(Ok(ran)) => completed += u64::from(ran),
-        Ok(Err(e)) => {
-            first_error.get_or_insert(RunError::Events(e));
-        }
-        Err(panic) => std::panic::resume_unwind(panic.into_panic()),
-    };
+    let mut cassettes = CassetteSummary::default();
+    let fail_fast = config.run.fail_fast;
+    let strict = config.cassettes.strict;
+    let mut absorb =
+        |joined: Result<Result<(bool, Option<CassetteOutcome>), EventsError>, tokio::task::JoinError>, stop: &StopFlag| match joined {
+            Ok(Ok((ran, cassette))) => {
+                completed += u64::from(ran);
+                if let Some(outcome) = cassette {
+                    if let (true, None, Some(miss)) = (fail_fast, &first_error, outcome.missing.first()) {
+                        first_error = Some(RunError::Stopped(miss.clone()));
+                        stop.set();
+                    }
+                    cassettes.add(outcome, strict);
+                }
+            }
+            Ok(Err(e)) => {
+                first_error.get_or_insert(RunError::Events(e));
+            }
+            Err(stopped) if stopped.is_cancelled() => {}
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        };
     for (scenario, trial, lane) in units {
         let key = UnitKey { model: lane.model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
         if done.contains(&key) {
@@ -176,36 +215,43 @@ pub async fn run(
         }
         while tasks.len() >= in_flight_cap {
             if let Some(joined) = tasks.join_next().await {
-                absorb(joined);
+                absorb(joined, &stop);
             }
         }
         let (lane, stop, scenario) = (lane.clone(), stop.clone(), scenario.clone());
-        let (events, config, progress, rules, person, live) =
-            (events.clone(), config.clone(), progress.clone(), rules.clone(), person.clone(), live.clone());
+        let (events, config, progress, rules, person, live, recordings) =
+            (events.clone(), config.clone(), progress.clone(), rules.clone(), person.clone(), live.clone(), recordings.clone());
         tasks.spawn(async move {
             let _permit = lane.limit.acquire_owned().await.expect("semaphore never closes");
             if stop.is_set() {
-                return Ok(false);
+                return Ok((false, None));
             }
-            let transport = transport_for(&lane.model, &scenario, &config, trial, &live);
-            let repair_transport = transport_for(&lane.repairer, &scenario, &config, trial, &live);
+            let transports = unit_transports(&key, &lane.model, &lane.repairer, &scenario, &config, &recordings, &live);
             let unit = Unit {
                 key,
                 scenario: &scenario,
                 config: &config,
                 rules: &rules,
-                endpoint: Endpoint { model: &lane.model, provider: lane.provider.as_ref(), transport: transport.as_ref() },
-                repairer: Endpoint { model: &lane.repairer, provider: lane.repair_provider.as_ref(), transport: repair_transport.as_ref() },
+                endpoint: Endpoint { model: &lane.model, provider: lane.provider.as_ref(), transport: transports.model.as_ref() },
+                repairer: Endpoint {
+                    model: &lane.repairer,
+                    provider: lane.repair_provider.as_ref(),
+                    transport: transports.repair.as_ref(),
+                },
                 person: person.as_deref(),
                 events: &events,
             };
-            let result = run_unit(&unit).await;
+            let verdict = run_unit(&unit).await;
+            let cassette = transports.cassette.map(UnitCassette::finish);
+            if let Some(event) = cassette.as_ref().and_then(CassetteOutcome::event) {
+                events.emit(event)?;
+            }
             progress.inc(1);
-            result.map(|_| true)
+            verdict.map(|_| (true, cassette))
         });
     }
     while let Some(joined) = tasks.join_next().await {
-        absorb(joined);
+        absorb(joined, &stop);
     }
     listener.abort();
     progress.finish_and_clear();
@@ -218,7 +264,7 @@ pub async fn run(
     } else {
         events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
     }
-    Ok(RunFolder { run_id, dir, units: total, remaining })
+    Ok(RunFolder { run_id, dir, units: total, remaining, cassettes })
 }
 
 /// One model's share of the run: its config, adapters and concurrency limit.
@@ -235,9 +281,10 @@ struct Lane {
 /// model, so each model's rate limits hold across all its units.
 type LiveTransports = HashMap<String, Arc<LiveTransport>>;
 
-fn live_transports(models: &[ModelConfig]) -> Result<LiveTransports, RunError> {
+fn live_transports(config: &Config) -> Result<LiveTransports, RunError> {
     let mut live = HashMap::new();
-    for m in models.iter().filter(|m| m.provider != ProviderKind::Sim) {
+    // A replayed model needs no network and no key.
+    for m in config.models.iter().filter(|m| m.provider != ProviderKind::Sim && config.mode_for(m) != CassetteMode::Replay) {
         let transport = LiveTransport::for_model(m).map_err(|e| RunError::Setup(e.to_string()))?;
         live.insert(m.name.clone(), Arc::new(transport));
     }
@@ -259,17 +306,60 @@ fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_ori
     })
 }
 
-/// The transport one (model, scenario, trial) unit sends its requests through.
+/// What one unit sends its requests through: the transports of the model
+/// under test and of its repair model, and the cassette both go through
+/// (none when the model runs live), to finish when the unit ends.
+struct UnitTransports {
+    model: Box<dyn Transport>,
+    repair: Box<dyn Transport>,
+    cassette: Option<UnitCassette>,
+}
+
+/// The unit's transports in its model's cassette mode. The repair model's
+/// requests go through the same cassette: they are part of this unit's
+/// exchanges, whatever mode the repair model has on its own.
+fn unit_transports(
+    key: &UnitKey,
+    model: &Arc<ModelConfig>,
+    repairer: &Arc<ModelConfig>,
+    scenario: &Arc<Scenario>,
+    config: &Config,
+    recordings: &Arc<Recordings>,
+    live: &LiveTransports,
+) -> UnitTransports {
+    let trial = key.trial;
+    let mode = config.mode_for(model);
+    if mode == CassetteMode::Live {
+        return UnitTransports {
+            model: transport_for(model, scenario, config, trial, live),
+            repair: transport_for(repairer, scenario, config, trial, live),
+            cassette: None,
+        };
+    }
+    let sim = [model, repairer].iter().filter_map(|m| Some((m.name.clone(), sim_source(m, scenario, config.run.seed)?))).collect();
+    let cassette = recordings.open(mode, key.clone(), sim);
+    // A replay has nothing under the cassette: no network, no key.
+    let inner = |m: &Arc<ModelConfig>| (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial, live));
+    UnitTransports {
+        model: Box::new(cassette.endpoint(&model.name, inner(model))),
+        repair: Box::new(cassette.endpoint(&repairer.name, inner(repairer))),
+        cassette: Some(cassette),
+    }
+}
+
+/// The transport one (model, scenario, trial) unit sends its requests
+/// through when nothing is replayed (the cassette layer wraps it): the
+/// model's shared live transport, or a simulated model.
 fn transport_for(
     model: &Arc<ModelConfig>,
     scenario: &Arc<Scenario>,
     config: &Config,
     trial: u32,
     live: &LiveTransports,
-) -> Arc<dyn Transport> {
+) -> Box<dyn Transport> {
     match live.get(&model.name) {
-        Some(t) => t.clone(),
-        None => Arc::new(
+        Some(t) => Box::new(t.clone()),
+        None => Box::new(
             SimTransport::new(model.clone(), scenario.clone(), config.run.seed, trial).expect("sim models were checked to have a profile"),
         ),
     }

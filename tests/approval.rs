@@ -11,7 +11,8 @@ use serde_json::Value;
 fn calltape(args: &[&str], out: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape"))
         .args(args)
-        .args(["--out", out.to_str().unwrap()])
+        // Approval changes what the models are asked: the simulators answer live, not the bundled recordings.
+        .args(["--out", out.to_str().unwrap(), "--mode", "live"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
@@ -93,7 +94,7 @@ fn interactive_asks_in_a_real_terminal() {
     }
     let dir = tempfile::tempdir().unwrap();
     let cmd = format!(
-        "{} run --approve interactive --model sim-strong --filter approval-approve-cargo-test --filter approval-deny-write-etc-hosts --out {}",
+        "{} run --mode live --approve interactive --model sim-strong --filter approval-approve-cargo-test --filter approval-deny-write-etc-hosts --out {}",
         env!("CARGO_BIN_EXE_calltape"),
         dir.path().display()
     );

@@ -43,11 +43,8 @@ fn a_small_suite_runs_live_against_the_local_model() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     println!("{}", String::from_utf8_lossy(&output.stdout));
 
-    let events: Vec<Value> = std::fs::read_to_string(out.join("latest/events.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events: Vec<Value> =
+        std::fs::read_to_string(out.join("latest/events.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let of = |kind: &str, model: &str| events.iter().filter(|e| e["event"] == kind && e["model"] == model).count();
     for model in ["qwen-0.5b-local", "qwen-0.5b-local-stream"] {
         assert_eq!(of("scenario_finished", model), 3, "{model}: every scenario ends");
@@ -65,7 +62,10 @@ fn a_small_suite_runs_live_against_the_local_model() {
         let turns_ok = requests.iter().filter(|r| r["status"] == 200 && r["error"].is_null()).count();
         assert!(turns_ok > 0, "{model}: at least one answer was read");
         if model.ends_with("stream") {
-            assert!(requests.iter().any(|r| r["ttft_ms"].as_f64().is_some_and(|t| t > 0.0)), "streamed requests measure time to first token");
+            assert!(
+                requests.iter().any(|r| r["ttft_ms"].as_f64().is_some_and(|t| t > 0.0)),
+                "streamed requests measure time to first token"
+            );
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use calltape::config::{Config, EMBEDDED_DEFAULT};
+use calltape::config::{CassetteMode, Config, EMBEDDED_DEFAULT};
 use calltape::{events, metrics, runner, scenario};
 use polars::prelude::*;
 
@@ -21,6 +21,7 @@ async fn profiles_land_near_their_configured_rates() {
     let out = tempfile::tempdir().unwrap();
     config.run.out_dir = out.path().to_path_buf();
     config.run.trials = TRIALS;
+    config.run.mode = CassetteMode::Live; // the simulators themselves, not the bundled recordings
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let suites = scenario::load_suites(&[root.join("scenarios/coding")]).unwrap();
     let folder =
@@ -77,6 +78,7 @@ async fn same_seed_same_tables() {
         let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
         let out = tempfile::tempdir().unwrap();
         config.run.out_dir = out.path().to_path_buf();
+        config.run.mode = CassetteMode::Live;
         let folder =
             runner::run(&config, "test", &suites, false, runner::RunTarget::New(&calltape::plan::RunPlan::whole(config.clone(), "test")))
                 .await

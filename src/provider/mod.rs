@@ -288,6 +288,7 @@ mod tests {
             max_tokens: None,
             seed: None,
             headers: Default::default(),
+            mode: None,
             sim: None,
         }
     }

@@ -1,7 +1,8 @@
 //! Transports carry one HTTP exchange: a request built by a provider adapter
-//! goes out, a response comes back. The cassette layer will sit here, under
-//! the adapters, so replay exercises the same parsing code as a live run.
+//! goes out, a response comes back. The cassette layer sits here, under the
+//! adapters, so replay exercises the same parsing code as a live run.
 
+pub mod cassette;
 pub mod limit;
 pub mod live;
 pub mod retry;
@@ -51,6 +52,9 @@ pub enum TransportError {
     Connection(String),
     #[error("request timed out after {0} s")]
     Timeout(u64),
+    /// The cassette layer could not answer: no recording (replay), or nothing to record from.
+    #[error("{0}")]
+    Cassette(String),
 }
 
 /// A boxed future, so transports can be chosen at run time.
@@ -59,4 +63,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Sends one request and returns its response.
 pub trait Transport: Send + Sync {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>>;
+}
+
+/// A transport shared between units (a live model's, with its rate limits).
+impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
+        (**self).send(request)
+    }
 }

@@ -1,0 +1,291 @@
+//! The cassette file: one UTF-8 JSON document per (model, scenario, trial),
+//! pretty-printed with sorted keys and a trailing newline, so a re-recording
+//! reads as a plain diff. What changes on every recording (when, with which
+//! calltape) is said once, at file level; interactions hold only what the
+//! exchange itself was.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::key::{request_key, sorted};
+use super::secrets::{allowlisted, recorded_path, REQUEST_HEADERS, RESPONSE_HEADERS};
+use super::CassetteError;
+use crate::events::UnitKey;
+use crate::transport::{HttpRequest, HttpResponse, ResponseBody, SseEvent};
+
+/// The format this calltape writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One unit's recorded exchanges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cassette {
+    /// The file format's version (see `FORMAT_VERSION`).
+    pub format: u32,
+    /// The calltape that recorded it.
+    pub calltape_version: String,
+    /// When it was recorded, UTC, RFC 3339.
+    pub recorded_at: String,
+    /// The unit it belongs to; must agree with where the file lies.
+    pub unit: UnitKey,
+    /// For each simulated model that answered: what its answers depend on
+    /// besides the request. A replay with other values would be silently wrong.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sim: BTreeMap<String, SimSource>,
+    /// The exchanges, in the order they happened.
+    pub interactions: Vec<Interaction>,
+}
+
+/// What a simulated model's answers depend on that the request does not carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimSource {
+    /// The run's seed.
+    pub seed: u64,
+    /// Digest of the model's `[models.sim]` profile.
+    pub profile: String,
+    /// Digest of the scenario's `expect` (what the simulator knows to answer).
+    pub expect: String,
+}
+
+/// One request and its response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interaction {
+    /// The request's match key (see `key`), for people: replay recomputes it.
+    pub key: String,
+    /// The configured model that answered (a repair model's requests are
+    /// recorded in the unit that made them).
+    pub model: String,
+    pub request: RecordedRequest,
+    pub response: RecordedResponse,
+    /// The token usage the response reports, where it reports one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Value>,
+    /// The exchange's latency as measured (or simulated) when recorded.
+    pub latency_ms: f64,
+}
+
+/// A request as recorded: no host, no credentials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRequest {
+    pub method: String,
+    /// Path and query, without host and without key-bearing parameters.
+    pub path: String,
+    /// Allowlisted headers only, by lower-case name.
+    pub headers: BTreeMap<String, String>,
+    pub body: Value,
+}
+
+/// A response as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedResponse {
+    pub status: u16,
+    /// Allowlisted headers only, by lower-case name.
+    pub headers: BTreeMap<String, String>,
+    pub body: RecordedBody,
+}
+
+/// A response body: `{"json": …}`, `{"text": "…"}` or `{"events": […]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordedBody {
+    Json(Value),
+    Text(String),
+    /// A stream: every event with its offset from the request, its data
+    /// exactly as it came (one line each, so a diff shows which chunk changed).
+    Events(Vec<SseEvent>),
+}
+
+impl RecordedRequest {
+    /// What is kept of a request.
+    pub fn of(request: &HttpRequest) -> RecordedRequest {
+        RecordedRequest {
+            method: request.method.to_ascii_uppercase(),
+            path: recorded_path(&request.url),
+            headers: allowlisted(&request.headers, &REQUEST_HEADERS),
+            body: request.body.clone(),
+        }
+    }
+
+    /// Its match key with these fields left out.
+    pub fn key(&self, ignore_fields: &[String]) -> String {
+        request_key(&self.method, &self.path, &self.body, ignore_fields)
+    }
+}
+
+impl Interaction {
+    /// What is kept of one exchange.
+    pub fn record(model: &str, request: RecordedRequest, response: &HttpResponse, ignore_fields: &[String]) -> Interaction {
+        let body = match &response.body {
+            ResponseBody::Json(v) => RecordedBody::Json(v.clone()),
+            ResponseBody::Text(t) => RecordedBody::Text(t.clone()),
+            ResponseBody::Events(events) => RecordedBody::Events(events.clone()),
+        };
+        Interaction {
+            key: request.key(ignore_fields),
+            model: model.to_string(),
+            usage: usage_of(&body),
+            request,
+            response: RecordedResponse { status: response.status, headers: allowlisted(&response.headers, &RESPONSE_HEADERS), body },
+            latency_ms: response.latency_ms,
+        }
+    }
+
+    /// The response to hand back on replay, latency included.
+    pub fn response(&self) -> HttpResponse {
+        HttpResponse {
+            status: self.response.status,
+            headers: self.response.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            body: match &self.response.body {
+                RecordedBody::Json(v) => ResponseBody::Json(v.clone()),
+                RecordedBody::Text(t) => ResponseBody::Text(t.clone()),
+                RecordedBody::Events(e) => ResponseBody::Events(e.clone()),
+            },
+            latency_ms: self.latency_ms,
+        }
+    }
+}
+
+/// The usage a body reports: OpenAI's and Anthropic's `usage`, Gemini's
+/// `usageMetadata`; for a stream, the last event that carries one (Anthropic
+/// puts it in `message_start`'s message, then in `message_delta`).
+fn usage_of(body: &RecordedBody) -> Option<Value> {
+    fn in_value(v: &Value) -> Option<Value> {
+        ["/usage", "/usageMetadata", "/message/usage"].iter().find_map(|p| v.pointer(p)).filter(|u| u.is_object()).cloned()
+    }
+    match body {
+        RecordedBody::Json(v) => in_value(v),
+        RecordedBody::Text(_) => None,
+        RecordedBody::Events(events) => {
+            events.iter().rev().find_map(|e| serde_json::from_str::<Value>(&e.data).ok().as_ref().and_then(in_value))
+        }
+    }
+}
+
+impl Cassette {
+    /// A new cassette stamped with this calltape and the time now.
+    pub fn new(unit: UnitKey, sim: BTreeMap<String, SimSource>, interactions: Vec<Interaction>) -> Cassette {
+        Cassette {
+            format: FORMAT_VERSION,
+            calltape_version: env!("CARGO_PKG_VERSION").to_string(),
+            recorded_at: utc_now_rfc3339(),
+            unit,
+            sim,
+            interactions,
+        }
+    }
+
+    /// The canonical text: pretty, keys sorted, one trailing newline.
+    pub fn to_text(&self) -> String {
+        let value = serde_json::to_value(self).expect("a cassette serialises");
+        let mut text = serde_json::to_string_pretty(&sorted(&value)).expect("a JSON value serialises");
+        text.push('\n');
+        text
+    }
+
+    /// Reads a cassette's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Cassette, CassetteError> {
+        let bad = |message: String| CassetteError::Format { path: path.to_path_buf(), message };
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        match value.get("format").and_then(Value::as_u64) {
+            Some(v) if v <= u64::from(FORMAT_VERSION) => {}
+            Some(v) => {
+                return Err(bad(format!(
+                    "cassette format {v} is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record"
+                )))
+            }
+            None => return Err(bad("no \"format\" version: not a calltape cassette".into())),
+        }
+        // Parsed again from the text, so shape errors come with a line and column.
+        serde_json::from_str(text).map_err(|e| bad(e.to_string()))
+    }
+
+    /// Whether two cassettes hold the same exchanges for the same unit and
+    /// sources, whenever and with whatever they were recorded.
+    pub fn same_content(&self, other: &Cassette) -> bool {
+        self.format == other.format && self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
+    }
+}
+
+fn utc_now_rfc3339() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let t = crate::runner::UtcTime::from_unix(now.as_secs() as i64);
+    format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", t.year, t.month, t.day, t.hour, t.minute, t.second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn unit() -> UnitKey {
+        UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 }
+    }
+
+    fn request() -> HttpRequest {
+        HttpRequest {
+            method: "post".into(),
+            url: "http://127.0.0.1:9/v1/chat/completions".into(),
+            headers: vec![("Authorization".into(), "Bearer x".into()), ("Content-Type".into(), "application/json".into())],
+            body: json!({"model": "m", "messages": []}),
+        }
+    }
+
+    #[test]
+    fn text_is_sorted_pretty_and_ends_in_one_newline() {
+        let response = HttpResponse {
+            status: 200,
+            headers: vec![("x-request-id".into(), "req_1".into()), ("content-type".into(), "application/json".into())],
+            body: ResponseBody::Json(json!({"z": 1, "usage": {"prompt_tokens": 3}, "a": 2})),
+            latency_ms: 12.5,
+        };
+        let i = Interaction::record("m", RecordedRequest::of(&request()), &response, &[]);
+        let c = Cassette::new(unit(), BTreeMap::new(), vec![i]);
+        let text = c.to_text();
+        assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
+        assert!(text.starts_with("{\n  \"calltape_version\": "), "{text}");
+        let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
+        assert_eq!(keys, ["calltape_version", "format", "interactions", "recorded_at", "unit"]);
+        assert!(text.find("\"a\": 2").unwrap() < text.find("\"z\": 1").unwrap());
+        assert!(!text.contains("req_1") && !text.contains("Bearer"), "{text}");
+        assert!(text.contains("\"path\": \"/v1/chat/completions\""));
+        assert!(text.contains("\"method\": \"POST\""));
+        let back = Cassette::parse(&text, Path::new("x.json")).unwrap();
+        assert_eq!(back, c);
+        assert_eq!(back.interactions[0].usage, Some(json!({"prompt_tokens": 3})));
+        assert_eq!(back.interactions[0].response().latency_ms, 12.5);
+    }
+
+    #[test]
+    fn stream_events_keep_their_offsets_and_data() {
+        let events = vec![
+            SseEvent { offset_ms: 10.25, event: Some("message_start".into()), data: r#"{"message":{"usage":{"input_tokens":5}}}"#.into() },
+            SseEvent { offset_ms: 42.0, event: None, data: "[DONE]".into() },
+        ];
+        let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events.clone()), latency_ms: 43.0 };
+        let i = Interaction::record("m", RecordedRequest::of(&request()), &response, &[]);
+        assert_eq!(i.usage, Some(json!({"input_tokens": 5})));
+        let c = Cassette::new(unit(), BTreeMap::new(), vec![i]);
+        let back = Cassette::parse(&c.to_text(), Path::new("x.json")).unwrap();
+        assert_eq!(back.interactions[0].response(), response.clone());
+    }
+
+    #[test]
+    fn format_errors_name_the_file_and_what_is_wrong() {
+        let p = Path::new("recordings/s/m/a.t0.json");
+        let err = Cassette::parse("{\"format\": 1, \"interactions\": 3}", p).unwrap_err().to_string();
+        assert!(err.starts_with("recordings/s/m/a.t0.json: ") && err.contains("line 1"), "{err}");
+        let err = Cassette::parse("{\"format\": 99}", p).unwrap_err().to_string();
+        assert!(err.contains("format 99 is newer"), "{err}");
+        let err = Cassette::parse("[1,", p).unwrap_err().to_string();
+        assert!(err.contains("not JSON"), "{err}");
+        let err = Cassette::parse("{}", p).unwrap_err().to_string();
+        assert!(err.contains("not a calltape cassette"), "{err}");
+    }
+}

@@ -1,0 +1,226 @@
+//! Keeping secrets out of cassettes, in three layers: only allowlisted
+//! headers are recorded (never `authorization`, `x-api-key`, cookies…);
+//! URLs lose their host and any key-bearing query parameter; and the text
+//! about to be written is scanned for key-shaped strings and for the value
+//! of every configured key variable, and the write refused if one is found.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// Request headers worth keeping: they say which API version and features
+/// were asked for. Everything else (keys, cookies, user agents) is dropped.
+pub const REQUEST_HEADERS: [&str; 5] = ["accept", "anthropic-beta", "anthropic-version", "content-type", "openai-beta"];
+
+/// Response headers worth keeping. Request ids, rate-limit counters and dates
+/// change on every recording and would only make diffs noisy.
+pub const RESPONSE_HEADERS: [&str; 2] = ["content-type", "retry-after"];
+
+/// Query parameters that carry credentials (Gemini's `key=`, signed URLs).
+const SECRET_QUERY_PARAMS: [&str; 9] = ["access_token", "api-key", "api_key", "apikey", "auth", "key", "sig", "signature", "token"];
+
+/// The allowlisted headers, by lower-case name; repeated headers are joined with `, `.
+pub fn allowlisted(headers: &[(String, String)], allow: &[&str]) -> BTreeMap<String, String> {
+    let mut kept: BTreeMap<String, String> = BTreeMap::new();
+    for (name, value) in headers {
+        let name = name.to_ascii_lowercase();
+        if allow.contains(&name.as_str()) {
+            kept.entry(name).and_modify(|v| *v = format!("{v}, {value}")).or_insert_with(|| value.clone());
+        }
+    }
+    kept
+}
+
+/// The path and query of a URL, without scheme, host, fragment or
+/// credential-bearing query parameters: what a cassette records and keys on.
+pub fn recorded_path(url: &str) -> String {
+    let after_host = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+        None => url,
+    };
+    let without_fragment = after_host.split('#').next().unwrap_or_default();
+    let (path, query) = match without_fragment.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (without_fragment, None),
+    };
+    let kept: Vec<&str> = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or_default().to_ascii_lowercase();
+            !pair.is_empty() && !SECRET_QUERY_PARAMS.contains(&name.as_str())
+        })
+        .collect();
+    let path = if path.is_empty() { "/" } else { path };
+    if kept.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    }
+}
+
+/// A key-shaped string found in text about to be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretFinding {
+    /// What it looks like, e.g. "an Anthropic API key (sk-ant-…)".
+    pub what: String,
+    /// 1-based line of the text it is on.
+    pub line: usize,
+}
+
+impl fmt::Display for SecretFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} holds {}", self.line, self.what)
+    }
+}
+
+/// Key shapes of the common providers and code hosts. Each needs a digit in
+/// the match as well, so prose ("Bearer authentication") is not taken for a key.
+fn patterns() -> &'static [(Regex, &'static str)] {
+    static PATTERNS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        [
+            (r"\bsk-ant-[A-Za-z0-9_-]{16,}", "an Anthropic API key (sk-ant-…)"),
+            (r"\bsk-[A-Za-z0-9_-]{20,}", "an OpenAI-style API key (sk-…)"),
+            (r"\bAIza[0-9A-Za-z_-]{35}", "a Google API key (AIza…)"),
+            (r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*", "a bearer token (Bearer …)"),
+            (r"\bgsk_[A-Za-z0-9]{20,}", "a Groq API key (gsk_…)"),
+            (r"\bhf_[A-Za-z0-9]{30,}", "a Hugging Face token (hf_…)"),
+            (r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", "a GitHub token"),
+            (r"\bAKIA[0-9A-Z]{16}\b", "an AWS access key id (AKIA…)"),
+            (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "a Slack token (xox…)"),
+        ]
+        .into_iter()
+        .map(|(re, what)| (Regex::new(re).expect("secret patterns compile"), what))
+        .collect()
+    })
+}
+
+/// Values shorter than this are not taken for keys (an unset-looking `x`
+/// would otherwise refuse every write).
+const MIN_KEY_LEN: usize = 8;
+
+/// The scan run on every cassette before it is written.
+#[derive(Debug, Clone, Default)]
+pub struct SecretScan {
+    /// (variable name, its value) of every configured key variable that is set.
+    values: Vec<(String, String)>,
+}
+
+impl SecretScan {
+    /// A scan for the key shapes and for these variables' values.
+    pub fn new(values: Vec<(String, String)>) -> SecretScan {
+        SecretScan { values: values.into_iter().filter(|(_, v)| v.trim().len() >= MIN_KEY_LEN).collect() }
+    }
+
+    /// A scan for the key shapes and for the values these environment
+    /// variables hold now (the models' `api_key_env`).
+    pub fn from_env<'a>(variables: impl IntoIterator<Item = &'a str>) -> SecretScan {
+        SecretScan::new(variables.into_iter().filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?))).collect())
+    }
+
+    /// The first key-shaped string in `text`, if any.
+    pub fn find(&self, text: &str) -> Option<SecretFinding> {
+        let mut first: Option<(usize, String)> = None;
+        let mut note = |at: usize, what: String| {
+            if first.as_ref().is_none_or(|(f, _)| at < *f) {
+                first = Some((at, what));
+            }
+        };
+        for (name, value) in &self.values {
+            // As written inside a JSON string, too, should it hold characters JSON escapes.
+            let escaped = serde_json::to_string(value.trim()).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            if let Some(at) = text.find(value.trim()).or_else(|| text.find(escaped)) {
+                note(at, format!("the value of ${name}"));
+            }
+        }
+        for (re, what) in patterns() {
+            if let Some(m) = re.find_iter(text).find(|m| m.as_str().bytes().any(|b| b.is_ascii_digit())) {
+                note(m.start(), (*what).to_string());
+            }
+        }
+        first.map(|(at, what)| SecretFinding { what, line: text[..at].matches('\n').count() + 1 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_allowlisted_headers_are_kept() {
+        let headers: Vec<(String, String)> = [
+            ("Authorization", "Bearer sk-abc"),
+            ("x-api-key", "sk-ant-x"),
+            ("x-goog-api-key", "AIza"),
+            ("api-key", "azure"),
+            ("Cookie", "a=b"),
+            ("Content-Type", "application/json"),
+            ("anthropic-version", "2023-06-01"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .to_vec();
+        let kept = allowlisted(&headers, &REQUEST_HEADERS);
+        assert_eq!(
+            kept.into_iter().collect::<Vec<_>>(),
+            [("anthropic-version".to_string(), "2023-06-01".to_string()), ("content-type".to_string(), "application/json".to_string())]
+        );
+    }
+
+    #[test]
+    fn urls_lose_host_fragment_and_keys() {
+        assert_eq!(recorded_path("http://127.0.0.1:43123/v1/chat/completions"), "/v1/chat/completions");
+        assert_eq!(
+            recorded_path("https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse&key=AIzaSyXXXX#frag"),
+            "/v1beta/models/g:streamGenerateContent?alt=sse"
+        );
+        assert_eq!(recorded_path("https://h/x?KEY=1&api_key=2&token=3"), "/x");
+        assert_eq!(recorded_path("https://h"), "/");
+        assert_eq!(recorded_path("sim://local/v1/chat/completions"), "/v1/chat/completions");
+        assert_eq!(recorded_path("/already/a/path?x=1"), "/already/a/path?x=1");
+    }
+
+    #[test]
+    fn key_shapes_are_found_with_their_line() {
+        let scan = SecretScan::default();
+        let cases = [
+            ("sk-proj-4fT9xQ2mLk8vB3nR7wZ1yH6c", "OpenAI"),
+            ("sk-ant-api03-Zx8Kq2Lm9Nv4Bc7Xz1Qw", "Anthropic"),
+            ("AIzaSyD4f8Gk2Lm9Nq3Rs7Tv1Wx5Yz0Ab2Cd4Ef", "Google"),
+            ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc", "bearer"),
+            ("gsk_8Hj2Kl4Mn6Pq8Rs0Tu2Vw4Xy", "Groq"),
+        ];
+        for (secret, what) in cases {
+            let text = format!("{{\n  \"a\": \"fine\",\n  \"b\": \"{secret}\"\n}}\n");
+            let found = scan.find(&text).unwrap_or_else(|| panic!("{secret} not found"));
+            assert_eq!(found.line, 3, "{secret}");
+            assert!(found.what.contains(what), "{secret}: {}", found.what);
+            assert!(!found.to_string().contains(secret), "the finding must not repeat the secret");
+        }
+    }
+
+    #[test]
+    fn prose_is_not_taken_for_a_key() {
+        let scan = SecretScan::default();
+        for text in [
+            "Send a Bearer authentication header",
+            "use mask-rcnn-pretrained-weights-v2",
+            "task-queue-worker-number-one-2",
+            "sk-learn",
+            "the AIza prefix",
+        ] {
+            assert_eq!(scan.find(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn configured_key_values_are_found_and_short_ones_ignored() {
+        let scan = SecretScan::new(vec![("MY_KEY".into(), "zq9-local-model-key".into()), ("SHORT".into(), "abc".into())]);
+        let found = scan.find("a\nb zq9-local-model-key\n").unwrap();
+        assert_eq!(found, SecretFinding { what: "the value of $MY_KEY".into(), line: 2 });
+        assert_eq!(scan.find("abc abc"), None);
+    }
+}

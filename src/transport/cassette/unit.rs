@@ -1,0 +1,507 @@
+//! The cassette of one (model, scenario, trial) unit and the transports that
+//! go through it: one for the model under test, one for the model asked to
+//! repair its calls (the same model unless configured otherwise), both
+//! recorded in the unit's file, as the unit saw them.
+//!
+//! A request is matched by its key (see `key`) and the model it goes to;
+//! identical requests take the recorded answers in their recorded order.
+//! When the unit ends, `finish` writes what record and auto mode gathered and
+//! says what went unused or was missing.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::format::{Cassette, Interaction, RecordedBody, RecordedRequest, SimSource};
+use super::key::value_digest;
+use super::secrets::SecretScan;
+use super::{store, CassetteError, CassetteMode, CassetteSettings, ReplayTiming};
+use crate::config::ModelConfig;
+use crate::events::{EventKind, UnitKey};
+use crate::scenario::Scenario;
+use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, TransportError};
+
+/// The cassette folder of a run, with the settings every unit shares.
+#[derive(Debug)]
+pub struct Recordings {
+    settings: CassetteSettings,
+    scan: SecretScan,
+}
+
+impl Recordings {
+    pub fn new(settings: CassetteSettings, scan: SecretScan) -> Arc<Recordings> {
+        Arc::new(Recordings { settings, scan })
+    }
+
+    pub fn settings(&self) -> &CassetteSettings {
+        &self.settings
+    }
+
+    /// Opens a unit's cassette. `mode` must not be `Live` (a live unit has no
+    /// cassette); `sim` holds, for each simulated model the unit may ask,
+    /// what its answers depend on besides the request.
+    pub fn open(self: &Arc<Self>, mode: CassetteMode, unit: UnitKey, sim: BTreeMap<String, SimSource>) -> UnitCassette {
+        debug_assert!(mode != CassetteMode::Live, "a live unit has no cassette");
+        let path = store::cassette_path(&self.settings.dir, &unit);
+        let loaded = match mode {
+            // Record never replays; the old file is read at the end only to see whether anything changed.
+            CassetteMode::Record | CassetteMode::Live => Loaded::Absent,
+            CassetteMode::Replay | CassetteMode::Auto => self.load(&path, &unit, &sim),
+        };
+        let state = State { loaded, log: Vec::new(), replayed: 0, recorded: 0, missing: Vec::new(), failure: None };
+        UnitCassette { shared: Arc::new(Shared { recordings: self.clone(), mode, path, unit, sim, state: Mutex::new(state) }) }
+    }
+
+    fn load(&self, path: &std::path::Path, unit: &UnitKey, sim: &BTreeMap<String, SimSource>) -> Loaded {
+        if !path.exists() {
+            return Loaded::Absent;
+        }
+        let cassette = match store::read(path) {
+            Ok(c) => c,
+            Err(e) => return Loaded::Broken { message: e.to_string() },
+        };
+        if &cassette.unit != unit {
+            return Loaded::Broken {
+                message: format!("{} holds the cassette of another unit ({:?}): it is misfiled", path.display(), cassette.unit),
+            };
+        }
+        if let Some(reason) = stale_reason(&cassette.sim, sim) {
+            return Loaded::Stale { reason };
+        }
+        let keys = cassette.interactions.iter().map(|i| i.request.key(&self.settings.ignore_fields)).collect();
+        let used = vec![false; cassette.interactions.len()];
+        Loaded::Present { interactions: cassette.interactions, keys, used }
+    }
+}
+
+/// Why recorded simulator answers are not this run's, if they are not.
+pub(super) fn stale_reason(recorded: &BTreeMap<String, SimSource>, now: &BTreeMap<String, SimSource>) -> Option<String> {
+    for (model, now) in now {
+        let Some(then) = recorded.get(model) else { continue };
+        let why = if then.seed != now.seed {
+            format!("with seed {} (now {})", then.seed, now.seed)
+        } else if then.profile != now.profile {
+            "with another [models.sim] profile".to_string()
+        } else if then.expect != now.expect {
+            "when the scenario expected other calls".to_string()
+        } else {
+            continue;
+        };
+        return Some(format!("its answers from {model} were recorded {why}"));
+    }
+    None
+}
+
+/// What a simulated model's answers in a scenario depend on besides the
+/// request: `None` for a model that is not simulated.
+pub fn sim_source(model: &ModelConfig, scenario: &Scenario, seed: u64) -> Option<SimSource> {
+    let profile = serde_json::to_value(model.sim.as_ref()?).ok()?;
+    let expect = serde_json::to_value(&scenario.expect).ok()?;
+    Some(SimSource { seed, profile: value_digest(&profile), expect: value_digest(&expect) })
+}
+
+/// What the unit's file held when the unit started.
+enum Loaded {
+    /// No file (or record mode, which does not read it).
+    Absent,
+    Present {
+        interactions: Vec<Interaction>,
+        /// Each interaction's key, recomputed with this run's ignored fields.
+        keys: Vec<String>,
+        used: Vec<bool>,
+    },
+    /// Recorded from a simulator that would answer differently now.
+    Stale { reason: String },
+    /// Unreadable, or not this unit's.
+    Broken { message: String },
+}
+
+struct State {
+    loaded: Loaded,
+    /// This run's exchanges, in order: replayed and newly recorded.
+    log: Vec<Interaction>,
+    replayed: usize,
+    recorded: usize,
+    /// Why each request that found no recording failed.
+    missing: Vec<String>,
+    /// The first request that failed below the cassette while recording.
+    failure: Option<String>,
+}
+
+struct Shared {
+    recordings: Arc<Recordings>,
+    mode: CassetteMode,
+    path: PathBuf,
+    unit: UnitKey,
+    sim: BTreeMap<String, SimSource>,
+    state: Mutex<State>,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The command that records this unit.
+    fn record_command(&self) -> String {
+        let trials = if self.unit.trial > 0 { format!(" --trials {}", self.unit.trial + 1) } else { String::new() };
+        format!("calltape run --mode record --model {} --filter {}{trials}", self.unit.model, self.unit.scenario)
+    }
+
+    fn unit_label(&self) -> String {
+        let u = &self.unit;
+        format!("model {}, scenario {}/{}, trial {}", u.model, u.suite, u.scenario, u.trial)
+    }
+}
+
+/// One unit's cassette. Make its transports with `endpoint`, run the unit,
+/// then call `finish`.
+pub struct UnitCassette {
+    shared: Arc<Shared>,
+}
+
+impl UnitCassette {
+    /// A transport for requests to `model` (by configured name) in this unit,
+    /// recording from `inner` where the mode records. Replay needs no inner transport.
+    pub fn endpoint(&self, model: &str, inner: Option<Box<dyn Transport>>) -> CassetteTransport {
+        CassetteTransport { shared: self.shared.clone(), model: model.to_string(), inner }
+    }
+
+    /// The file this unit's cassette lives in.
+    pub fn path(&self) -> &std::path::Path {
+        &self.shared.path
+    }
+
+    /// Ends the unit: writes the cassette where the mode records and
+    /// something was recorded, and reports what was replayed, recorded,
+    /// missing and left unused.
+    pub fn finish(self) -> CassetteOutcome {
+        let shared = &self.shared;
+        let mut state = shared.state();
+        let unused = match &state.loaded {
+            Loaded::Present { interactions, keys, used } => used
+                .iter()
+                .enumerate()
+                .filter(|(_, used)| !**used)
+                .map(|(i, _)| UnusedInteraction { index: i, model: interactions[i].model.clone(), key: keys[i].clone() })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut outcome = CassetteOutcome {
+            unit: shared.unit.clone(),
+            path: shared.path.clone(),
+            mode: shared.mode,
+            replayed: state.replayed,
+            recorded: state.recorded,
+            missing: std::mem::take(&mut state.missing),
+            unused,
+            written: false,
+            error: None,
+        };
+        let must_write = match shared.mode {
+            CassetteMode::Record => true,
+            CassetteMode::Auto => state.recorded > 0,
+            CassetteMode::Replay | CassetteMode::Live => false,
+        };
+        if !must_write {
+            return outcome;
+        }
+        if let Some(reason) = state.failure.take() {
+            outcome.error = Some(CassetteError::Incomplete { path: shared.path.clone(), reason });
+            return outcome;
+        }
+        let cassette = Cassette::new(shared.unit.clone(), shared.sim.clone(), std::mem::take(&mut state.log));
+        drop(state);
+        // Re-recording what is already there leaves the file (and its date) alone: no diff.
+        if shared.mode == CassetteMode::Record && store::read(&shared.path).is_ok_and(|old| old.same_content(&cassette)) {
+            return outcome;
+        }
+        let text = cassette.to_text();
+        if let Some(finding) = shared.recordings.scan.find(&text) {
+            outcome.error = Some(CassetteError::Secret { path: shared.path.clone(), finding });
+            return outcome;
+        }
+        match store::write_atomic(&shared.path, &text) {
+            Ok(()) => outcome.written = true,
+            Err(e) => outcome.error = Some(e),
+        }
+        outcome
+    }
+}
+
+/// A transport through a unit's cassette, for requests to one model.
+pub struct CassetteTransport {
+    shared: Arc<Shared>,
+    model: String,
+    inner: Option<Box<dyn Transport>>,
+}
+
+impl CassetteTransport {
+    /// The recorded answer to a request with this key, if the cassette has
+    /// one left (`None`: send it on and record it); or the error that says
+    /// why there is none and how to record it.
+    fn replay(&self, key: &str) -> Result<Option<Interaction>, String> {
+        let shared = &self.shared;
+        let mut state = shared.state();
+        let state = &mut *state;
+        let why = match &mut state.loaded {
+            Loaded::Present { interactions, keys, used } => {
+                let mine = |i: &usize| !used[*i] && interactions[*i].model == self.model;
+                if let Some(i) = (0..keys.len()).filter(mine).find(|&i| keys[i] == key) {
+                    used[i] = true;
+                    let interaction = interactions[i].clone();
+                    state.log.push(interaction.clone());
+                    state.replayed += 1;
+                    return Ok(Some(interaction));
+                }
+                if shared.mode == CassetteMode::Auto {
+                    return Ok(None);
+                }
+                match (0..keys.len()).find(mine) {
+                    Some(i) => format!(
+                        "{} holds no recording of it; its next unused request to {} has key {}, so the request changed since it was recorded",
+                        shared.path.display(),
+                        self.model,
+                        keys[i]
+                    ),
+                    None => format!("{} holds no recording of it", shared.path.display()),
+                }
+            }
+            Loaded::Absent if shared.mode == CassetteMode::Replay => format!("there is no cassette {}", shared.path.display()),
+            Loaded::Stale { reason } if shared.mode == CassetteMode::Replay => {
+                format!("the cassette {} is stale: {reason}", shared.path.display())
+            }
+            Loaded::Broken { message } => format!("cannot use the cassette: {message}"),
+            // Auto records what is absent or stale; record mode never replays.
+            Loaded::Absent | Loaded::Stale { .. } => return Ok(None),
+        };
+        let to = if self.model == shared.unit.model { String::new() } else { format!(", a request to {}", self.model) };
+        let message = format!(
+            "no recording for {}{to} (request key {key}): {why}. Record it with `{}`, or run with --mode live",
+            shared.unit_label(),
+            shared.record_command()
+        );
+        state.missing.push(message.clone());
+        Err(message)
+    }
+
+    async fn forward(&self, request: &HttpRequest, recorded: RecordedRequest) -> Result<HttpResponse, TransportError> {
+        let shared = &self.shared;
+        let Some(inner) = &self.inner else {
+            return Err(TransportError::Cassette(format!(
+                "{} mode needs a transport to {} to record from, and there is none",
+                shared.mode.name(),
+                self.model
+            )));
+        };
+        match inner.send(request).await {
+            Ok(response) => {
+                let interaction = Interaction::record(&self.model, recorded, &response, &shared.recordings.settings.ignore_fields);
+                // Hand on what the cassette holds, so a recorded run sees exactly what its replay will.
+                let response = interaction.response();
+                let mut state = shared.state();
+                state.log.push(interaction);
+                state.recorded += 1;
+                Ok(response)
+            }
+            Err(e) => {
+                let mut state = shared.state();
+                let n = state.log.len() + 1;
+                state.failure.get_or_insert_with(|| format!("request {n} (to {}) failed: {e}", self.model));
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Transport for CassetteTransport {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
+        Box::pin(async move {
+            let shared = &self.shared;
+            let recorded = RecordedRequest::of(request);
+            let settings = &shared.recordings.settings;
+            let key = recorded.key(&settings.ignore_fields);
+            if shared.mode != CassetteMode::Record {
+                if let Some(interaction) = self.replay(&key).map_err(TransportError::Cassette)? {
+                    if let Some(delay) = replay_delay(&interaction, settings.timing, settings.speed) {
+                        tokio::time::sleep(delay).await;
+                    }
+                    return Ok(interaction.response());
+                }
+            }
+            self.forward(request, recorded).await
+        })
+    }
+}
+
+/// How long to wait before handing back a replayed response: nothing when
+/// instant; else the recorded latency (or the last event's offset, if later)
+/// divided by `speed`.
+pub fn replay_delay(interaction: &Interaction, timing: ReplayTiming, speed: f64) -> Option<Duration> {
+    if timing == ReplayTiming::Instant {
+        return None;
+    }
+    let last_event = match &interaction.response.body {
+        RecordedBody::Events(events) => events.iter().map(|e| e.offset_ms).fold(0.0, f64::max),
+        _ => 0.0,
+    };
+    let ms = interaction.latency_ms.max(last_event) / speed;
+    (ms.is_finite() && ms > 0.0).then(|| Duration::from_secs_f64(ms / 1e3))
+}
+
+/// A recorded interaction no request of the unit asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnusedInteraction {
+    /// 0-based position in the file's `interactions`.
+    pub index: usize,
+    pub model: String,
+    pub key: String,
+}
+
+/// What a unit's cassette did.
+#[derive(Debug)]
+pub struct CassetteOutcome {
+    pub unit: UnitKey,
+    pub path: PathBuf,
+    pub mode: CassetteMode,
+    pub replayed: usize,
+    pub recorded: usize,
+    /// For each request that found no recording (and so failed), why.
+    pub missing: Vec<String>,
+    /// Recorded interactions nothing asked for (auto mode drops them when it rewrites the file).
+    pub unused: Vec<UnusedInteraction>,
+    /// Whether the file was (re)written.
+    pub written: bool,
+    /// Why the file could not be written, when it had to be.
+    pub error: Option<CassetteError>,
+}
+
+impl CassetteOutcome {
+    /// The `cassette` event of this unit, when there is something to say:
+    /// an exact replay says nothing, so its events are those of the run it replays.
+    pub fn event(&self) -> Option<EventKind> {
+        let quiet = self.recorded == 0 && !self.written && self.missing.is_empty() && self.unused.is_empty() && self.error.is_none();
+        (!quiet).then(|| EventKind::Cassette {
+            unit: self.unit.clone(),
+            path: self.path.display().to_string(),
+            mode: self.mode,
+            replayed: self.replayed as u32,
+            recorded: self.recorded as u32,
+            missing: self.missing.len() as u32,
+            unused: self.unused.iter().map(|u| format!("#{} {} {}", u.index + 1, u.model, u.key)).collect(),
+            written: self.written,
+            error: self.error.as_ref().map(|e| e.to_string()),
+        })
+    }
+}
+
+/// A run's cassette activity, for the lines printed after the tables.
+#[derive(Debug, Clone, Default)]
+pub struct CassetteSummary {
+    pub units: usize,
+    pub replayed: usize,
+    pub recorded: usize,
+    pub written: usize,
+    pub missing: usize,
+    pub unused: usize,
+    /// What the run should say but not fail for.
+    pub warnings: Vec<String>,
+    /// What fails the run: cassettes that could not be written, and with
+    /// `strict`, any replay that was not exact.
+    pub errors: Vec<String>,
+}
+
+impl CassetteSummary {
+    /// Adds a unit's outcome.
+    pub fn add(&mut self, outcome: CassetteOutcome, strict: bool) {
+        self.units += 1;
+        self.replayed += outcome.replayed;
+        self.recorded += outcome.recorded;
+        self.written += usize::from(outcome.written);
+        self.missing += outcome.missing.len();
+        self.unused += outcome.unused.len();
+        if !outcome.unused.is_empty() {
+            let keys: Vec<String> = outcome.unused.iter().map(|u| format!("#{} ({}, key {})", u.index + 1, u.model, u.key)).collect();
+            let fate = if outcome.written { "dropped from" } else { "left unused in" };
+            let line = format!("{} recorded interaction(s) {fate} {}: {}", outcome.unused.len(), outcome.path.display(), keys.join(", "));
+            if strict {
+                self.errors.push(line);
+            } else {
+                self.warnings.push(line);
+            }
+        }
+        if let Some(first) = outcome.missing.first() {
+            if strict {
+                self.errors.push(first.clone());
+            } else {
+                self.warnings.push(first.clone());
+            }
+        }
+        if let Some(e) = outcome.error {
+            self.errors.push(e.to_string());
+        }
+    }
+
+    /// One line on what the cassettes did, if they did anything.
+    pub fn headline(&self, dir: &std::path::Path) -> Option<String> {
+        if self.units == 0 {
+            return None;
+        }
+        let mut parts = vec![format!("{} interaction(s) replayed", self.replayed)];
+        if self.recorded > 0 || self.written > 0 {
+            parts.push(format!("{} recorded, {} file(s) written", self.recorded, self.written));
+        }
+        if self.missing > 0 {
+            parts.push(format!("{} request(s) with no recording (error rows)", self.missing));
+        }
+        if self.unused > 0 {
+            parts.push(format!("{} recorded interaction(s) unused", self.unused));
+        }
+        Some(format!("cassettes ({}): {}", dir.display(), parts.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::ResponseBody;
+    use serde_json::json;
+
+    fn interaction(latency_ms: f64, body: RecordedBody) -> Interaction {
+        let request = HttpRequest { method: "POST".into(), url: "/x".into(), headers: vec![], body: json!({}) };
+        let mut i = Interaction::record(
+            "m",
+            RecordedRequest::of(&request),
+            &HttpResponse { status: 200, headers: vec![], body: ResponseBody::Json(json!({})), latency_ms },
+            &[],
+        );
+        i.response.body = body;
+        i
+    }
+
+    #[test]
+    fn replay_delay_scales_the_recorded_latency() {
+        let i = interaction(400.0, RecordedBody::Json(json!({})));
+        assert_eq!(replay_delay(&i, ReplayTiming::Instant, 1.0), None);
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, 1.0), Some(Duration::from_millis(400)));
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, 4.0), Some(Duration::from_millis(100)));
+        let events = vec![crate::transport::SseEvent { offset_ms: 900.0, event: None, data: "[DONE]".into() }];
+        let stream = interaction(100.0, RecordedBody::Events(events));
+        assert_eq!(replay_delay(&stream, ReplayTiming::Recorded, 2.0), Some(Duration::from_millis(450)));
+    }
+
+    #[test]
+    fn a_changed_seed_profile_or_expectation_makes_a_cassette_stale() {
+        let src = |seed, profile: &str| SimSource { seed, profile: profile.into(), expect: "e".into() };
+        let recorded = BTreeMap::from([("sim-a".to_string(), src(42, "p"))]);
+        assert_eq!(stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(42, "p"))])), None);
+        // A model the cassette has no answers from cannot make it stale.
+        assert_eq!(stale_reason(&recorded, &BTreeMap::from([("sim-b".to_string(), src(7, "q"))])), None);
+        assert_eq!(stale_reason(&recorded, &BTreeMap::new()), None);
+        let why = stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(7, "p"))])).unwrap();
+        assert_eq!(why, "its answers from sim-a were recorded with seed 42 (now 7)");
+        let why = stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(42, "q"))])).unwrap();
+        assert!(why.contains("[models.sim] profile"), "{why}");
+    }
+}

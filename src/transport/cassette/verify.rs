@@ -1,0 +1,247 @@
+//! `calltape cassettes verify` and `prune`: read every cassette under a
+//! folder and say what is wrong with it — unreadable, misfiled, holding a
+//! key-shaped string, stale against the configured simulators — and which
+//! files no configured suite, scenario or model needs any more (orphans,
+//! which `prune` deletes).
+//!
+//! Which recorded interactions a run leaves unused can only be known by
+//! running it: `calltape run --mode replay --strict` does that.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::format::Cassette;
+use super::secrets::SecretScan;
+use super::unit::{sim_source, stale_reason};
+use super::{store, CassetteError};
+use crate::config::ModelConfig;
+use crate::scenario::{Scenario, Suite};
+
+/// What the cassettes are checked against.
+pub struct Scope<'a> {
+    pub suites: &'a [Suite],
+    pub models: &'a [ModelConfig],
+    /// The seed simulated models run with.
+    pub seed: u64,
+    pub ignore_fields: &'a [String],
+    pub scan: &'a SecretScan,
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The file cannot be replayed as it is, or must not be committed.
+    Error,
+    /// Nothing configured needs the file; `prune` deletes it.
+    Orphan,
+    /// Replays, but deserves a look.
+    Warning,
+}
+
+/// One thing wrong with one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = match self.severity {
+            Severity::Error => "error",
+            Severity::Orphan => "orphan",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{label}: {}: {}", self.path.display(), self.message)
+    }
+}
+
+/// What `verify` found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Cassette files read.
+    pub files: usize,
+    pub interactions: usize,
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+
+    /// Whether verification passes: no errors and no orphans.
+    pub fn passed(&self) -> bool {
+        self.findings.iter().all(|f| f.severity == Severity::Warning)
+    }
+
+    /// The closing line.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} cassette(s), {} interaction(s): {} error(s), {} orphan(s), {} warning(s)",
+            self.files,
+            self.interactions,
+            self.count(Severity::Error),
+            self.count(Severity::Orphan),
+            self.count(Severity::Warning)
+        )
+    }
+}
+
+/// Checks every cassette under `dir` (laid out `<suite>/<model>/<file>`).
+pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
+    let mut report = Report::default();
+    let suites: BTreeMap<&str, &Suite> = scope.suites.iter().map(|s| (s.name.as_str(), s)).collect();
+    let models: BTreeMap<&str, &ModelConfig> = scope.models.iter().map(|m| (m.name.as_str(), m)).collect();
+    for file in json_files(dir)? {
+        let mut finding = |severity, message: String| report.findings.push(Finding { severity, path: file.clone(), message });
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if store::is_temporary(&name) {
+            finding(Severity::Orphan, "a temporary file left by an interrupted write".into());
+            continue;
+        }
+        let relative: Vec<String> =
+            file.strip_prefix(dir).unwrap_or(&file).components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let [suite_dir, model_dir, _] = relative.as_slice() else {
+            finding(Severity::Error, format!("not where a cassette lies ({}/<suite>/<model>/<scenario>.t<trial>.json)", dir.display()));
+            continue;
+        };
+        let place = (store::decode_name(suite_dir), store::decode_name(model_dir), store::parse_file_name(&name));
+        let (Some(suite_name), Some(model_name), Some((scenario_id, trial))) = place else {
+            finding(Severity::Error, "not a cassette file name (<scenario>.t<trial>.json, in <suite>/<model>/)".into());
+            continue;
+        };
+        report.files += 1;
+        let suite = suites.get(suite_name.as_str());
+        let scenario = suite.and_then(|s| s.scenarios.iter().find(|sc| sc.id == scenario_id));
+        if suite.is_none() {
+            let known: Vec<&str> = suites.keys().copied().collect();
+            finding(Severity::Orphan, format!("suite {suite_name:?} is not among the suites checked ({})", known.join(", ")));
+        } else if !models.contains_key(model_name.as_str()) {
+            finding(Severity::Orphan, format!("model {model_name:?} is not configured"));
+        } else if scenario.is_none() {
+            finding(Severity::Orphan, format!("suite {suite_name:?} has no scenario {scenario_id:?}"));
+        }
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) => {
+                finding(Severity::Error, format!("cannot read: {e}"));
+                continue;
+            }
+        };
+        if let Some(secret) = scope.scan.find(&text) {
+            finding(Severity::Error, format!("{secret}: remove it and re-record"));
+        }
+        let cassette = match Cassette::parse(&text, &file) {
+            Ok(c) => c,
+            Err(CassetteError::Format { message, .. }) => {
+                finding(Severity::Error, message);
+                continue;
+            }
+            Err(e) => {
+                finding(Severity::Error, e.to_string());
+                continue;
+            }
+        };
+        report.interactions += cassette.interactions.len();
+        let unit = &cassette.unit;
+        if (unit.suite.as_str(), unit.model.as_str(), unit.scenario.as_str(), unit.trial)
+            != (suite_name.as_str(), model_name.as_str(), scenario_id.as_str(), trial)
+        {
+            finding(
+                Severity::Error,
+                format!(
+                    "holds the cassette of model {}, scenario {}/{}, trial {}: it is misfiled",
+                    unit.model, unit.suite, unit.scenario, unit.trial
+                ),
+            );
+        }
+        for message in content_warnings(&cassette, &text, scope.ignore_fields) {
+            finding(Severity::Warning, message);
+        }
+        if let Some(scenario) = scenario {
+            if let Some(why) = stale(&cassette, scenario, &models, scope.seed) {
+                finding(Severity::Error, format!("stale: {why}; replay fails until it is re-recorded"));
+            }
+        }
+    }
+    report.findings.sort_by(|a, b| (a.severity, &a.path).cmp(&(b.severity, &b.path)));
+    Ok(report)
+}
+
+/// Deletes the orphans `report` found (every file at most once) and the
+/// folders that leaves empty; returns what it deleted, or with `dry_run`
+/// what it would delete.
+pub fn prune(dir: &Path, report: &Report, dry_run: bool) -> Result<Vec<PathBuf>, CassetteError> {
+    let orphans: BTreeSet<&PathBuf> = report.findings.iter().filter(|f| f.severity == Severity::Orphan).map(|f| &f.path).collect();
+    let mut deleted = Vec::new();
+    for path in orphans {
+        if !dry_run {
+            std::fs::remove_file(path).map_err(|source| CassetteError::Write { path: path.clone(), source })?;
+        }
+        deleted.push(path.clone());
+    }
+    if !dry_run {
+        let mut parents: BTreeSet<PathBuf> = deleted.iter().filter_map(|p| p.parent().map(Path::to_path_buf)).collect();
+        // Deepest first, so a model folder goes before its suite folder.
+        while let Some(folder) = parents.pop_last() {
+            if folder.starts_with(dir) && folder != dir && std::fs::remove_dir(&folder).is_ok() {
+                if let Some(up) = folder.parent() {
+                    parents.insert(up.to_path_buf());
+                }
+            }
+        }
+    }
+    Ok(deleted)
+}
+
+/// Things that replay but deserve a look: a file not as calltape writes it
+/// (hand-edited, or merged by hand), keys that no longer match their requests.
+fn content_warnings(cassette: &Cassette, text: &str, ignore_fields: &[String]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if cassette.to_text() != text {
+        warnings.push("not in canonical form (edited by hand?); the next recording rewrites it".to_string());
+    }
+    for (i, interaction) in cassette.interactions.iter().enumerate() {
+        let key = interaction.request.key(ignore_fields);
+        if key != interaction.key {
+            warnings.push(format!(
+                "interaction #{} says key {} but its request's key is {key} (ignore_fields changed?); replay uses {key}",
+                i + 1,
+                interaction.key
+            ));
+        }
+    }
+    warnings
+}
+
+/// Why the recorded simulator answers are not what the configured
+/// simulators would answer now, if so.
+fn stale(cassette: &Cassette, scenario: &Scenario, models: &BTreeMap<&str, &ModelConfig>, seed: u64) -> Option<String> {
+    let now =
+        cassette.sim.keys().filter_map(|name| Some((name.clone(), sim_source(models.get(name.as_str())?, scenario, seed)?))).collect();
+    stale_reason(&cassette.sim, &now)
+}
+
+/// Every `*.json` file under `dir`, and our temporary files, sorted.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, CassetteError> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).map_err(|source| CassetteError::Read { path: folder.clone(), source })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| CassetteError::Read { path: folder.clone(), source })?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                folders.push(path);
+            } else if name.ends_with(".json") || store::is_temporary(&name) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}

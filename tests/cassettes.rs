@@ -1,0 +1,337 @@
+//! Cassettes through the runner: a suite recorded from the simulated models
+//! and replayed with nothing under the cassettes gives the same events and
+//! tables as the live run, apart from run ids and wall-clock times; missing,
+//! unused and stale recordings are reported as a user needs them to be.
+
+use std::path::{Path, PathBuf};
+
+use calltape::config::{CassetteMode, Config, ProviderKind, EMBEDDED_DEFAULT};
+use calltape::events::{self, Event, EventKind, UnitKey};
+use calltape::metrics::{self, Tables};
+use calltape::runner::{self, RunError, RunFolder};
+use calltape::scenario::{self, Suite};
+use polars::prelude::*;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn coding_suite() -> Vec<Suite> {
+    scenario::load_suites(&[root().join("scenarios/coding")]).unwrap()
+}
+
+/// The embedded default, on `models`, writing runs under `out` and cassettes under `recordings`.
+fn config(models: &[&str], out: &Path, recordings: &Path, mode: CassetteMode) -> Config {
+    let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    let names: Vec<String> = models.iter().map(|s| s.to_string()).collect();
+    config.select_models(&names).unwrap();
+    config.run.out_dir = out.to_path_buf();
+    config.run.mode = mode;
+    config.cassettes.dir = recordings.to_path_buf();
+    config
+}
+
+async fn run(config: &Config, suites: &[Suite]) -> (RunFolder, Vec<Event>, Tables) {
+    let folder =
+        runner::run(config, "test", suites, false, runner::RunTarget::New(&calltape::plan::RunPlan::whole(config.clone(), "test")))
+            .await
+            .unwrap();
+    let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
+    let tables = metrics::build_tables(&events).unwrap();
+    (folder, events, tables)
+}
+
+/// The events as a comparable list: grouped by unit (units run
+/// concurrently), without wall-clock times, run ids, in-process
+/// measurements, and the cassette layer's own reports.
+fn comparable(events: &[Event]) -> Vec<Value> {
+    let mut rows: Vec<(Option<UnitKey>, Value)> = events
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::Cassette { .. }))
+        .map(|e| {
+            let mut v = serde_json::to_value(e).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("ts_ms");
+            match o["event"].as_str().unwrap() {
+                "run_started" => {
+                    o.remove("run_id");
+                }
+                "run_finished" => {
+                    o.remove("elapsed_ms");
+                }
+                "tool_call" => {
+                    o.remove("timings");
+                }
+                "tool_approval" => {
+                    o.remove("latency_ms");
+                }
+                "tool_repair" if o["stage"] == "local" => {
+                    o.remove("latency_us");
+                }
+                _ => {}
+            }
+            // Events of a unit carry its key; the run's own events do not.
+            let unit = serde_json::from_value(v.clone()).ok();
+            (unit, v)
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.into_iter().map(|(_, v)| v).collect()
+}
+
+/// A table without what is measured in-process on the wall clock (local
+/// repair microseconds), the one thing that differs between identical runs.
+fn reproducible(df: &DataFrame) -> DataFrame {
+    let measured: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .filter(|c| c.starts_with("repair_local_") || c.as_str() == "latency_us")
+        .map(|c| c.to_string())
+        .collect();
+    df.drop_many(measured)
+}
+
+fn assert_same_tables(a: &Tables, b: &Tables, what: &str) {
+    for ((name, x), (_, y)) in a.named().into_iter().zip(b.named()) {
+        assert!(reproducible(x).equals_missing(&reproducible(y)), "{what}: {name} differs\n{x}\n{y}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_with_nothing_under_the_cassettes_equals_the_live_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let recordings = dir.path().join("recordings");
+    let suites = coding_suite();
+    // A strong model, one that needs model repair, one with wrong tool names; two trials.
+    let models = ["sim-strong", "sim-cheap-types", "sim-cheap-names"];
+    let mut live = config(&models, &dir.path().join("live"), &recordings, CassetteMode::Live);
+    live.run.trials = 2;
+    let (live_folder, live_events, live_tables) = run(&live, &suites).await;
+    assert_eq!(live_folder.cassettes.units, 0, "a live run has no cassettes");
+    assert!(!recordings.exists());
+
+    let mut record = live.clone();
+    record.run.mode = CassetteMode::Record;
+    record.run.out_dir = dir.path().join("record");
+    let (folder, record_events, record_tables) = run(&record, &suites).await;
+    let units = models.len() * suites[0].scenarios.len() * 2;
+    assert_eq!((folder.cassettes.units, folder.cassettes.written), (units, units));
+    assert!(folder.cassettes.errors.is_empty(), "{:?}", folder.cassettes.errors);
+    assert!(recordings.join("coding/sim-cheap-types/edit-fix-typo.t1.json").is_file());
+    assert_eq!(comparable(&record_events), comparable(&live_events), "recording changed what the run saw");
+    assert_same_tables(&record_tables, &live_tables, "record vs live");
+
+    // Replay as if the models were remote ones with no server behind them:
+    // nothing but the cassettes can answer.
+    let mut replay = live.clone();
+    replay.run.mode = CassetteMode::Replay;
+    replay.run.out_dir = dir.path().join("replay");
+    for m in &mut replay.models {
+        m.provider = ProviderKind::Openai;
+        m.base_url = Some("http://127.0.0.1:9/v1".into());
+        m.sim = None;
+    }
+    let (folder, replay_events, replay_tables) = run(&replay, &suites).await;
+    let c = &folder.cassettes;
+    assert_eq!((c.missing, c.unused, c.recorded, c.written), (0, 0, 0, 0), "{:?}", c.warnings);
+    assert!(c.replayed > units, "every unit made at least one request");
+    assert!(!replay_events.iter().any(|e| matches!(e.kind, EventKind::Cassette { .. })), "an exact replay reports nothing");
+    let mut expected = comparable(&live_events);
+    // The run's model list says what was configured: the provider kind differs, by design of this test.
+    expected[0]["models"].as_array_mut().unwrap().iter_mut().for_each(|m| m["provider"] = "openai".into());
+    assert_eq!(comparable(&replay_events), expected);
+    assert_same_tables(&replay_tables, &live_tables, "replay vs live");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_to_a_repair_model_are_recorded_in_the_unit_that_made_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let recordings = dir.path().join("recordings");
+    let suites = coding_suite();
+    let mut record = config(&["sim-cheap-types", "sim-strong"], &dir.path().join("record"), &recordings, CassetteMode::Record);
+    record.pipeline.repair_model = Some("sim-strong".into());
+    let (_, record_events, record_tables) = run(&record, &suites).await;
+    let repairs_by_strong = record_events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::ModelRequest { unit, repair_of: Some(_), .. } if unit.model == "sim-cheap-types"))
+        .count();
+    assert!(repairs_by_strong > 0, "the suite should make sim-cheap-types need model repair");
+    let mut cassettes_with_repairs = 0;
+    for entry in std::fs::read_dir(recordings.join("coding/sim-cheap-types")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let c: Value = serde_json::from_str(&text).unwrap();
+        let by_strong = c["interactions"].as_array().unwrap().iter().filter(|i| i["model"] == "sim-strong").count();
+        cassettes_with_repairs += usize::from(by_strong > 0);
+        if by_strong > 0 {
+            assert!(c["sim"]["sim-strong"]["seed"] == 42, "the repair model's source is recorded too: {}", c["sim"]);
+        }
+    }
+    assert!(cassettes_with_repairs > 0);
+
+    let mut replay = record.clone();
+    replay.run.mode = CassetteMode::Replay;
+    replay.run.out_dir = dir.path().join("replay");
+    let (folder, replay_events, replay_tables) = run(&replay, &suites).await;
+    assert_eq!((folder.cassettes.missing, folder.cassettes.unused), (0, 0));
+    assert_eq!(comparable(&replay_events), comparable(&record_events));
+    assert_same_tables(&replay_tables, &record_tables, "replay vs record, with a repair model");
+}
+
+/// Records the three `parallel-*` scenarios of one model into `recordings`.
+async fn record_some(dir: &Path, recordings: &Path, model: &str) -> Vec<Suite> {
+    let mut suites = coding_suite();
+    suites[0].scenarios.retain(|s| s.id.starts_with("parallel-read"));
+    let record = config(&[model], &dir.join("record"), recordings, CassetteMode::Record);
+    run(&record, &suites).await;
+    suites
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_recording_is_an_error_row_that_says_how_to_record_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let recordings = dir.path().join("recordings");
+    let suites = record_some(dir.path(), &recordings, "sim-cheap-syntax").await;
+    let gone = recordings.join("coding/sim-cheap-syntax/parallel-read-two-ranges.t0.json");
+    std::fs::remove_file(&gone).unwrap();
+
+    let replay = config(&["sim-cheap-syntax"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
+    let (folder, events, tables) = run(&replay, &suites).await;
+    assert_eq!(folder.cassettes.missing, 1);
+    assert!(folder.cassettes.errors.is_empty(), "not strict: a warning, and the row is an error");
+    let expected = format!(
+        "no recording for model sim-cheap-syntax, scenario coding/parallel-read-two-ranges, trial 0 (request key {}): there is no \
+         cassette {}. Record it with `calltape run --mode record --model sim-cheap-syntax --filter parallel-read-two-ranges`, or run with --mode live",
+        request_key_of(&events),
+        gone.display()
+    );
+    assert_eq!(folder.cassettes.warnings, [expected.as_str()]);
+    let finished = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ScenarioFinished { unit, error, reason, .. } if unit.scenario == "parallel-read-two-ranges" => {
+                Some((*error, reason))
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert!(finished.0, "the unit is an error row");
+    assert!(finished.1.contains(&expected), "{}", finished.1);
+    // The other scenarios replayed and passed or failed on their own.
+    assert_eq!(tables.scenarios.height(), suites[0].scenarios.len());
+
+    let mut strict = replay.clone();
+    strict.cassettes.strict = true;
+    let (folder, _, _) = run(&strict, &suites).await;
+    assert_eq!(folder.cassettes.errors, [expected.as_str()]);
+
+    let mut fail_fast = replay.clone();
+    fail_fast.run.fail_fast = true;
+    match runner::run(
+        &fail_fast,
+        "test",
+        &suites,
+        false,
+        runner::RunTarget::New(&calltape::plan::RunPlan::whole(fail_fast.clone(), "test")),
+    )
+    .await
+    {
+        Err(RunError::Stopped(message)) => assert_eq!(message, expected),
+        other => panic!("expected the run to stop, got {other:?}"),
+    }
+}
+
+/// The key of the request that found no recording, from its event.
+fn request_key_of(events: &[Event]) -> String {
+    let error = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ModelRequest { error: Some(error), .. } => Some(error.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let start = error.find("(request key ").unwrap() + "(request key ".len();
+    error[start..start + 16].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unused_stale_and_auto() {
+    let dir = tempfile::tempdir().unwrap();
+    let recordings = dir.path().join("recordings");
+    let suites = record_some(dir.path(), &recordings, "sim-cheap-extra").await;
+    let file = recordings.join("coding/sim-cheap-extra/parallel-read-client-server.t0.json");
+    let original = std::fs::read_to_string(&file).unwrap();
+
+    // An interaction nothing asks for: reported, and an error with --strict.
+    let mut cassette: Value = serde_json::from_str(&original).unwrap();
+    let mut extra = cassette["interactions"][0].clone();
+    extra["request"]["body"]["messages"][1]["content"] = "something nobody asks".into();
+    cassette["interactions"].as_array_mut().unwrap().push(extra);
+    std::fs::write(&file, serde_json::to_string_pretty(&cassette).unwrap()).unwrap();
+    let mut replay = config(&["sim-cheap-extra"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
+    let (folder, events, _) = run(&replay, &suites).await;
+    assert_eq!((folder.cassettes.unused, folder.cassettes.missing), (1, 0));
+    let n = cassette["interactions"].as_array().unwrap().len();
+    assert!(folder.cassettes.warnings[0]
+        .starts_with(&format!("1 recorded interaction(s) left unused in {}: #{n} (sim-cheap-extra, key ", file.display())));
+    let reported = events.iter().find_map(|e| match &e.kind {
+        EventKind::Cassette { unused, written, .. } => Some((unused.len(), *written)),
+        _ => None,
+    });
+    assert_eq!(reported, Some((1, false)));
+    replay.cassettes.strict = true;
+    let (folder, _, _) = run(&replay, &suites).await;
+    assert_eq!(folder.cassettes.errors.len(), 1);
+    replay.cassettes.strict = false;
+
+    // Another seed would make the simulator answer otherwise: the cassette is stale, not silently replayed.
+    replay.run.seed = 7;
+    let (folder, events, _) = run(&replay, &suites).await;
+    assert_eq!(folder.cassettes.missing, suites[0].scenarios.len());
+    let reason = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ScenarioFinished { unit, reason, .. } if unit.scenario == "parallel-read-client-server" => Some(reason.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(reason.contains("is stale: its answers from sim-cheap-extra were recorded with seed 42 (now 7)"), "{reason}");
+
+    // Auto: replays what is there, records what is not, and drops what went unused.
+    let two_ranges = recordings.join("coding/sim-cheap-extra/parallel-read-two-ranges.t0.json");
+    let two_ranges_text = std::fs::read_to_string(&two_ranges).unwrap();
+    std::fs::remove_file(&two_ranges).unwrap();
+    let auto = config(&["sim-cheap-extra"], &dir.path().join("auto"), &recordings, CassetteMode::Auto);
+    let (folder, _, _) = run(&auto, &suites).await;
+    assert_eq!(folder.cassettes.written, 1, "only the missing cassette is written; the one with an unused interaction is kept");
+    assert!(folder.cassettes.warnings[0].contains("left unused in"));
+    assert_eq!(without_date(&std::fs::read_to_string(&two_ranges).unwrap()), without_date(&two_ranges_text));
+}
+
+fn without_date(text: &str) -> String {
+    text.lines().filter(|l| !l.contains("\"recorded_at\"")).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bundled_recordings_replay_the_default_run_exactly() {
+    // The default configuration replays recordings/; this fails when a scenario,
+    // profile or the agent loop changed without re-recording them
+    // (`cargo run -- run --mode record`).
+    let suites = coding_suite();
+    let out = tempfile::tempdir().unwrap();
+    let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    assert_eq!(replay.run.mode, CassetteMode::Replay, "the default run replays");
+    replay.run.out_dir = out.path().join("replay");
+    replay.cassettes.dir = root().join("recordings");
+    replay.cassettes.strict = true;
+    let (folder, _, replay_tables) = run(&replay, &suites).await;
+    let c = &folder.cassettes;
+    assert!(c.errors.is_empty() && c.warnings.is_empty(), "bundled recordings are out of date; re-record them:\n{:?}", c.errors);
+    assert_eq!(c.units, replay.models.len() * suites[0].scenarios.len());
+
+    let mut live = replay.clone();
+    live.run.mode = CassetteMode::Live;
+    live.run.out_dir = out.path().join("live");
+    let (_, _, live_tables) = run(&live, &suites).await;
+    assert_same_tables(&replay_tables, &live_tables, "bundled replay vs live");
+}
