@@ -334,6 +334,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 remaining_kinds: verdict.remaining_kinds(),
                 fixes: verdict.fixes.clone(),
                 timings: verdict.timings,
+                final_arguments: if verdict.outcome == CallOutcome::Invalid { None } else { verdict.args.clone() },
             })?;
             let (Some(tool), Some(args), false) = (&verdict.tool, &verdict.args, verdict.outcome == CallOutcome::Invalid) else {
                 if u.config.pipeline.on_invalid == OnInvalid::FailScenario {

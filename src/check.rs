@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::bfcl::checker::AnswerCall;
 use crate::scenario::matcher::StringComparison;
 use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
 
@@ -52,6 +53,14 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     let expect = &scenario.expect;
     if let Some(reason) = &t.aborted {
         return Verdict::fail(reason.clone());
+    }
+    if let Some(key) = &expect.bfcl {
+        // BFCL judges the one answer: the calls made, by its own rules (the step limit of 1 is by design).
+        let calls: Vec<AnswerCall> = t.calls.iter().map(|c| AnswerCall::from_json(&c.tool, &c.args)).collect();
+        return match crate::bfcl::checker::judge(key, &calls) {
+            Ok(()) => Verdict { passed: true, reason: "passed".into() },
+            Err(failure) => Verdict::fail(failure.to_string()),
+        };
     }
     if expect.no_call && t.attempted_calls > 0 {
         let first = t.calls.first().map_or("a tool".to_string(), |c| format!("`{}`", c.tool));

@@ -145,6 +145,9 @@ pub enum EventKind {
         remaining_kinds: Vec<InvalidKind>,
         fixes: Vec<Fix>,
         timings: StageTimings,
+        /// The arguments as they went on (after repair); absent for an invalid call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        final_arguments: Option<serde_json::Value>,
     },
     ToolRepair {
         #[serde(flatten)]

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod approver;
+pub mod bfcl;
 pub mod chat;
 pub mod check;
 pub mod compare;

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use calltape::config::{ApprovalMode, Config, RepairMode};
 use calltape::pipeline::RepairRules;
 use calltape::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming, SecretScan};
-use calltape::{events, metrics, plan, report, runner, scenario, standalone};
+use calltape::{bfcl, events, metrics, plan, report, runner, scenario, standalone};
 
 #[derive(Parser)]
 #[command(name = "calltape", version, about = "Replay-and-evaluation harness for tool-calling language models")]
@@ -40,6 +40,13 @@ enum Command {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Turn a dataset into a calltape suite.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+    /// Judge answers (JSON lines) to BFCL scenarios with the BFCL checker; one verdict a line.
+    BfclJudge(BfclJudgeArgs),
     /// Validate suites: exits 1 and lists every problem (file:line:col) if any.
     Check {
         /// Suite folders (default: the configured suites).
@@ -77,6 +84,45 @@ struct CassettesArgs {
     /// Suite folder the cassettes are for (repeatable; default: the configured suites).
     #[arg(long = "suite")]
     suites: Vec<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum ImportSource {
+    /// A Berkeley Function Calling Leaderboard data file (single-turn categories) and its answer key.
+    Bfcl(ImportBfclArgs),
+}
+
+#[derive(clap::Args)]
+struct ImportBfclArgs {
+    /// The BFCL data file, e.g. BFCL_v4_simple_python.json (JSON lines).
+    data: PathBuf,
+    /// Its answer file (default: possible_answer/<same name> beside it).
+    #[arg(long)]
+    answers: Option<PathBuf>,
+    /// Suite folder to write <category>.jsonl into (default: scenarios/bfcl-<category>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Import only the first N entries.
+    #[arg(long, conflicts_with = "sample")]
+    limit: Option<usize>,
+    /// Import N entries drawn at random (deterministic for a --seed), kept in file order.
+    #[arg(long)]
+    sample: Option<usize>,
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 42, requires = "sample")]
+    seed: u64,
+}
+
+#[derive(clap::Args)]
+struct BfclJudgeArgs {
+    /// Suite folder holding the BFCL scenarios answered (repeatable).
+    #[arg(long = "suite", required = true)]
+    suites: Vec<PathBuf>,
+    /// Answers, one a line: {"id": "...", "calls": [{"tool_name": {arguments}}]} (default: standard input).
+    answers: Option<PathBuf>,
+    /// Time the checker over the answers this many rounds and print the per-answer mean as JSON, instead of verdicts.
+    #[arg(long, value_name = "ROUNDS")]
+    time: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -466,6 +512,47 @@ fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Result<(), ExitCode> {
     }
 }
 
+fn import(source: ImportSource) -> Result<(), ExitCode> {
+    let ImportSource::Bfcl(args) = source;
+    let selection = match (args.limit, args.sample) {
+        (Some(n), _) => bfcl::import::Selection::First(n),
+        (None, Some(n)) => bfcl::import::Selection::Sample { n, seed: args.seed },
+        (None, None) => bfcl::import::Selection::All,
+    };
+    let summary = bfcl::import::import_file(&args.data, args.answers.as_deref(), args.out.as_deref(), selection).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    println!("imported {} of {} {} entries → {}", summary.written, summary.entries, summary.category, summary.path.display());
+    Ok(())
+}
+
+fn bfcl_judge(args: BfclJudgeArgs) -> Result<(), ExitCode> {
+    let fail = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let suites = load_suites(&args.suites).map_err(|errors| {
+        print_load_errors(&errors);
+        ExitCode::from(2)
+    })?;
+    let input: Box<dyn std::io::BufRead> = match &args.answers {
+        Some(path) => {
+            Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?))
+        }
+        None => Box::new(std::io::stdin().lock()),
+    };
+    if let Some(rounds) = args.time {
+        let timing = bfcl::outputs::time_lines(&suites, input, rounds).map_err(fail)?;
+        println!("{}", serde_json::to_string(&timing).unwrap_or_default());
+        return Ok(());
+    }
+    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let counts = bfcl::outputs::judge_lines(&suites, input, stdout).map_err(fail)?;
+    eprintln!("{} valid, {} invalid", counts.valid, counts.invalid);
+    Ok(())
+}
+
 fn repair(args: RepairArgs) -> Result<(), ExitCode> {
     let fail = |message: String| {
         eprintln!("error: {message}");
@@ -516,6 +603,8 @@ async fn main() -> ExitCode {
         Command::Repair(args) => repair(args),
         Command::Report { run_dir } => rerender(run_dir),
         Command::Compare(args) => compare(args),
+        Command::Import { source } => import(source),
+        Command::BfclJudge(args) => bfcl_judge(args),
         Command::Check { paths, config } => check(paths, config),
         Command::Merge { run_dirs, out } => merge(&run_dirs, &out),
         Command::Cassettes { command } => cassettes(command),

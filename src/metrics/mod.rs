@@ -122,6 +122,7 @@ mod tests {
             remaining_kinds: vec![],
             fixes: vec![],
             timings: StageTimings::default(),
+            final_arguments: None,
         })
     }
 

@@ -329,6 +329,22 @@ fn build_scenario(
             }
         }
     }
+    if let Some(bfcl) = &file.expect.bfcl {
+        for problem in bfcl.problems() {
+            errors.push(src.error_at("\"bfcl\"", problem));
+        }
+        for f in &bfcl.functions {
+            if !names.contains(&f.tool) {
+                errors.push(src.error_at(
+                    &format!("\"{}\"", f.tool),
+                    format!("expect.bfcl names tool {:?}, which is not among the scenario's tools", f.tool),
+                ));
+            }
+        }
+        if !file.expect.calls.is_empty() || file.expect.no_call {
+            errors.push(src.error_at("\"bfcl\"", "expect.bfcl replaces expect.calls and expect.no_call: give one or the other"));
+        }
+    }
     if file.expect.no_call && !file.expect.calls.is_empty() {
         errors.push(src.error_at("\"no_call\"", "expect.no_call contradicts expect.calls"));
     }
@@ -346,6 +362,12 @@ fn build_scenario(
     if !errors.is_empty() {
         return Err(errors);
     }
+    let mut expect = file.expect;
+    if let Some(bfcl) = &expect.bfcl {
+        // What a right answer sends, for the simulated models; the verdict comes from the key.
+        expect.calls = bfcl.answer_steps();
+        expect.no_call = bfcl.category.wants_no_call();
+    }
     Ok(Scenario {
         suite: suite.to_string(),
         id: file.id,
@@ -356,7 +378,7 @@ fn build_scenario(
         followups: file.followups,
         tool_results: file.tool_results,
         approvals: file.approvals,
-        expect: file.expect,
+        expect,
         origin,
     })
 }

@@ -196,6 +196,10 @@ pub struct Expect {
     /// After a denial, the model must not make the same call again.
     #[serde(default)]
     pub no_retry_after_denial: bool,
+    /// Judged by BFCL's AST checker against this answer key instead of
+    /// `calls` (which the loader derives from it for the simulated models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bfcl: Option<crate::bfcl::BfclCheck>,
 }
 
 /// A scenario's own approval settings.

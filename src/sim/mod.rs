@@ -169,6 +169,14 @@ impl SimModel<'_> {
             && !self.scenario.tools.is_empty()
         {
             vec![self.unwanted_call(request, &mut rng)]
+        } else if progress.turns == 0
+            && self.scenario.expect.bfcl.as_ref().is_some_and(|b| b.category.wants_any_call())
+            && !self.scenario.tools.is_empty()
+            && !rng.chance(self.profile.fault_rate)
+        {
+            // BFCL's relevance entries want some call and have no answer key: a valid one.
+            let tool = rng.pick(&self.scenario.tools);
+            vec![faults::correct_call(&tool.spec.name, &crate::bfcl::encode::plausible_args(&tool.spec.parameters))]
         } else {
             Vec::new()
         };

@@ -1,0 +1,758 @@
+//! BFCL's AST checker, rule for rule: which checker a category uses, the
+//! order its checks run in, and the error type it reports first. Values are
+//! compared as Python compares them ([`Py`]): `1 == 1.0 == True`, strings
+//! after `standardize`, `""` among the alternatives meaning "may be omitted".
+//!
+//! The model's answer is the list of calls it made, by the names it was
+//! offered (`math_factorial`); BFCL's dotted names are mapped the same way
+//! before comparing, as BFCL does for models that cannot send dots.
+
+use serde_json::Value;
+
+use super::convert::{self, Unsupported};
+use super::pyvalue::{list_repr, standardize, str_repr, Py, PyType};
+use super::{BfclCheck, FunctionTypes, Language};
+
+/// Why an answer fails: BFCL's error type and its first error message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// BFCL's `error_type`, e.g. `type_error:simple`.
+    pub error_type: String,
+    pub message: String,
+}
+
+impl Failure {
+    fn new(error_type: &str, message: impl Into<String>) -> Failure {
+        Failure { error_type: error_type.to_string(), message: message.into() }
+    }
+
+    /// Another error of BFCL's list: its type wins, the messages add up.
+    fn push(&mut self, error_type: &str, message: String) {
+        self.error_type = error_type.to_string();
+        if !self.message.is_empty() {
+            self.message.push(' ');
+        }
+        self.message.push_str(&message);
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.message.is_empty() {
+            f.write_str(&self.error_type)
+        } else {
+            write!(f, "{}: {}", self.error_type, self.message)
+        }
+    }
+}
+
+/// Where BFCL's checker raises an exception instead of giving a verdict.
+const CRASH: &str = "checker_error:exception";
+
+impl From<Unsupported> for Failure {
+    fn from(u: Unsupported) -> Failure {
+        Failure::new(CRASH, u.0)
+    }
+}
+
+/// One call of the model's answer: the tool name and its arguments.
+#[derive(Debug, Clone)]
+pub struct AnswerCall {
+    pub name: String,
+    /// Arguments in the order the model sent them.
+    pub params: Vec<(String, Py)>,
+}
+
+impl AnswerCall {
+    /// A call from a tool name and a JSON arguments object (anything else is no arguments).
+    pub fn from_json(name: &str, args: &Value) -> AnswerCall {
+        let params = match args {
+            Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), Py::from_json(v))).collect(),
+            _ => Vec::new(),
+        };
+        AnswerCall { name: name.to_string(), params }
+    }
+
+    fn param(&self, name: &str) -> Option<&Py> {
+        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+/// One expected call of the key, in checker form.
+struct KeyCall<'a> {
+    name: &'a str,
+    params: Vec<(&'a str, Vec<Py>)>,
+}
+
+impl KeyCall<'_> {
+    fn alternatives(&self, param: &str) -> Option<&[Py]> {
+        self.params.iter().find(|(k, _)| *k == param).map(|(_, v)| v.as_slice())
+    }
+}
+
+/// Judges a model's answer as BFCL's evaluation does: for irrelevance no
+/// call, for relevance some call, otherwise the AST checker (an answer with
+/// no call at all is, as in BFCL's runner, a decoding failure).
+pub fn judge(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
+    if check.category.wants_no_call() {
+        return if calls.is_empty() {
+            Ok(())
+        } else {
+            Err(Failure::new("irrelevance_error:decoder_success", "Valid syntax. Successfully decode AST when it should not."))
+        };
+    }
+    if check.category.wants_any_call() {
+        return if calls.is_empty() {
+            Err(Failure::new("relevance_error:decoder_failed", "Invalid syntax. Failed to decode AST when it should have."))
+        } else {
+            Ok(())
+        };
+    }
+    if calls.is_empty() {
+        return Err(Failure::new("ast_decoder:decoder_failed", "Invalid syntax. Failed to decode AST. The answer has no function call."));
+    }
+    ast_check(check, calls)
+}
+
+/// BFCL's `ast_checker`: picks the checker by the category's name.
+pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
+    let key: Vec<KeyCall> = check
+        .ground_truth
+        .iter()
+        .flat_map(|c| c.iter())
+        .map(|(name, params)| KeyCall {
+            name,
+            params: params
+                .iter()
+                .map(|(k, v)| {
+                    let alternatives = match v {
+                        Value::Array(items) => items.iter().map(Py::from_json).collect(),
+                        other => vec![Py::from_json(other)],
+                    };
+                    (k.as_str(), alternatives)
+                })
+                .collect(),
+        })
+        .collect();
+    let language = check.category.language();
+    let name = check.category.name();
+    if name.contains("parallel") {
+        parallel_no_order(check, calls, &key, language)
+    } else if name.contains("multiple") {
+        if calls.len() != key.len() {
+            return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
+        }
+        let function = find_function(check, key[0].name)?;
+        simple(function, &calls[0], &key[0], language)
+    } else {
+        if calls.len() != 1 {
+            return Err(Failure::new("simple_function_checker:wrong_count", "Wrong number of functions."));
+        }
+        let function = check.functions.first().ok_or_else(|| Failure::new(CRASH, "the entry has no function"))?;
+        let first = key.first().ok_or_else(|| Failure::new(CRASH, "the answer key is empty"))?;
+        simple(function, &calls[0], first, language)
+    }
+}
+
+fn find_function<'a>(check: &'a BfclCheck, name: &str) -> Result<&'a FunctionTypes, Failure> {
+    check.function(name).ok_or_else(|| Failure::new(CRASH, format!("no function description named {}", str_repr(name))))
+}
+
+/// BFCL's `parallel_function_checker_no_order`: each expected call, in key
+/// order, takes the first unmatched model call that passes (greedy).
+fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], language: Language) -> Result<(), Failure> {
+    if calls.len() != key.len() {
+        return Err(Failure::new("parallel_function_checker_no_order:wrong_count", "Wrong number of functions."));
+    }
+    let mut matched = vec![false; calls.len()];
+    for (i, expected) in key.iter().enumerate() {
+        let function = find_function(check, expected.name)?;
+        let mut found = false;
+        for (index, call) in calls.iter().enumerate() {
+            if matched[index] {
+                continue;
+            }
+            if simple(function, call, expected, language).is_ok() {
+                matched[index] = true;
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            let considered: Vec<String> = (0..calls.len()).filter(|j| !matched[*j]).map(|j| j.to_string()).collect();
+            return Err(Failure::new(
+                "parallel_function_checker_no_order:cannot_find_match",
+                format!(
+                    "Could not find a matching function among index [{}] of model output for index {i} of possible answers.",
+                    considered.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A type name of the function description, as the checker maps it.
+fn python_type(name: &str) -> Option<PyType> {
+    Some(match name {
+        "string" | "any" => PyType::Str,
+        "integer" => PyType::Int,
+        "float" => PyType::Float,
+        "boolean" => PyType::Bool,
+        "array" | "tuple" => PyType::List,
+        "dict" => PyType::Dict,
+        _ => return None,
+    })
+}
+
+fn java_type(name: &str) -> Option<PyType> {
+    Some(match name {
+        "byte" | "short" | "integer" | "long" => PyType::Int,
+        "float" | "double" => PyType::Float,
+        "boolean" => PyType::Bool,
+        "char" | "String" | "any" => PyType::Str,
+        "Array" | "ArrayList" | "Queue" | "Stack" => PyType::List,
+        "Set" => PyType::Set,
+        "HashMap" | "Hashtable" => PyType::Dict,
+        _ => return None,
+    })
+}
+
+fn js_type(name: &str) -> Option<PyType> {
+    Some(match name {
+        "String" | "any" => PyType::Str,
+        "integer" | "Bigint" => PyType::Int,
+        "float" => PyType::Float,
+        "Boolean" => PyType::Bool,
+        "dict" => PyType::Dict,
+        "array" => PyType::List,
+        _ => return None,
+    })
+}
+
+fn key_error(name: &str) -> Failure {
+    Failure::new(CRASH, format!("KeyError: {}", str_repr(name)))
+}
+
+/// BFCL's `simple_function_checker`: one model call against one expected call.
+fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, language: Language) -> Result<(), Failure> {
+    if call.name != function.tool {
+        return Err(Failure::new(
+            "simple_function_checker:wrong_func_name",
+            format!("Function name {} not found in model output.", str_repr(&function.tool)),
+        ));
+    }
+    if let Some(missing) = function.required.iter().find(|p| call.param(p).is_none()) {
+        return Err(Failure::new(
+            "simple_function_checker:missing_required",
+            format!("Missing required parameter: {}.", str_repr(missing)),
+        ));
+    }
+    for (param, value) in &call.params {
+        let (Some(declared), Some(alternatives)) = (function.param(param), expected.alternatives(param)) else {
+            return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
+        };
+        let described = declared.kind.as_str();
+        let nested_name = || declared.items.as_deref().ok_or_else(|| key_error("items"));
+        let (expected_type, nested_type, value) = match language {
+            Language::Python => {
+                let t = python_type(described).ok_or_else(|| key_error(described))?;
+                let nested = match described {
+                    "array" | "tuple" => {
+                        let n = nested_name()?;
+                        Some(python_type(n).ok_or_else(|| key_error(n))?)
+                    }
+                    _ => None,
+                };
+                // Python accepts an int where a float is declared.
+                let value = match value {
+                    Py::Int(i) if described == "float" => Py::Float(*i as f64),
+                    v => v.clone(),
+                };
+                (t, nested, value)
+            }
+            Language::Java | Language::Javascript => {
+                let (table, label): (fn(&str) -> Option<PyType>, &str) =
+                    if language == Language::Java { (java_type, "type_error:java") } else { (js_type, "type_error:js") };
+                let t = table(described).ok_or_else(|| key_error(described))?;
+                let Py::Str(text) = value else {
+                    return Err(Failure::new(
+                        label,
+                        format!(
+                            "Incorrect type for parameter {}. Expected type String, got {}. Parameter value: {}.",
+                            str_repr(param),
+                            value.py_type().name(),
+                            value.repr()
+                        ),
+                    ));
+                };
+                let convert_fn = if language == Language::Java { convert::java } else { convert::javascript };
+                if matches!(described, "Array" | "ArrayList" | "array") {
+                    let n = nested_name()?;
+                    let nested = table(n).ok_or_else(|| key_error(n))?;
+                    (t, Some(nested), convert_fn(text, described, Some(n))?)
+                } else {
+                    (t, None, convert_fn(text, described, None)?)
+                }
+            }
+        };
+        let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type)?;
+        if !is_variable {
+            match (expected_type, nested_type, &value) {
+                (PyType::Dict, _, Py::Dict(entries)) => {
+                    dict_check(entries, alternatives)?;
+                    continue;
+                }
+                (PyType::List, Some(PyType::Dict), Py::List(items)) => {
+                    list_dict_check(items, alternatives)?;
+                    continue;
+                }
+                (PyType::Str, _, Py::Str(s)) => {
+                    string_check(param, s, alternatives)?;
+                    continue;
+                }
+                (PyType::List, _, Py::List(items)) => {
+                    list_check(param, items, alternatives)?;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if !value.py_in(alternatives) {
+            return Err(Failure::new(
+                "value_error:others",
+                format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(param), value.repr(), list_repr(alternatives)),
+            ));
+        }
+    }
+    for (param, alternatives) in &expected.params {
+        if call.param(param).is_none() && !alternatives.iter().any(Py::is_omitted_marker) {
+            return Err(Failure::new(
+                "simple_function_checker:missing_optional",
+                format!("Optional parameter {} not provided and not marked as optional.", str_repr(param)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The type of the first alternative that is not `""`.
+fn answer_type(alternatives: &[Py]) -> Option<PyType> {
+    alternatives.iter().find(|a| !a.is_omitted_marker()).map(Py::py_type)
+}
+
+/// BFCL's `type_checker`: `Ok(is_variable)` — whether the answer key holds a
+/// value of another type than declared (a variable name), compared as is.
+fn type_check(
+    param: &str,
+    value: &Py,
+    alternatives: &[Py],
+    described: &str,
+    expected: PyType,
+    nested: Option<PyType>,
+) -> Result<bool, Failure> {
+    let key_type = answer_type(alternatives);
+    let is_variable = key_type.is_some_and(|t| t != expected);
+    let mut nested_failure = None;
+    if value.py_type() == expected {
+        let Some(nested) = nested else { return Ok(is_variable) };
+        let items: &[Py] = match value {
+            Py::List(items) => items,
+            _ => &[],
+        };
+        for alternative in alternatives {
+            let flag = match alternative {
+                Py::List(inner) => items.iter().all(|item| type_check(param, item, inner, "", nested, None).is_ok()),
+                _ => true,
+            };
+            if flag {
+                return Ok(is_variable);
+            }
+        }
+        nested_failure = Some(Failure::new(
+            "type_error:nested",
+            format!(
+                "Nested type checking failed for parameter {}. Expected outer type {described} with inner type {}. Parameter value: {}.",
+                str_repr(param),
+                nested.class_repr(),
+                value.repr()
+            ),
+        ));
+    }
+    if key_type.is_some_and(|t| t == value.py_type()) {
+        return match nested_failure {
+            Some(f) => Err(f),
+            None => Ok(true),
+        };
+    }
+    let described = if described.is_empty() { expected.class_repr() } else { described.to_string() };
+    let mut failure = nested_failure.unwrap_or_else(|| Failure::new("type_error:simple", ""));
+    failure.push(
+        "type_error:simple",
+        format!(
+            "Incorrect type for parameter {}. Expected type {described}, got {}. Parameter value: {}.",
+            str_repr(param),
+            value.py_type().name(),
+            value.repr()
+        ),
+    );
+    Err(failure)
+}
+
+/// BFCL's `string_checker`.
+fn string_check(param: &str, value: &str, alternatives: &[Py]) -> Result<(), Failure> {
+    let wanted = standardize(value);
+    if alternatives.iter().filter_map(Py::as_str).any(|a| standardize(a) == wanted) {
+        return Ok(());
+    }
+    Err(Failure::new(
+        "value_error:string",
+        format!(
+            "Invalid value for parameter {}: {}. Expected one of {}. Case insensitive.",
+            str_repr(param),
+            str_repr(value),
+            list_repr(alternatives)
+        ),
+    ))
+}
+
+/// A string element standardised, anything else as is.
+fn standardized(v: &Py) -> Py {
+    match v {
+        Py::Str(s) => Py::Str(standardize(s)),
+        other => other.clone(),
+    }
+}
+
+/// Python's `len(x)` and `x[j]` for an alternative BFCL iterates as a list:
+/// a list, or a string as its characters.
+fn as_sequence(alternative: &Py) -> Result<Vec<Py>, Failure> {
+    match alternative {
+        Py::List(items) => Ok(items.clone()),
+        Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
+        other => Err(Failure::new(CRASH, format!("TypeError: object of type '{}' has no len()", other.py_type().name()))),
+    }
+}
+
+/// BFCL's `list_checker`: top-level strings standardised on both sides.
+fn list_check(param: &str, value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
+    let ours = Py::List(value.iter().map(standardized).collect());
+    for alternative in alternatives {
+        let theirs = Py::List(as_sequence(alternative)?.iter().map(standardized).collect());
+        if ours.py_eq(&theirs) {
+            return Ok(());
+        }
+    }
+    Err(Failure::new(
+        "value_error:list/tuple",
+        format!(
+            "Invalid value for parameter {}: {}. Expected one of {}.",
+            str_repr(param),
+            Py::List(value.to_vec()).repr(),
+            list_repr(alternatives)
+        ),
+    ))
+}
+
+/// BFCL's `dict_checker`: the verdict of the first alternative that passes,
+/// else the failure of the last one tried.
+fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure> {
+    let mut result = Failure::new("dict_checker:unclear", "");
+    for alternative in alternatives {
+        if alternative.is_omitted_marker() {
+            continue;
+        }
+        let Py::Dict(answer) = alternative else {
+            return Err(Failure::new(CRASH, format!("dict_checker: alternative {} is not a dict", alternative.repr())));
+        };
+        result = Failure::new("dict_checker:unclear", "");
+        let mut flag = true;
+        let lookup = |k: &str| answer.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        for (key, v) in value {
+            let Some(accepted) = lookup(key) else {
+                result.push("value_error:dict_key", format!("Unexpected dict key parameter: '{key}'."));
+                flag = false;
+                break;
+            };
+            let accepted: Vec<Py> = as_sequence(accepted)?.iter().map(standardized).collect();
+            if !standardized(v).py_in(&accepted) {
+                result.push(
+                    "value_error:dict_value",
+                    format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(key), v.repr(), list_repr(&accepted)),
+                );
+                flag = false;
+                break;
+            }
+        }
+        // BFCL runs this loop even after a failure above; its error type then wins.
+        for (key, accepted) in answer {
+            let may_omit = match accepted {
+                Py::List(items) => items.iter().any(Py::is_omitted_marker),
+                Py::Str(_) => true, // `"" in "text"` is always true
+                _ => false,
+            };
+            if !value.iter().any(|(k, _)| k == key) && !may_omit {
+                result.push("value_error:dict_key", format!("Missing dict key parameter: '{key}'."));
+                flag = false;
+                break;
+            }
+        }
+        if flag {
+            return Ok(());
+        }
+    }
+    Err(result)
+}
+
+/// BFCL's `list_dict_checker`: the list must match one alternative's dicts in order.
+fn list_dict_check(value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
+    let mut result = Failure::new("list_dict_checker:unclear", "");
+    for alternative in alternatives {
+        let dicts = match alternative {
+            Py::List(items) => items.clone(),
+            Py::Str(s) if s.is_empty() => Vec::new(),
+            other => return Err(Failure::new(CRASH, format!("list_dict_checker: alternative {} is not a list", other.repr()))),
+        };
+        if value.len() != dicts.len() {
+            result = Failure::new("value_error:list_dict_count", "Wrong number of dictionaries in the list.");
+            continue;
+        }
+        let mut flag = true;
+        for (item, answer) in value.iter().zip(&dicts) {
+            let Py::Dict(entries) = item else {
+                return Err(Failure::new(CRASH, format!("AttributeError: {} has no items()", item.py_type().name())));
+            };
+            if let Err(f) = dict_check(entries, std::slice::from_ref(answer)) {
+                result = f;
+                flag = false;
+                break;
+            }
+        }
+        if flag {
+            return Ok(());
+        }
+    }
+    Err(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(category: &str, functions: Value, truth: Value) -> BfclCheck {
+        serde_json::from_value(json!({"category": category, "functions": functions, "ground_truth": truth})).unwrap()
+    }
+
+    fn calls(v: Value) -> Vec<AnswerCall> {
+        v.as_array().unwrap().iter().flat_map(|c| c.as_object().unwrap().iter().map(|(n, a)| AnswerCall::from_json(n, a))).collect()
+    }
+
+    fn verdict(k: &BfclCheck, answer: Value) -> String {
+        match judge(k, &calls(answer)) {
+            Ok(()) => "valid".into(),
+            Err(f) => f.to_string(),
+        }
+    }
+
+    fn area() -> BfclCheck {
+        key(
+            "simple_python",
+            json!([{"name": "geometry.area", "tool": "geometry_area", "required": ["base", "height"],
+                    "params": {"base": {"type": "integer"}, "height": {"type": "float"}, "unit": {"type": "string"},
+                               "dims": {"type": "array", "items": "integer"}, "opts": {"type": "dict"}}}]),
+            json!([{"geometry.area": {"base": [10], "height": [5.0], "unit": ["cm", ""], "dims": [[1, 2], ""],
+                                      "opts": [{"mode": ["fast"], "level": [1, ""]}, ""]}}]),
+        )
+    }
+
+    #[test]
+    fn a_right_answer_passes_with_bfcl_leniency() {
+        let k = area();
+        assert_eq!(verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5}}])), "valid");
+        assert_eq!(verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5.0, "unit": "CM"}}])), "valid");
+        assert_eq!(verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "opts": {"mode": "Fast"}}}])), "valid");
+    }
+
+    #[test]
+    fn each_simple_error_type_with_its_message() {
+        let k = area();
+        assert_eq!(
+            verdict(&k, json!([{"geometry.area": {"base": 10, "height": 5}}])),
+            "simple_function_checker:wrong_func_name: Function name 'geometry_area' not found in model output."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10}}])),
+            "simple_function_checker:missing_required: Missing required parameter: 'height'."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "color": "red"}}])),
+            "simple_function_checker:unexpected_param: Unexpected parameter: 'color'."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": "10", "height": 5}}])),
+            "type_error:simple: Incorrect type for parameter 'base'. Expected type integer, got str. Parameter value: '10'."
+        );
+        // With "" among the alternatives BFCL's nested type check passes (a non-list
+        // alternative sets no item type); the list comparison then fails.
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "dims": [1, "2"]}}])),
+            "value_error:list/tuple: Invalid value for parameter 'dims': [1, '2']. Expected one of [[1, 2], '']."
+        );
+        let strict = key(
+            "simple_python",
+            json!([{"name": "f", "tool": "f", "required": ["dims"], "params": {"dims": {"type": "array", "items": "integer"}}}]),
+            json!([{"f": {"dims": [[1, 2]]}}]),
+        );
+        assert_eq!(
+            verdict(&strict, json!([{"f": {"dims": [1, "2"]}}])),
+            "type_error:nested: Nested type checking failed for parameter 'dims'. Expected outer type array with inner type <class 'int'>. Parameter value: [1, '2']."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 11, "height": 5}}])),
+            "value_error:others: Invalid value for parameter 'base': 11. Expected one of [10]."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "unit": "mm"}}])),
+            "value_error:string: Invalid value for parameter 'unit': 'mm'. Expected one of ['cm', '']. Case insensitive."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "dims": [2, 1]}}])),
+            "value_error:list/tuple: Invalid value for parameter 'dims': [2, 1]. Expected one of [[1, 2], '']."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "opts": {"mode": "slow"}}}])),
+            "value_error:dict_value: Invalid value for parameter 'mode': 'slow'. Expected one of ['fast']."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5, "opts": {"speed": 1}}}])),
+            "value_error:dict_key: Unexpected dict key parameter: 'speed'. Missing dict key parameter: 'mode'."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"geometry_area": {"base": 10, "height": 5}}, {"geometry_area": {"base": 10, "height": 5}}])),
+            "simple_function_checker:wrong_count: Wrong number of functions."
+        );
+        assert_eq!(
+            verdict(&k, json!([])),
+            "ast_decoder:decoder_failed: Invalid syntax. Failed to decode AST. The answer has no function call."
+        );
+    }
+
+    #[test]
+    fn missing_optional_and_an_empty_list_for_an_omittable_list() {
+        let k = key(
+            "simple_python",
+            json!([{"name": "f", "tool": "f", "required": [], "params": {"a": {"type": "integer"}, "b": {"type": "array", "items": "string"}}}]),
+            json!([{"f": {"a": [1], "b": ["", ["x"]]}}]),
+        );
+        assert_eq!(
+            verdict(&k, json!([{"f": {"b": ["x"]}}])),
+            "simple_function_checker:missing_optional: Optional parameter 'a' not provided and not marked as optional."
+        );
+        // BFCL reads the omitted marker "" as an empty list: `[]` is accepted.
+        assert_eq!(verdict(&k, json!([{"f": {"a": 1, "b": []}}])), "valid");
+        // True == 1 for Python, but bool is not int.
+        assert_eq!(
+            verdict(&k, json!([{"f": {"a": true}}])),
+            "type_error:simple: Incorrect type for parameter 'a'. Expected type integer, got bool. Parameter value: True."
+        );
+    }
+
+    #[test]
+    fn a_variable_in_the_key_is_compared_as_is() {
+        // The key holds a string where an integer is declared: a variable name.
+        let k = key(
+            "simple_python",
+            json!([{"name": "f", "tool": "f", "required": ["n"], "params": {"n": {"type": "integer"}}}]),
+            json!([{"f": {"n": ["count"]}}]),
+        );
+        assert_eq!(verdict(&k, json!([{"f": {"n": "count"}}])), "valid");
+        assert_eq!(
+            verdict(&k, json!([{"f": {"n": "Count"}}])),
+            "value_error:others: Invalid value for parameter 'n': 'Count'. Expected one of ['count']."
+        );
+    }
+
+    #[test]
+    fn list_of_dicts_counts_and_values() {
+        let k = key(
+            "simple_python",
+            json!([{"name": "f", "tool": "f", "required": ["rows"], "params": {"rows": {"type": "array", "items": "dict"}}}]),
+            json!([{"f": {"rows": [[{"a": [1]}, {"a": [2]}]]}}]),
+        );
+        assert_eq!(verdict(&k, json!([{"f": {"rows": [{"a": 1}, {"a": 2}]}}])), "valid");
+        assert_eq!(
+            verdict(&k, json!([{"f": {"rows": [{"a": 1}]}}])),
+            "value_error:list_dict_count: Wrong number of dictionaries in the list."
+        );
+        assert_eq!(
+            verdict(&k, json!([{"f": {"rows": [{"a": 1}, {"b": 2}]}}])),
+            "value_error:dict_key: Unexpected dict key parameter: 'b'. Missing dict key parameter: 'a'."
+        );
+    }
+
+    #[test]
+    fn multiple_parallel_and_relevance() {
+        let functions = json!([
+            {"name": "a.x", "tool": "a_x", "required": ["n"], "params": {"n": {"type": "integer"}}},
+            {"name": "b", "tool": "b", "required": ["s"], "params": {"s": {"type": "string"}}}
+        ]);
+        let multiple = key("multiple", functions.clone(), json!([{"b": {"s": ["hi"]}}]));
+        assert_eq!(verdict(&multiple, json!([{"b": {"s": "HI"}}])), "valid");
+        assert_eq!(
+            verdict(&multiple, json!([{"b": {"s": "x"}}, {"b": {"s": "hi"}}])),
+            "multiple_function_checker:wrong_count: Wrong number of functions."
+        );
+        let parallel = key("parallel_multiple", functions.clone(), json!([{"a.x": {"n": [1]}}, {"b": {"s": ["hi"]}}, {"a.x": {"n": [2]}}]));
+        assert_eq!(verdict(&parallel, json!([{"a_x": {"n": 2}}, {"b": {"s": "hi"}}, {"a_x": {"n": 1}}])), "valid");
+        assert_eq!(
+            verdict(&parallel, json!([{"a_x": {"n": 2}}, {"b": {"s": "hi"}}, {"a_x": {"n": 3}}])),
+            "parallel_function_checker_no_order:cannot_find_match: Could not find a matching function among index [0, 1, 2] of model output for index 0 of possible answers."
+        );
+        assert_eq!(
+            verdict(&parallel, json!([{"a_x": {"n": 1}}])),
+            "parallel_function_checker_no_order:wrong_count: Wrong number of functions."
+        );
+        let irrelevance = key("irrelevance", functions.clone(), json!([]));
+        assert_eq!(verdict(&irrelevance, json!([])), "valid");
+        assert_eq!(
+            verdict(&irrelevance, json!([{"b": {"s": "x"}}])),
+            "irrelevance_error:decoder_success: Valid syntax. Successfully decode AST when it should not."
+        );
+        let relevance = key("live_relevance", functions, json!([]));
+        assert_eq!(verdict(&relevance, json!([{"b": {}}])), "valid");
+        assert_eq!(
+            verdict(&relevance, json!([])),
+            "relevance_error:decoder_failed: Invalid syntax. Failed to decode AST when it should have."
+        );
+    }
+
+    #[test]
+    fn java_and_javascript_arguments_are_converted_strings() {
+        let java = key(
+            "simple_java",
+            json!([{"name": "Util.run", "tool": "Util_run", "required": ["n", "ids"],
+                    "params": {"n": {"type": "long"}, "ids": {"type": "ArrayList", "items": "String"}, "flag": {"type": "boolean"}}}]),
+            json!([{"Util.run": {"n": [5], "ids": [["a", "b"]], "flag": [true, ""]}}]),
+        );
+        assert_eq!(verdict(&java, json!([{"Util_run": {"n": "5L", "ids": "new ArrayList<>(Arrays.asList(\"a\", \"b\"))"}}])), "valid");
+        assert_eq!(
+            verdict(&java, json!([{"Util_run": {"n": 5, "ids": "new ArrayList<>(Arrays.asList(\"a\", \"b\"))"}}])),
+            "type_error:java: Incorrect type for parameter 'n'. Expected type String, got int. Parameter value: 5."
+        );
+        assert_eq!(
+            verdict(&java, json!([{"Util_run": {"n": "5", "ids": "new ArrayList<>(Arrays.asList(\"a\", \"b\"))"}}])),
+            "type_error:simple: Incorrect type for parameter 'n'. Expected type long, got str. Parameter value: '5'."
+        );
+        let js = key(
+            "simple_javascript",
+            json!([{"name": "go", "tool": "go", "required": ["opts"], "params": {"opts": {"type": "dict"}, "n": {"type": "Bigint"}}}]),
+            json!([{"go": {"opts": [{"depth": [2]}], "n": [7, ""]}}]),
+        );
+        assert_eq!(verdict(&js, json!([{"go": {"opts": "{'depth': 2}", "n": "7n"}}])), "valid");
+        assert_eq!(
+            verdict(&js, json!([{"go": {"opts": true}}])),
+            "type_error:js: Incorrect type for parameter 'opts'. Expected type String, got bool. Parameter value: True."
+        );
+    }
+}

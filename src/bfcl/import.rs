@@ -1,0 +1,282 @@
+//! `calltape import bfcl`: a BFCL data file (JSON lines) and its answer key
+//! → one calltape suite file, `<out>/<category>.jsonl`, one scenario a line,
+//! each judged by BFCL's rules (`expect.bfcl`). Every entry is converted or
+//! the import fails naming the line: nothing is lost silently.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::{schema, tool_name, BfclCheck, Category, FunctionTypes, GroundTruthCall};
+use crate::sim::Rng;
+
+/// Why an import failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    Entry { path: PathBuf, line: usize, message: String },
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Which entries to import.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Every entry.
+    #[default]
+    All,
+    /// The first N entries.
+    First(usize),
+    /// N entries drawn without replacement with a seed, kept in file order.
+    Sample { n: usize, seed: u64 },
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportSummary {
+    pub category: Category,
+    /// Entries in the data file.
+    pub entries: usize,
+    /// Scenarios written.
+    pub written: usize,
+    pub path: PathBuf,
+}
+
+/// The answer file BFCL keeps beside a data file: `possible_answer/<same name>`.
+pub fn default_answers_path(data: &Path) -> PathBuf {
+    let name = data.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    data.parent().unwrap_or_else(|| Path::new(".")).join("possible_answer").join(name)
+}
+
+/// The lines of a JSON-lines file with their 1-based numbers, blank ones skipped.
+fn json_lines(path: &Path) -> Result<Vec<(usize, Value)>, ImportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ImportError::Read { path: path.to_path_buf(), source })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map(|v| (i + 1, v)).map_err(|e| ImportError::Entry {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: format!("not JSON: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// Reads an answer file: id → ground truth.
+fn read_answers(path: &Path) -> Result<HashMap<String, Vec<GroundTruthCall>>, ImportError> {
+    let mut out = HashMap::new();
+    for (line, v) in json_lines(path)? {
+        let bad = |message: String| ImportError::Entry { path: path.to_path_buf(), line, message };
+        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad("answer has no \"id\"".into()))?.to_string();
+        let truth = v.get("ground_truth").cloned().ok_or_else(|| bad(format!("answer {id} has no \"ground_truth\"")))?;
+        let truth: Vec<GroundTruthCall> = match truth {
+            Value::Object(_) => vec![serde_json::from_value(truth).map_err(|e| bad(format!("answer {id}: {e}")))?],
+            other => serde_json::from_value(other).map_err(|e| bad(format!("answer {id}: ground_truth must be a list of calls: {e}")))?,
+        };
+        out.insert(id, truth);
+    }
+    Ok(out)
+}
+
+/// One BFCL entry (and its answer) as a calltape scenario file object.
+pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundTruthCall>>) -> Result<Value, String> {
+    let id = entry.get("id").and_then(Value::as_str).ok_or("entry has no \"id\"")?;
+    let question = entry.get("question").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"question\" list"))?;
+    let turn = match question.as_slice() {
+        [Value::Array(turn)] => turn,
+        [Value::Object(_), ..] => question,
+        [] => return Err(format!("{id}: empty question")),
+        _ => return Err(format!("{id}: {} turns; multi-turn entries are not supported", question.len())),
+    };
+    let mut messages = Vec::new();
+    for m in turn {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        if role != "user" && role != "system" {
+            return Err(format!("{id}: message role {role:?} (only system and user turns are supported)"));
+        }
+        let content = m.get("content").and_then(Value::as_str).ok_or_else(|| format!("{id}: a message has no text content"))?;
+        messages.push(json!({"role": role, "content": content}));
+    }
+    let functions = entry.get("function").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"function\" list"))?;
+    let language = category.language();
+    let mut tools = Vec::new();
+    let mut types = Vec::new();
+    for f in functions {
+        let name = f.get("name").and_then(Value::as_str).ok_or_else(|| format!("{id}: a function has no name"))?;
+        let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "dict", "properties": {}}));
+        let description = f.get("description").and_then(Value::as_str).unwrap_or("");
+        let tool = tool_name(name);
+        if types.iter().any(|t: &FunctionTypes| t.tool == tool) {
+            return Err(format!("{id}: two functions are offered as {tool:?}"));
+        }
+        tools.push(json!({
+            "name": tool,
+            "description": format!("{description}{}", schema::language_hint(language)),
+            "parameters": schema::parameters_schema(&parameters, language),
+        }));
+        let required =
+            parameters.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect());
+        types.push(FunctionTypes {
+            name: name.to_string(),
+            tool,
+            required: required.unwrap_or_default(),
+            params: schema::param_types(&parameters),
+        });
+    }
+    let ground_truth = match (category.has_ground_truth(), truth) {
+        (true, Some(t)) => t,
+        (true, None) => return Err(format!("{id}: no answer for this entry in the answer file")),
+        (false, _) => Vec::new(),
+    };
+    let check = BfclCheck { category, functions: types, ground_truth };
+    if let Some(problem) = check.problems().into_iter().next() {
+        return Err(format!("{id}: {problem}"));
+    }
+    fit_schemas_to_answers(&mut tools, &check);
+    let mut expect = Map::new();
+    expect.insert("bfcl".into(), serde_json::to_value(&check).map_err(|e| e.to_string())?);
+    expect.insert("max_steps".into(), json!(1));
+    Ok(json!({
+        "id": id,
+        "description": format!("BFCL {category} entry {id}"),
+        "tags": ["bfcl", category.name()],
+        "tools": tools,
+        "messages": messages,
+        "expect": Value::Object(expect),
+    }))
+}
+
+/// Makes every tool schema accept the answers its key accepts. BFCL's data
+/// has enums that leave out the right answer and variables (strings) where a
+/// number is declared; BFCL never validates, but calltape's pipeline would
+/// "repair" such a value into a wrong one. The keyword in the way is moved
+/// into the description (`enum`) or dropped with a note (`type`, bounds).
+fn fit_schemas_to_answers(tools: &mut [Value], check: &BfclCheck) {
+    let language = check.category.language();
+    for call in &check.ground_truth {
+        for (name, params) in call {
+            let Some(function) = check.function(name) else { continue };
+            let Some(tool) = tools.iter_mut().find(|t| t["name"] == function.tool.as_str()) else { continue };
+            for (param, alternatives) in params {
+                let declared = function.param(param);
+                let Some(property) = tool.pointer_mut(&format!("/parameters/properties/{}", param.replace('~', "~0").replace('/', "~1")))
+                else {
+                    continue;
+                };
+                // What a right answer may send: every plain alternative, or the
+                // encoded / made-concrete value where the key holds nested alternatives.
+                let plain = language == super::Language::Python && !matches!(declared.map(|d| d.kind.as_str()), Some("dict"));
+                let candidates: Vec<Value> = if plain {
+                    alternatives.as_array().map(|a| a.iter().filter(|v| v.as_str() != Some("")).cloned().collect()).unwrap_or_default()
+                } else {
+                    super::encode::right_value(alternatives, declared, language).into_iter().collect()
+                };
+                for value in &candidates {
+                    relax_until_valid(property, value);
+                }
+            }
+        }
+    }
+}
+
+/// Removes the schema keywords that reject `value` (at most a few rounds).
+fn relax_until_valid(schema: &mut Value, value: &Value) {
+    for _ in 0..8 {
+        let Ok(validator) = jsonschema::validator_for(schema) else { return };
+        let paths: Vec<String> = validator.iter_errors(value).map(|e| e.schema_path().to_string()).collect();
+        if paths.is_empty() {
+            return;
+        }
+        for path in paths {
+            let (node, keyword) = match path.rsplit_once('/') {
+                Some((node, keyword)) => (node.to_string(), keyword.to_string()),
+                None => continue,
+            };
+            // A failing item of `anyOf`-like keywords or `required` is not ours to drop.
+            if keyword.chars().all(|c| c.is_ascii_digit()) || keyword == "required" {
+                continue;
+            }
+            let Some(Value::Object(map)) = schema.pointer_mut(&node) else { continue };
+            let Some(removed) = map.remove(&keyword) else { continue };
+            let note = match keyword.as_str() {
+                "enum" => format!(" One of: {removed}."),
+                "type" => format!(" Type: {}.", removed.as_str().unwrap_or("any")),
+                _ => String::new(),
+            };
+            if !note.is_empty() {
+                let text = map.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+                map.insert("description".into(), Value::String(format!("{text}{note}").trim_start().to_string()));
+            }
+        }
+    }
+}
+
+/// Imports one BFCL data file into `<out_dir>/<category>.jsonl`; the folder
+/// defaults to `scenarios/bfcl-<category>`.
+pub fn import_file(
+    data: &Path,
+    answers: Option<&Path>,
+    out_dir: Option<&Path>,
+    selection: Selection,
+) -> Result<ImportSummary, ImportError> {
+    let file_name = data.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let entries = json_lines(data)?;
+    let first_id = entries.first().and_then(|(_, e)| e.get("id")).and_then(Value::as_str).unwrap_or("");
+    let category = Category::from_file_name(file_name).or_else(|| Category::from_id(first_id)).ok_or_else(|| {
+        ImportError::Usage(format!(
+            "{}: cannot tell the BFCL category from the file name or the first id {first_id:?} (single-turn categories: {})",
+            data.display(),
+            Category::ALL.map(Category::name).join(", ")
+        ))
+    })?;
+    let truth = if category.has_ground_truth() {
+        let path = answers.map_or_else(|| default_answers_path(data), Path::to_path_buf);
+        if !path.is_file() {
+            return Err(ImportError::Usage(format!("{category} needs its answer file: pass --answers (looked for {})", path.display())));
+        }
+        read_answers(&path)?
+    } else {
+        HashMap::new()
+    };
+    let chosen: Vec<usize> = match selection {
+        Selection::All => (0..entries.len()).collect(),
+        Selection::First(n) => (0..entries.len().min(n)).collect(),
+        Selection::Sample { n, seed } => {
+            let mut order: Vec<usize> = (0..entries.len()).collect();
+            let mut rng = Rng::from_parts(&["bfcl-sample", &seed.to_string(), category.name()]);
+            // Fisher–Yates over the first n positions.
+            for i in 0..order.len().min(n) {
+                let j = i + rng.below(order.len() - i);
+                order.swap(i, j);
+            }
+            let mut picked: Vec<usize> = order.into_iter().take(n).collect();
+            picked.sort_unstable();
+            picked
+        }
+    };
+    let mut out = String::new();
+    for &i in &chosen {
+        let (line, entry) = &entries[i];
+        let id = entry.get("id").and_then(Value::as_str).unwrap_or("");
+        let entry_category = Category::from_id(id).unwrap_or(category);
+        let scenario = scenario_for(entry, entry_category, truth.get(id).cloned()).map_err(|message| ImportError::Entry {
+            path: data.to_path_buf(),
+            line: *line,
+            message,
+        })?;
+        out.push_str(&serde_json::to_string(&scenario).unwrap_or_default());
+        out.push('\n');
+    }
+    let out_dir = out_dir.map_or_else(|| PathBuf::from(format!("scenarios/bfcl-{category}")), Path::to_path_buf);
+    std::fs::create_dir_all(&out_dir).map_err(|source| ImportError::Write { path: out_dir.clone(), source })?;
+    let path = out_dir.join(format!("{}.jsonl", category.name()));
+    std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
+    Ok(ImportSummary { category, entries: entries.len(), written: chosen.len(), path })
+}

@@ -1,0 +1,281 @@
+//! The Berkeley Function Calling Leaderboard (BFCL): importing its
+//! single-turn suites and judging answers exactly as its AST checker does.
+//!
+//! A BFCL scenario carries its answer key in `expect.bfcl` ([`BfclCheck`]):
+//! the category, the parameter types of its functions as BFCL wrote them,
+//! and the ground truth. `crate::check` hands such scenarios to
+//! [`checker::judge`]; the simulated models derive their calls from the same
+//! key ([`BfclCheck::answer_steps`]). `import` turns BFCL's data files into
+//! suites; `pyvalue` and `convert` model the Python values and the Java /
+//! JavaScript string conversions the checker works on.
+
+pub mod checker;
+pub mod convert;
+pub mod encode;
+pub mod import;
+pub mod outputs;
+pub mod pyvalue;
+pub mod schema;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::scenario::{Alternatives, ExpectedCall, ExpectedStep, ValueMatcher};
+
+/// A BFCL test category: which checker applies and what a right answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    SimplePython,
+    SimpleJava,
+    SimpleJavascript,
+    Multiple,
+    Parallel,
+    ParallelMultiple,
+    Irrelevance,
+    LiveSimple,
+    LiveMultiple,
+    LiveParallel,
+    LiveParallelMultiple,
+    LiveIrrelevance,
+    LiveRelevance,
+}
+
+impl Category {
+    /// Every single-turn category.
+    pub const ALL: [Category; 13] = [
+        Category::SimplePython,
+        Category::SimpleJava,
+        Category::SimpleJavascript,
+        Category::Multiple,
+        Category::Parallel,
+        Category::ParallelMultiple,
+        Category::Irrelevance,
+        Category::LiveSimple,
+        Category::LiveMultiple,
+        Category::LiveParallel,
+        Category::LiveParallelMultiple,
+        Category::LiveIrrelevance,
+        Category::LiveRelevance,
+    ];
+
+    /// BFCL's name of the category (as in file names and ids).
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::SimplePython => "simple_python",
+            Category::SimpleJava => "simple_java",
+            Category::SimpleJavascript => "simple_javascript",
+            Category::Multiple => "multiple",
+            Category::Parallel => "parallel",
+            Category::ParallelMultiple => "parallel_multiple",
+            Category::Irrelevance => "irrelevance",
+            Category::LiveSimple => "live_simple",
+            Category::LiveMultiple => "live_multiple",
+            Category::LiveParallel => "live_parallel",
+            Category::LiveParallelMultiple => "live_parallel_multiple",
+            Category::LiveIrrelevance => "live_irrelevance",
+            Category::LiveRelevance => "live_relevance",
+        }
+    }
+
+    /// The category of this exact name.
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The category of a BFCL entry id (`live_multiple_3-1-0` → live_multiple).
+    pub fn from_id(id: &str) -> Option<Category> {
+        let (prefix, number) = id.rsplit_once('_')?;
+        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '-') {
+            return None;
+        }
+        Category::from_name(prefix)
+    }
+
+    /// The category of a BFCL data file name (`BFCL_v4_parallel.json` → parallel).
+    pub fn from_file_name(file_name: &str) -> Option<Category> {
+        let stem = file_name.strip_suffix(".jsonl").or_else(|| file_name.strip_suffix(".json")).unwrap_or(file_name);
+        let rest = stem.strip_prefix("BFCL_v").map_or(stem, |r| r.split_once('_').map_or(r, |(_, cat)| cat));
+        Category::from_name(rest)
+    }
+
+    /// The language the functions are written in.
+    pub fn language(self) -> Language {
+        match self {
+            Category::SimpleJava => Language::Java,
+            Category::SimpleJavascript => Language::Javascript,
+            _ => Language::Python,
+        }
+    }
+
+    /// Right answer: no call at all.
+    pub fn wants_no_call(self) -> bool {
+        matches!(self, Category::Irrelevance | Category::LiveIrrelevance)
+    }
+
+    /// Right answer: any call (BFCL's relevance rule).
+    pub fn wants_any_call(self) -> bool {
+        self == Category::LiveRelevance
+    }
+
+    /// Judged by the AST checker against a ground truth.
+    pub fn has_ground_truth(self) -> bool {
+        !self.wants_no_call() && !self.wants_any_call()
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The language of a category's functions: Java and JavaScript arguments are
+/// strings in that language's syntax, converted before checking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    Java,
+    Javascript,
+}
+
+/// One parameter's type as BFCL declares it (`float`, `dict`, `ArrayList`...),
+/// with the type of its items for arrays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamType {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<String>,
+}
+
+/// What the checker needs of one BFCL function: its names, required
+/// parameters and parameter types (the JSON Schema sent to models lives in
+/// the scenario's tools).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionTypes {
+    /// BFCL's name, dots and all (`math.factorial`).
+    pub name: String,
+    /// The name offered to models (`math_factorial`).
+    pub tool: String,
+    #[serde(default)]
+    pub required: Vec<String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamType>,
+}
+
+impl FunctionTypes {
+    /// The declared type of a parameter.
+    pub fn param(&self, name: &str) -> Option<&ParamType> {
+        self.params.get(name)
+    }
+}
+
+/// The name a BFCL function is offered to models under: providers reject
+/// dots in tool names, so BFCL itself writes them as `_`.
+pub fn tool_name(bfcl_name: &str) -> String {
+    bfcl_name.replace('.', "_")
+}
+
+/// One expected call of the answer key: function name → parameter →
+/// acceptable values (`""` among them: may be omitted).
+pub type GroundTruthCall = BTreeMap<String, Map<String, Value>>;
+
+/// A scenario judged by BFCL's rules: `expect.bfcl` in a scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BfclCheck {
+    pub category: Category,
+    pub functions: Vec<FunctionTypes>,
+    /// The answer key; empty for irrelevance and relevance.
+    #[serde(default)]
+    pub ground_truth: Vec<GroundTruthCall>,
+}
+
+impl BfclCheck {
+    /// The function of this BFCL name.
+    pub fn function(&self, name: &str) -> Option<&FunctionTypes> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// What a right answer sends, as expected calls for the simulated models:
+    /// per parameter the first acceptable value that is not the omitted
+    /// marker `""` (a parameter whose only value is `""` is left out, and so
+    /// is one the function does not declare), in the category's language.
+    /// All calls of the answer come in one turn.
+    pub fn answer_steps(&self) -> Vec<ExpectedStep> {
+        let language = self.category.language();
+        let calls: Vec<ExpectedCall> = self
+            .ground_truth
+            .iter()
+            .flat_map(|call| call.iter())
+            .map(|(name, params)| {
+                let function = self.function(name);
+                let args = params
+                    .iter()
+                    // A parameter the function does not declare can only be wrong to send.
+                    .filter(|(param, _)| function.is_none_or(|f| f.param(param).is_some()))
+                    .filter_map(|(param, alternatives)| {
+                        let declared = function.and_then(|f| f.param(param));
+                        let value = encode::right_value(alternatives, declared, language)?;
+                        Some((param.clone(), Alternatives(vec![ValueMatcher::Exact(value)])))
+                    })
+                    .collect();
+                ExpectedCall { tool: function.map_or_else(|| tool_name(name), |f| f.tool.clone()), args }
+            })
+            .collect();
+        match calls.len() {
+            0 => Vec::new(),
+            1 => calls.into_iter().map(ExpectedStep::One).collect(),
+            _ => vec![ExpectedStep::Parallel(calls)],
+        }
+    }
+
+    /// Problems with the key itself, for the scenario loader.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.category.has_ground_truth() && self.ground_truth.is_empty() {
+            out.push(format!("expect.bfcl: category {} needs a ground_truth", self.category));
+        }
+        if !self.category.has_ground_truth() && !self.ground_truth.is_empty() {
+            out.push(format!("expect.bfcl: category {} takes no ground_truth", self.category));
+        }
+        for call in &self.ground_truth {
+            if call.len() != 1 {
+                out.push("expect.bfcl: each ground_truth entry names exactly one function".into());
+            }
+            for (name, params) in call {
+                if self.function(name).is_none() {
+                    out.push(format!("expect.bfcl: ground_truth names function {name:?}, which is not among expect.bfcl.functions"));
+                }
+                for (param, alternatives) in params {
+                    if !alternatives.is_array() {
+                        out.push(format!("expect.bfcl: ground_truth {name}.{param} must be a list of acceptable values"));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_from_ids_and_file_names() {
+        assert_eq!(Category::from_id("live_multiple_3-1-0"), Some(Category::LiveMultiple));
+        assert_eq!(Category::from_id("simple_python_12"), Some(Category::SimplePython));
+        assert_eq!(Category::from_id("parallel_multiple_0"), Some(Category::ParallelMultiple));
+        assert_eq!(Category::from_id("multi_turn_base_0"), None);
+        assert_eq!(Category::from_file_name("BFCL_v4_live_irrelevance.json"), Some(Category::LiveIrrelevance));
+        assert_eq!(Category::from_file_name("BFCL_v3_simple_javascript.json"), Some(Category::SimpleJavascript));
+        assert_eq!(Category::from_file_name("simple_java.jsonl"), Some(Category::SimpleJava));
+        assert_eq!(tool_name("math.factorial"), "math_factorial");
+    }
+}

@@ -1,0 +1,117 @@
+//! `calltape bfcl-judge`: judges answers given as JSON lines against the
+//! BFCL scenarios of loaded suites, one verdict a line, or times the checker
+//! on them. It lets BFCL's own checker and calltape's be fed the very same
+//! answers (see `tools/bfcl_agreement/`).
+//!
+//! An input line: `{"id": "simple_python_3", "calls": [{"math_factorial": {"number": 5}}], ...}`;
+//! every other field is echoed into the output line, which adds `valid`,
+//! `error_type` and `reason`.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::checker::{judge, AnswerCall};
+use super::BfclCheck;
+use crate::scenario::Suite;
+
+/// One answer to judge.
+struct Answer<'a> {
+    line: Map<String, Value>,
+    key: &'a BfclCheck,
+    calls: Vec<(String, Value)>,
+}
+
+fn read_answers<'a>(suites: &'a [Suite], input: impl BufRead) -> Result<Vec<Answer<'a>>, String> {
+    let keys: HashMap<&str, &BfclCheck> =
+        suites.iter().flat_map(|s| &s.scenarios).filter_map(|s| s.expect.bfcl.as_ref().map(|k| (s.id.as_str(), k))).collect();
+    let mut out = Vec::new();
+    for (n, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| format!("line {}: {e}", n + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Value::Object(mut obj) = serde_json::from_str(&line).map_err(|e| format!("line {}: not JSON: {e}", n + 1))? else {
+            return Err(format!("line {}: expected an object", n + 1));
+        };
+        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| format!("line {}: no \"id\"", n + 1))?;
+        let key = *keys.get(id).ok_or_else(|| format!("line {}: no BFCL scenario with id {id:?} in the suites", n + 1))?;
+        let mut calls = Vec::new();
+        if let Some(Value::Array(items)) = obj.remove("calls") {
+            for item in items {
+                match item {
+                    Value::Object(call) if call.len() == 1 => calls.extend(call),
+                    other => return Err(format!("line {}: a call must be {{\"name\": {{arguments}}}}, got {other}", n + 1)),
+                }
+            }
+        }
+        out.push(Answer { line: obj, key, calls });
+    }
+    Ok(out)
+}
+
+fn answer_calls(calls: &[(String, Value)]) -> Vec<AnswerCall> {
+    calls.iter().map(|(name, args)| AnswerCall::from_json(name, args)).collect()
+}
+
+/// Verdict counts of a judged batch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JudgeCounts {
+    pub valid: usize,
+    pub invalid: usize,
+}
+
+/// Judges every line of `input`, writing one verdict line each to `out`.
+pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -> Result<JudgeCounts, String> {
+    let mut counts = JudgeCounts::default();
+    for mut answer in read_answers(suites, input)? {
+        let verdict = judge(answer.key, &answer_calls(&answer.calls));
+        match &verdict {
+            Ok(()) => counts.valid += 1,
+            Err(_) => counts.invalid += 1,
+        }
+        answer.line.insert("category".into(), Value::String(answer.key.category.name().into()));
+        answer.line.insert("valid".into(), Value::Bool(verdict.is_ok()));
+        answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.clone())));
+        answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.clone())));
+        writeln!(out, "{}", Value::Object(answer.line)).map_err(|e| e.to_string())?;
+    }
+    Ok(counts)
+}
+
+/// How long the checker took over a batch.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeTiming {
+    /// Answers judged per round (those with an answer key: AST categories).
+    pub entries: usize,
+    pub rounds: usize,
+    /// Mean per answer over all rounds, microseconds.
+    pub mean_us: f64,
+    /// The fastest round's mean per answer, microseconds.
+    pub best_round_us: f64,
+}
+
+/// Times the checker on every AST-category answer of `input`, `rounds` times;
+/// each answer's JSON arguments are converted inside the timed loop, as a run does.
+pub fn time_lines(suites: &[Suite], input: impl BufRead, rounds: usize) -> Result<JudgeTiming, String> {
+    let answers: Vec<Answer> = read_answers(suites, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
+    let rounds = rounds.max(1);
+    let mut total = 0.0;
+    let mut best = f64::INFINITY;
+    let mut valid = 0usize;
+    for _ in 0..rounds {
+        let started = Instant::now();
+        for a in &answers {
+            valid += usize::from(judge(a.key, &answer_calls(&a.calls)).is_ok());
+        }
+        let secs = started.elapsed().as_secs_f64();
+        total += secs;
+        best = best.min(secs);
+    }
+    std::hint::black_box(valid);
+    let per = |secs: f64| if answers.is_empty() { 0.0 } else { secs * 1e6 / answers.len() as f64 };
+    Ok(JudgeTiming { entries: answers.len(), rounds, mean_us: per(total / rounds as f64), best_round_us: per(best) })
+}
