@@ -38,6 +38,7 @@ fn bundled_suites_check_clean() {
     let out = calltape(&["check"], project_root());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: coding ("));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: bfcl-sample (300 scenarios)"));
 }
 
 #[test]

@@ -20,8 +20,9 @@ fn run(out: &Path, extra: &[&str]) {
 fn compare_gates_a_run_without_repair_and_passes_the_same_run() {
     let dir = tempfile::tempdir().unwrap();
     let (base, current) = (dir.path().join("base"), dir.path().join("norepair"));
-    run(&base, &[]);
-    run(&current, &["--repair", "off"]);
+    // The coding suite: its scenarios let a model retry (BFCL's allow one answer).
+    run(&base, &["--suite", "scenarios/coding"]);
+    run(&current, &["--suite", "scenarios/coding", "--repair", "off"]);
     let (b, c) = (base.join("latest"), current.join("latest"));
     let md = dir.path().join("compare.md");
     let out = calltape(&["compare", b.to_str().unwrap(), c.to_str().unwrap(), "--markdown", md.to_str().unwrap()]);
@@ -102,9 +103,18 @@ fn report_rebuilds_every_output_from_the_events() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Scenarios of the default suites: one a `.json` file in `coding`, one a line in `bfcl-sample`.
 fn calltape_scenarios() -> usize {
-    std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/coding"))
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let coding = std::fs::read_dir(root.join("scenarios/coding"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
-        .count()
+        .count();
+    let bfcl: usize = std::fs::read_dir(root.join("scenarios/bfcl-sample"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap().lines().filter(|l| !l.trim().is_empty()).count())
+        .sum();
+    coding + bfcl
 }
