@@ -251,6 +251,9 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         .map(|m| match m.role {
             ScriptedRole::System => ChatMessage::System { content: m.content.clone() },
             ScriptedRole::User => ChatMessage::User { content: m.content.clone() },
+            ScriptedRole::Assistant => {
+                ChatMessage::Assistant { content: Some(m.content.clone()), tool_calls: vec![], provider_state: None }
+            }
         })
         .collect();
     let tools: Vec<ToolDefinition> = scenario

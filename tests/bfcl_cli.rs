@@ -111,3 +111,17 @@ fn import_names_what_is_wrong() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot tell the BFCL category"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_bad_answer_key_is_a_load_error_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("s");
+    std::fs::create_dir(&suite).unwrap();
+    let line = r#"{"id": "x", "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "messages": [{"role": "user", "content": "hi"}], "expect": {"bfcl": {"category": "simple_python", "functions": [{"name": "g.h", "tool": "g_h"}], "ground_truth": []}}}"#;
+    std::fs::write(suite.join("a.jsonl"), format!("{line}\n")).unwrap();
+    let out = calltape(&["check", suite.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("a.jsonl:1:") && stderr.contains("category simple_python needs a ground_truth"), "{stderr}");
+    assert!(stderr.contains("expect.bfcl names tool \"g_h\", which is not among the scenario's tools"), "{stderr}");
+}

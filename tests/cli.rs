@@ -35,9 +35,10 @@ fn malformed_scenario_gives_one_line_with_file_line_column() {
 
 #[test]
 fn bundled_suites_check_clean() {
-    let out = calltape(&["check"], project_root());
+    let out = calltape(&["check", "scenarios/coding", "scenarios/bfcl-sample"], project_root());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: coding ("));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: bfcl-sample (300 scenarios)"));
 }
 
 #[test]

@@ -98,8 +98,8 @@ pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundT
     let mut messages = Vec::new();
     for m in turn {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-        if role != "user" && role != "system" {
-            return Err(format!("{id}: message role {role:?} (only system and user turns are supported)"));
+        if !matches!(role, "user" | "system" | "assistant") {
+            return Err(format!("{id}: message role {role:?} (only system, user and assistant messages are supported)"));
         }
         let content = m.get("content").and_then(Value::as_str).ok_or_else(|| format!("{id}: a message has no text content"))?;
         messages.push(json!({"role": role, "content": content}));

@@ -52,6 +52,8 @@ impl std::fmt::Debug for Tool {
 pub enum ScriptedRole {
     System,
     User,
+    /// An earlier answer of the model, scripted (no tool calls).
+    Assistant,
 }
 
 /// A scripted message of the scenario.

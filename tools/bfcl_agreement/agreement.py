@@ -58,8 +58,12 @@ def read_lines(path):
 
 
 def data_file(data_dir, category):
-    found = sorted(data_dir.glob(f"BFCL_v*_{category}.json"))
-    return found[-1] if found else None
+    """The newest `BFCL_v<N>_<category>.json` (exactly that category: not live_ or parallel_ ones)."""
+    import re
+
+    pattern = re.compile(rf"BFCL_v(\d+)_{re.escape(category)}\.json")
+    found = [(int(m.group(1)), p) for p in data_dir.iterdir() if (m := pattern.fullmatch(p.name))]
+    return max(found)[1] if found else None
 
 
 def language_of(category):

@@ -10,11 +10,11 @@
 #   bash tools/bfcl_agreement/run.sh [--sample N] [--rounds R] [--work DIR]
 #
 # Environment: BFCL_VENV (default ~/.cache/calltape-bfcl/venv),
-# BFCL_EVAL_VERSION (default 2025.12.17; "latest" for the newest).
+# BFCL_EVAL_VERSION (default 2026.3.23; "latest" for the newest).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 VENV="${BFCL_VENV:-$HOME/.cache/calltape-bfcl/venv}"
-VERSION="${BFCL_EVAL_VERSION:-2025.12.17}"
+VERSION="${BFCL_EVAL_VERSION:-2026.3.23}"
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import bfcl_eval" 2>/dev/null; then
   python3 -m venv "$VENV"
   if [ "$VERSION" = latest ]; then spec=bfcl-eval; else spec="bfcl-eval==$VERSION"; fi
