@@ -9,28 +9,15 @@ use serde_json::json;
 use wiremock::matchers::{body_partial_json, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+mod common;
+
 fn calltape(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("binary runs")
 }
 
-/// Every CSV table of the run in `out/latest`, minus columns timed in-process (`*_us`).
+/// Every CSV table of the run in `out/latest`, minus columns timed in-process.
 fn tables(out: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
-    let mut tables = BTreeMap::new();
-    for entry in std::fs::read_dir(out.join("latest")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "csv") {
-            let mut reader = csv::Reader::from_path(&path).unwrap();
-            let headers = reader.headers().unwrap().clone();
-            let keep: Vec<usize> = (0..headers.len()).filter(|&i| !headers[i].ends_with("_us")).collect();
-            let mut rows = vec![keep.iter().map(|&i| headers[i].to_string()).collect::<Vec<_>>()];
-            rows.extend(reader.records().map(|r| {
-                let r = r.unwrap();
-                keep.iter().map(|&i| r[i].to_string()).collect()
-            }));
-            tables.insert(path.file_name().unwrap().to_string_lossy().into_owned(), rows);
-        }
-    }
-    tables
+    common::csv_tables(&out.join("latest"))
 }
 
 #[tokio::test(flavor = "multi_thread")]

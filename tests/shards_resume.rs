@@ -8,6 +8,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
+
+mod common;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -19,24 +21,9 @@ fn run_dir(out: &Path) -> PathBuf {
     std::fs::read_dir(out).unwrap().map(|e| e.unwrap().path()).find(|p| !p.ends_with("latest")).expect("a run folder")
 }
 
-/// Every CSV table of a run, minus columns timed in-process (`*_us`), which
-/// differ between any two runs.
+/// Every CSV table of a run, minus columns timed in-process.
 fn tables(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "csv") {
-            let mut reader = csv::Reader::from_path(&path).unwrap();
-            let headers = reader.headers().unwrap().clone();
-            let keep: Vec<usize> = (0..headers.len()).filter(|&i| !headers[i].ends_with("_us")).collect();
-            let mut rows = vec![keep.iter().map(|&i| headers[i].to_string()).collect::<Vec<_>>()];
-            for record in reader.records() {
-                let record = record.unwrap();
-                rows.push(keep.iter().map(|&i| record[i].to_string()).collect());
-            }
-            out.insert(path.file_name().unwrap().to_string_lossy().into_owned(), rows);
-        }
-    }
+    let out = common::csv_tables(dir);
     assert!(out.len() >= 5, "{out:?}");
     out
 }

@@ -1,0 +1,25 @@
+//! Helpers shared by integration tests.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every CSV table in `dir`, by file name, minus columns timed in-process
+/// (`*_us`), which differ between any two runs.
+pub fn csv_tables(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "csv") {
+            let mut reader = csv::Reader::from_path(&path).unwrap();
+            let headers = reader.headers().unwrap().clone();
+            let keep: Vec<usize> = (0..headers.len()).filter(|&i| !headers[i].ends_with("_us")).collect();
+            let mut rows = vec![keep.iter().map(|&i| headers[i].to_string()).collect::<Vec<_>>()];
+            for record in reader.records() {
+                let record = record.unwrap();
+                rows.push(keep.iter().map(|&i| record[i].to_string()).collect());
+            }
+            out.insert(path.file_name().unwrap().to_string_lossy().into_owned(), rows);
+        }
+    }
+    out
+}
