@@ -14,8 +14,11 @@ use crate::check::{self, MadeCall, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid, Prices, RepairMode};
 use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey};
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
-use crate::pipeline::{self, execute, model_repair, CallOutcome, CallVerdict, Fix, FixStage, PipelineOptions, RepairRules};
-use crate::provider::Provider;
+use crate::pipeline::text_calls::find_text_calls;
+use crate::pipeline::{
+    self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
+};
+use crate::provider::{rejected_call, Provider, RejectedCall};
 use crate::scenario::{Scenario, ScriptedRole, Tool};
 use crate::transport::Transport;
 
@@ -46,7 +49,12 @@ pub struct Unit<'a> {
 struct Answer {
     turn: Result<ModelTurn, String>,
     latency_ms: f64,
+    /// The server rejected the model's output as a call (then `turn` is the error).
+    rejected: Option<RejectedCall>,
 }
+
+/// The tool name reports file a server-rejected call under when its name is lost with its text.
+pub const REJECTED_CALL_TOOL: &str = "(rejected by server)";
 
 impl Unit<'_> {
     /// Sends one request to `endpoint` and records it as a `model_request` event.
@@ -57,6 +65,7 @@ impl Unit<'_> {
             Ok(r) => (Some(r.status), r.latency_ms),
             Err(_) => (None, 0.0),
         };
+        let rejected = sent.as_ref().ok().and_then(rejected_call);
         let turn = sent.map_err(|e| e.to_string()).and_then(|r| endpoint.provider.parse_response(request, &r).map_err(|e| e.to_string()));
         let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
         self.events.emit(EventKind::ModelRequest {
@@ -71,9 +80,10 @@ impl Unit<'_> {
             cost_usd: cost_usd(&usage, &endpoint.model.price),
             latency_ms,
             ttft_ms: turn.as_ref().ok().and_then(|t| t.ttft_ms),
-            error: turn.as_ref().err().cloned(),
+            error: if rejected.is_some() { None } else { turn.as_ref().err().cloned() },
+            rejected_call: rejected.as_ref().map(|r| r.message.clone()),
         })?;
-        Ok(Answer { turn, latency_ms })
+        Ok(Answer { turn, latency_ms, rejected })
     }
 
     /// The approval stage for a call that is about to run: `Some(reason)` if denied.
@@ -148,12 +158,16 @@ impl Unit<'_> {
     async fn judge_call(
         &self,
         call: &ToolCall,
+        written_as_text: bool,
         step: u32,
         context: &[ChatMessage],
         attempts: &mut HashMap<String, u32>,
     ) -> Result<(CallVerdict, Option<RepairStage>), EventsError> {
         let scenario = self.scenario;
         let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
+        if written_as_text {
+            pipeline::mark_written_as_text(&mut verdict, self.config.pipeline.repair);
+        }
         let tool_name = verdict.report_name(call);
         let needed_repair = !verdict.first_issues.is_empty();
         if needed_repair && self.config.pipeline.repair != RepairMode::Off {
@@ -231,6 +245,69 @@ impl Unit<'_> {
         }
         Ok((verdict, None))
     }
+
+    /// Records a judged call as a `tool_call` event.
+    fn emit_call(&self, step: u32, call: &ToolCall, verdict: &CallVerdict, repaired_by: Option<RepairStage>) -> Result<(), EventsError> {
+        self.events.emit(EventKind::ToolCall {
+            unit: self.key.clone(),
+            step,
+            call_id: call.id.clone(),
+            raw_name: call.name.clone(),
+            tool: verdict.report_name(call),
+            arguments: call.arguments.clone(),
+            outcome: verdict.outcome,
+            repaired_by,
+            invalid_kinds: verdict.invalid_kinds(),
+            issues: verdict.first_issues.clone(),
+            remaining_kinds: verdict.remaining_kinds(),
+            fixes: verdict.fixes.clone(),
+            timings: verdict.timings,
+            final_arguments: if verdict.outcome == CallOutcome::Invalid { None } else { verdict.args.clone() },
+        })
+    }
+
+    /// Records the call a server rejected: an invalid call whose text is lost
+    /// (unless the server quoted it), filed under the tool it names if that
+    /// can be read, else under `REJECTED_CALL_TOOL`.
+    fn emit_rejected_call(&self, step: u32, rejected: &RejectedCall) -> Result<(), EventsError> {
+        let raw = rejected.raw.clone().unwrap_or_default();
+        let offered: Vec<&str> = self.scenario.tools.iter().map(|t| t.spec.name.as_str()).collect();
+        let named = find_text_calls(&raw, &offered).into_iter().next().map(|c| c.name).filter(|n| !n.is_empty());
+        let rejected_issue = CallIssue { kind: InvalidKind::ServerRejectedCall, path: String::new(), message: rejected.message.clone() };
+        self.events.emit(EventKind::ToolCall {
+            unit: self.key.clone(),
+            step,
+            call_id: format!("rejected_{step}"),
+            raw_name: named.clone().unwrap_or_default(),
+            tool: named.unwrap_or_else(|| REJECTED_CALL_TOOL.to_string()),
+            arguments: raw,
+            outcome: CallOutcome::Invalid,
+            repaired_by: None,
+            invalid_kinds: vec![InvalidKind::ServerRejectedCall],
+            issues: vec![rejected_issue.clone()],
+            remaining_kinds: vec![InvalidKind::ServerRejectedCall],
+            fixes: Vec::new(),
+            timings: Default::default(),
+            final_arguments: None,
+        })
+    }
+}
+
+/// The calls of a turn, and whether they were written as text: the
+/// structured calls, else calls written in the answer's text (given ids of
+/// their own, stable across runs so cassettes still match).
+fn calls_of(turn: &ModelTurn, tools: &[ToolDefinition], step: u32) -> (Vec<ToolCall>, bool) {
+    if !turn.tool_calls.is_empty() {
+        return (turn.tool_calls.clone(), false);
+    }
+    let offered: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let found = find_text_calls(turn.text.as_deref().unwrap_or_default(), &offered);
+    let calls = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| ToolCall { id: format!("text_call_{step}_{i}"), name: c.name, arguments: c.arguments })
+        .collect();
+    (calls, true)
 }
 
 /// The cost in USD of one request's tokens.
@@ -291,7 +368,15 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             max_tokens: u.endpoint.model.max_tokens,
             seed: u.endpoint.model.seed,
         };
-        let turn = match u.ask(u.endpoint, &request, steps, None).await?.turn {
+        let answer = u.ask(u.endpoint, &request, steps, None).await?;
+        if let Some(rejected) = &answer.rejected {
+            // The model's call is lost with its text: nothing to run or repair.
+            transcript.attempted_calls += 1;
+            u.emit_rejected_call(steps, rejected)?;
+            transcript.aborted = Some(format!("the server rejected the model's tool call: {}", rejected.message));
+            break;
+        }
+        let turn = match answer.turn {
             Ok(t) => t,
             Err(e) => {
                 transcript.aborted = Some(format!("request failed: {e}"));
@@ -299,7 +384,16 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
                 break;
             }
         };
-        if turn.tool_calls.is_empty() {
+        let (calls, written_as_text) = calls_of(&turn, &tools, steps);
+        if written_as_text && u.config.pipeline.repair == RepairMode::Off {
+            // Counted as invalid, and the answer stays the text it was.
+            for call in &calls {
+                transcript.attempted_calls += 1;
+                let (verdict, repaired_by) = u.judge_call(call, true, steps, &messages, &mut repair_attempts).await?;
+                u.emit_call(steps, call, &verdict, repaired_by)?;
+            }
+        }
+        if calls.is_empty() || (written_as_text && u.config.pipeline.repair == RepairMode::Off) {
             u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&[]), &mut transcript)?;
             transcript.final_text = turn.text.clone();
             messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
@@ -313,32 +407,18 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         }
         let context = messages.clone();
         messages.push(ChatMessage::Assistant {
-            content: turn.text.clone(),
-            tool_calls: turn.tool_calls.clone(),
+            // A call recovered from the text is sent back as the call it meant.
+            content: if written_as_text { None } else { turn.text.clone() },
+            tool_calls: calls.clone(),
             provider_state: turn.provider_state.clone(),
         });
         let mut this_turn: Vec<MadeCall> = Vec::new();
         let mut denied_now: Vec<(MadeCall, String)> = Vec::new();
-        for call in &turn.tool_calls {
+        for call in &calls {
             transcript.attempted_calls += 1;
-            let (verdict, repaired_by) = u.judge_call(call, steps, &context, &mut repair_attempts).await?;
+            let (verdict, repaired_by) = u.judge_call(call, written_as_text, steps, &context, &mut repair_attempts).await?;
             let tool_name = verdict.report_name(call);
-            u.events.emit(EventKind::ToolCall {
-                unit: u.key.clone(),
-                step: steps,
-                call_id: call.id.clone(),
-                raw_name: call.name.clone(),
-                tool: tool_name.clone(),
-                arguments: call.arguments.clone(),
-                outcome: verdict.outcome,
-                repaired_by,
-                invalid_kinds: verdict.invalid_kinds(),
-                issues: verdict.first_issues.clone(),
-                remaining_kinds: verdict.remaining_kinds(),
-                fixes: verdict.fixes.clone(),
-                timings: verdict.timings,
-                final_arguments: if verdict.outcome == CallOutcome::Invalid { None } else { verdict.args.clone() },
-            })?;
+            u.emit_call(steps, call, &verdict, repaired_by)?;
             let (Some(tool), Some(args), false) = (&verdict.tool, &verdict.args, verdict.outcome == CallOutcome::Invalid) else {
                 if u.config.pipeline.on_invalid == OnInvalid::FailScenario {
                     transcript.aborted = Some(format!("invalid call to `{}`", call.name));

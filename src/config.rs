@@ -246,6 +246,21 @@ pub struct ModelConfig {
     /// This model's cassette mode, instead of `[run] mode` (`--mode` overrides both).
     #[serde(default)]
     pub mode: Option<CassetteMode>,
+    /// How tools reach the model and calls come back: through the API's own
+    /// tool fields (`native`), or described in the system prompt with calls
+    /// read from the answer's text by calltape (`text`), so that output a
+    /// server's tool parser would reject reaches the repair pipeline.
+    #[serde(default)]
+    pub tool_format: ToolFormat,
+}
+
+/// See `ModelConfig::tool_format`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFormat {
+    #[default]
+    Native,
+    Text,
 }
 
 fn default_concurrency() -> usize {
@@ -293,6 +308,12 @@ impl Config {
             }
             if m.concurrency == 0 {
                 return Err(format!("model {:?}: concurrency must be at least 1", m.name));
+            }
+            if m.provider == ProviderKind::Sim && m.tool_format == ToolFormat::Text {
+                return Err(format!(
+                    "model {:?}: simulated models make structured calls only; tool_format = \"text\" is for live models",
+                    m.name
+                ));
             }
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
                 return Err(format!("model {:?}: provider \"sim\" needs a [models.sim] table", m.name));

@@ -124,6 +124,10 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ttft_ms: Option<f64>,
         error: Option<String>,
+        /// The server's message when it rejected the model's output as a
+        /// call (the model answered; this is not a request error).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rejected_call: Option<String>,
     },
     ToolCall {
         #[serde(flatten)]

@@ -132,7 +132,7 @@ pub(super) const DERIVED: [&str; 16] = [
 ];
 
 /// The summary's columns in reading order: each rate beside its interval.
-pub(super) const SUMMARY_ORDER: [&str; 62] = [
+pub(super) const SUMMARY_ORDER: [&str; 64] = [
     "model",
     "tier",
     "scenarios",
@@ -166,6 +166,8 @@ pub(super) const SUMMARY_ORDER: [&str; 62] = [
     "additional_property",
     "enum_mismatch",
     "constraint_violation",
+    "text_call",
+    "server_rejected_call",
     "input_tokens",
     "output_tokens",
     "cached_input_tokens",

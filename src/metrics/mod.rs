@@ -103,6 +103,7 @@ mod tests {
             cost_usd,
             latency_ms,
             ttft_ms: None,
+            rejected_call: None,
             error: None,
         })
     }

@@ -11,6 +11,7 @@ pub mod model_repair;
 pub mod parse;
 pub mod repair;
 pub mod resolve;
+pub mod text_calls;
 pub mod validate;
 
 use std::sync::Arc;
@@ -286,6 +287,31 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     };
     v.args = Some(args);
     v
+}
+
+/// Marks a call that the model wrote as text in its answer (see
+/// `text_calls`): that is an invalid call of its own kind, which repair
+/// recovers by taking the call out of the text.
+pub fn mark_written_as_text(v: &mut CallVerdict, repair: RepairMode) {
+    let written = issue(InvalidKind::TextCall, "the call was written as text in the answer, not made as a tool call".into());
+    v.first_issues.insert(0, written.clone());
+    if repair == RepairMode::Off {
+        v.issues.insert(0, written);
+        v.outcome = CallOutcome::Invalid;
+        return;
+    }
+    v.fixes.insert(
+        0,
+        Fix {
+            stage: FixStage::Syntax,
+            kind: "text_call_extracted".into(),
+            path: String::new(),
+            detail: "taken out of the answer's text".into(),
+        },
+    );
+    if v.outcome == CallOutcome::Valid {
+        v.outcome = CallOutcome::Repaired;
+    }
 }
 
 #[cfg(test)]

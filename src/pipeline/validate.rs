@@ -24,11 +24,17 @@ pub enum InvalidKind {
     EnumMismatch,
     /// Any other schema rule (ranges, lengths, patterns, formats, combinators).
     ConstraintViolation,
+    /// The call was written as text in the answer (tags, a code fence, a bare
+    /// object) instead of as a structured call.
+    TextCall,
+    /// The server (llama.cpp, Ollama) could not parse the model's output as a
+    /// call and answered with an error instead: the model's invalid call.
+    ServerRejectedCall,
 }
 
 impl InvalidKind {
     /// Every kind, in report column order.
-    pub const ALL: [InvalidKind; 7] = [
+    pub const ALL: [InvalidKind; 9] = [
         InvalidKind::UnknownTool,
         InvalidKind::ParseError,
         InvalidKind::MissingRequired,
@@ -36,6 +42,8 @@ impl InvalidKind {
         InvalidKind::AdditionalProperty,
         InvalidKind::EnumMismatch,
         InvalidKind::ConstraintViolation,
+        InvalidKind::TextCall,
+        InvalidKind::ServerRejectedCall,
     ];
 
     /// The name used in events and report columns.
@@ -48,6 +56,8 @@ impl InvalidKind {
             InvalidKind::AdditionalProperty => "additional_property",
             InvalidKind::EnumMismatch => "enum_mismatch",
             InvalidKind::ConstraintViolation => "constraint_violation",
+            InvalidKind::TextCall => "text_call",
+            InvalidKind::ServerRejectedCall => "server_rejected_call",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod openai;
 mod openai_stream;
 #[cfg(test)]
 mod test_support;
+pub mod text_tools;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn};
-use crate::config::{ModelConfig, ProviderKind};
+use crate::config::{ModelConfig, ProviderKind, ToolFormat};
 use crate::transport::{sse, HttpRequest, HttpResponse, ResponseBody, SseEvent};
 
 /// `ModelTurn::finish_reason` of a stream that ended before the provider said
@@ -91,13 +92,17 @@ pub fn default_base_url(kind: ProviderKind) -> &'static str {
 /// OpenAI-compatible protocol and never stream.
 pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
     let base_url = model.base_url.clone().unwrap_or_else(|| default_base_url(model.provider).to_string());
-    match (model.provider, model.stream) {
+    let adapter: Arc<dyn Provider> = match (model.provider, model.stream) {
         (ProviderKind::Sim, _) | (ProviderKind::Openai, false) => Arc::new(openai::OpenAi { base_url }),
         (ProviderKind::Openai, true) => Arc::new(Streamed(openai::OpenAi { base_url })),
         (ProviderKind::Anthropic, false) => Arc::new(anthropic::Anthropic::new(base_url)),
         (ProviderKind::Anthropic, true) => Arc::new(Streamed(anthropic::Anthropic::new(base_url))),
         (ProviderKind::Gemini, false) => Arc::new(gemini::Gemini { base_url }),
         (ProviderKind::Gemini, true) => Arc::new(Streamed(gemini::Gemini { base_url })),
+    };
+    match model.tool_format {
+        ToolFormat::Native => adapter,
+        ToolFormat::Text => Arc::new(text_tools::TextTools { inner: adapter }),
     }
 }
 
@@ -143,6 +148,43 @@ fn read_body(response: &HttpResponse) -> Result<Body<'_>, ProviderError> {
             Err(_) => Err(ProviderError::Shape(format!("body is not JSON: {}", truncate(t, 120)))),
         },
     }
+}
+
+/// A model's output that the server could not parse as a tool call, answered
+/// with an error instead of a turn (llama.cpp and Ollama parse calls on the
+/// server): the model's invalid call, not a network fault.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectedCall {
+    /// The server's message.
+    pub message: String,
+    /// The model's output, where the server quotes it (Ollama's `raw='...'`).
+    pub raw: Option<String>,
+}
+
+/// What servers say when they reject a model's call: llama.cpp ("The model
+/// produced output that does not match the expected peg-native format", and
+/// older builds' "Failed to parse tool call"), Ollama ("error parsing tool call").
+const REJECTION_MESSAGES: [&str; 3] = ["does not match the expected", "failed to parse tool call", "error parsing tool call"];
+
+/// The rejected call in a response, if the response is a server's rejection
+/// of the model's output (an error status, or an error event in a stream).
+pub fn rejected_call(response: &HttpResponse) -> Option<RejectedCall> {
+    let message = match &response.body {
+        ResponseBody::Json(v) if response.status >= 400 => error_message(v),
+        ResponseBody::Text(t) if response.status >= 400 => text_error_message(t),
+        ResponseBody::Events(events) => events
+            .iter()
+            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+            .find(|v| v.get("error").is_some())
+            .map(|v| error_message(&v))?,
+        _ => return None,
+    };
+    let lower = message.to_lowercase();
+    if !REJECTION_MESSAGES.iter().any(|m| lower.contains(m)) {
+        return None;
+    }
+    let raw = message.split_once("raw='").and_then(|(_, rest)| rest.rsplit_once("', err=").map(|(raw, _)| raw.to_string()));
+    Some(RejectedCall { message, raw })
 }
 
 fn looks_like_sse(text: &str) -> bool {
@@ -290,6 +332,45 @@ mod tests {
             headers: Default::default(),
             mode: None,
             sim: None,
+            tool_format: ToolFormat::Native,
+        }
+    }
+
+    #[test]
+    fn server_rejections_of_a_call_are_told_apart_from_other_errors() {
+        let response = |status, body: Value| HttpResponse { status, headers: vec![], body: ResponseBody::Json(body), latency_ms: 0.0 };
+        // llama.cpp's answer, as the local model's server sends it.
+        let llama = response(
+            500,
+            serde_json::json!({"error": {"code": 500, "type": "server_error",
+                "message": "The model produced output that does not match the expected peg-native format"}}),
+        );
+        let r = rejected_call(&llama).unwrap();
+        assert!(r.message.contains("peg-native") && r.raw.is_none());
+        // Ollama quotes the model's output.
+        let ollama = response(
+            500,
+            serde_json::json!({"error": "error parsing tool call: raw='{\"path\": \"a.rs\"', err=unexpected end of JSON input"}),
+        );
+        assert_eq!(rejected_call(&ollama).unwrap().raw.as_deref(), Some("{\"path\": \"a.rs\""));
+        // A streamed rejection arrives as an error event.
+        let streamed = HttpResponse {
+            status: 200,
+            headers: vec![],
+            body: ResponseBody::Events(vec![SseEvent {
+                event: None,
+                data: r#"{"error":{"message":"Failed to parse tool call arguments"}}"#.into(),
+                offset_ms: 1.0,
+            }]),
+            latency_ms: 0.0,
+        };
+        assert!(rejected_call(&streamed).is_some());
+        for other in [
+            response(500, serde_json::json!({"error": {"message": "internal error"}})),
+            response(400, serde_json::json!({"error": {"message": "context length exceeded"}})),
+            response(200, serde_json::json!({"choices": []})),
+        ] {
+            assert_eq!(rejected_call(&other), None, "{:?}", other.body);
         }
     }
 

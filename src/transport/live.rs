@@ -149,8 +149,10 @@ impl Transport for LiveTransport {
             loop {
                 self.limiter.acquire(tokens).await;
                 let result = self.send_once(request).await;
+                // A server's rejection of the model's call is the model's answer:
+                // asking again would only ask the same question.
                 let wait = match &result {
-                    Ok(r) if is_retryable_status(r.status) && !is_rejected_model_output(r) => retry_after(&r.headers),
+                    Ok(r) if is_retryable_status(r.status) && crate::provider::rejected_call(r).is_none() => retry_after(&r.headers),
                     Ok(_) => return result,
                     Err(_) => None,
                 };
@@ -162,16 +164,4 @@ impl Transport for LiveTransport {
             }
         })
     }
-}
-
-/// A server that parses tool calls itself (llama.cpp) answers 500 when the
-/// model's output is not a valid call. That is the model's answer, not a
-/// network fault: retrying would only ask the same question again.
-pub fn is_rejected_model_output(response: &HttpResponse) -> bool {
-    let text = match &response.body {
-        ResponseBody::Json(v) => v.pointer("/error/message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
-        ResponseBody::Text(t) => t.clone(),
-        ResponseBody::Events(_) => return false,
-    };
-    response.status == 500 && (text.contains("does not match the expected") || text.contains("Failed to parse tool call"))
 }

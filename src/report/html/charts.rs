@@ -233,6 +233,8 @@ mod tests {
             "additional_property" => [0u64, 0],
             "enum_mismatch" => [0u64, 0],
             "constraint_violation" => [0u64, 0],
+            "text_call" => [0u64, 0],
+            "server_rejected_call" => [0u64, 0],
         )
         .unwrap()
     }
@@ -240,12 +242,12 @@ mod tests {
     #[test]
     fn kinds_stack_per_model_with_only_the_kinds_that_occurred() {
         let rows = kind_counts(&summary()).unwrap();
-        assert_eq!(rows[1].kinds, [1, 0, 3, 4, 0, 0, 0]);
+        assert_eq!(rows[1].kinds, [1, 0, 3, 4, 0, 0, 0, 0, 0]);
         let svg = kinds_chart(&rows);
         assert!(svg.contains("<title>cheap: 4 wrong type</title>") && svg.contains("<title>cheap: 3 missing required</title>"));
         assert!(svg.contains(">6 of 20 calls</text>") && svg.contains(">none of 10</text>"), "{svg}");
         assert!(!svg.contains(">parse error</text>"), "kinds that never occurred stay out of the legend");
-        let clean = kinds_chart(&[KindCounts { model: "m".into(), calls: 3, invalid: 0, kinds: vec![0; 7] }]);
+        let clean = kinds_chart(&[KindCounts { model: "m".into(), calls: 3, invalid: 0, kinds: vec![0; InvalidKind::ALL.len()] }]);
         assert!(clean.contains("No invalid tool calls in this run."));
     }
 

@@ -7,8 +7,8 @@ use std::fmt::Write;
 use super::scale::Scale;
 
 /// Okabe and Ito's palette (distinguishable with every common colour-vision
-/// deficiency), without its black: one colour per category.
-pub const PALETTE: [&str; 7] = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"];
+/// deficiency), then its black and a grey: one colour per category.
+pub const PALETTE: [&str; 9] = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999"];
 /// Ink for text and axes.
 pub const INK: &str = "#222";
 /// Grid lines and secondary marks.
