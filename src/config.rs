@@ -252,6 +252,18 @@ pub struct ModelConfig {
     /// server's tool parser would reject reaches the repair pipeline.
     #[serde(default)]
     pub tool_format: ToolFormat,
+    /// Globs of the scenario ids this model runs (default: every scenario),
+    /// for a model too slow or costly to run the whole suite. Reports say
+    /// how many runs each model made, and pairs compare shared runs only.
+    #[serde(default)]
+    pub scenarios: Vec<String>,
+}
+
+impl ModelConfig {
+    /// Whether this model runs the scenario with this id.
+    pub fn runs(&self, scenario_id: &str) -> bool {
+        self.scenarios.is_empty() || self.scenarios.iter().any(|g| crate::check::glob_matches(g, scenario_id))
+    }
 }
 
 /// See `ModelConfig::tool_format`.
@@ -339,19 +351,22 @@ impl Config {
         self.run.mode_override.or(model.mode).unwrap_or(self.run.mode)
     }
 
-    /// Keeps only the named models, in the order named; an unknown name is an
-    /// error listing the known ones.
+    /// Keeps only the named models, in the order named; a name may be a glob
+    /// (`sim-*`). A name that matches no model is an error listing the known ones.
     pub fn select_models(&mut self, names: &[String]) -> Result<(), String> {
         if names.is_empty() {
             return Ok(());
         }
-        let mut chosen = Vec::new();
+        let mut chosen: Vec<ModelConfig> = Vec::new();
         for n in names {
-            match self.models.iter().find(|m| &m.name == n) {
-                Some(m) => chosen.push(m.clone()),
-                None => {
-                    let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
-                    return Err(format!("unknown model {n:?}; configured models: {}", known.join(", ")));
+            let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| crate::check::glob_matches(n, &m.name)).collect();
+            if matching.is_empty() {
+                let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+                return Err(format!("unknown model {n:?}; configured models: {}", known.join(", ")));
+            }
+            for m in matching {
+                if !chosen.iter().any(|c| c.name == m.name) {
+                    chosen.push(m.clone());
                 }
             }
         }

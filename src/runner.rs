@@ -117,7 +117,8 @@ pub async fn run(
     }
     let live = Arc::new(live_transports(config)?);
     let total: u64 =
-        config.models.len() as u64 * suites.iter().map(|s| s.scenarios.len() as u64).sum::<u64>() * u64::from(config.run.trials);
+        config.models.iter().map(|m| suites.iter().flat_map(|s| &s.scenarios).filter(|s| m.runs(&s.id)).count() as u64).sum::<u64>()
+            * u64::from(config.run.trials);
     let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
     progress.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
@@ -177,10 +178,9 @@ pub async fn run(
     let in_flight_cap = lanes.iter().map(|l| l.model.concurrency).sum::<usize>() * 2;
     let lanes = &lanes;
     let trials = config.run.trials;
-    let units = suites
-        .iter()
-        .flat_map(|suite| &suite.scenarios)
-        .flat_map(move |scenario| (0..trials).flat_map(move |trial| lanes.iter().map(move |lane| (scenario, trial, lane))));
+    let units = suites.iter().flat_map(|suite| &suite.scenarios).flat_map(move |scenario| {
+        (0..trials).flat_map(move |trial| lanes.iter().filter(|l| l.model.runs(&scenario.id)).map(move |lane| (scenario, trial, lane)))
+    });
     let mut tasks = tokio::task::JoinSet::new();
     let mut first_error = None;
     let mut completed = done.len() as u64;

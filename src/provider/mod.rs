@@ -333,6 +333,7 @@ mod tests {
             mode: None,
             sim: None,
             tool_format: ToolFormat::Native,
+            scenarios: Vec::new(),
         }
     }
 
