@@ -1,0 +1,305 @@
+//! Documents, values, objects, arrays and function-call wrappers: the
+//! recursive part of the lenient parser.
+
+use serde_json::{Map, Value};
+
+use super::chars::*;
+use super::parser::{Parser, R};
+use super::{LenientError, LenientFix, MAX_DEPTH};
+
+impl Parser<'_> {
+    /// Reads one document from `self.i`. With `prefix`, text after the value
+    /// is ignored (the caller reports it as surrounding text).
+    pub(super) fn parse_document(&mut self, prefix: bool) -> R<Value> {
+        if self.skip_markdown_fence(&[b"```", b"[```", b"{```"]) && self.starts_with(self.i, b"```") {
+            self.note(LenientFix::EmptyAsObject); // an empty code block
+            return Ok(Value::Object(Map::new()));
+        }
+        let Some(root) = self.parse_value(Ctx::Plain)? else {
+            if self.i >= self.len() {
+                self.note(LenientFix::EmptyAsObject);
+                return Ok(Value::Object(Map::new()));
+            }
+            return Err(self.err_unexpected());
+        };
+        self.root_unquoted = self.last_unquoted;
+        self.root_closed = self.last_closed;
+        self.skip_markdown_fence(&[b"```", b"```]", b"```}"]);
+        let comma = self.eat(b',');
+        if comma {
+            self.skip_ws_comments(true);
+        }
+        let next = self.at(self.i);
+        let concat = self.is_start_of_value(self.i)
+            && if prefix {
+                next == b'{' && root.is_object()
+            } else {
+                self.separated(self.last_end, self.i) || (matches!(next, b'{' | b'[') && (root.is_object() || root.is_array()))
+            };
+        let value = if concat {
+            self.note(LenientFix::Concatenated);
+            let mut items = vec![root];
+            loop {
+                if items.len() > 1 {
+                    self.eat(b',');
+                }
+                if prefix && self.at(self.i) != b'{' {
+                    break;
+                }
+                match self.parse_value(Ctx::Plain)? {
+                    Some(v) => {
+                        self.root_unquoted |= self.last_unquoted;
+                        items.push(v);
+                    }
+                    None => break,
+                }
+            }
+            Value::Array(items)
+        } else {
+            if comma {
+                self.note(LenientFix::TrailingComma);
+            }
+            root
+        };
+        if prefix {
+            return Ok(value);
+        }
+        while matches!(self.at(self.i), b'}' | b']') {
+            self.i += 1;
+            self.note(LenientFix::UnbalancedBracket);
+            self.skip_ws_comments(true);
+        }
+        if self.i >= self.len() {
+            Ok(value)
+        } else {
+            Err(self.err_unexpected())
+        }
+    }
+
+    // The recursive path is parse_value -> parse_object / parse_array /
+    // parse_function_call -> parse_value. Those keep small frames; all other
+    // work is in helpers kept out of line, so deep nesting stays cheap on the
+    // stack (about 1 KiB per level unoptimized).
+    pub(super) fn parse_value(&mut self, ctx: Ctx) -> R<Option<Value>> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.depth_error());
+        }
+        self.tick()?;
+        self.skip_ws_comments(true);
+        let (v, unquoted) = match self.at(self.i) {
+            b'{' => (Some(self.parse_object()?), false),
+            b'[' => (Some(self.parse_array()?), false),
+            _ => match self.function_call_at(self.i) {
+                Some(open) => (Some(self.parse_function_call(open)?), false),
+                None => self.parse_scalar(ctx)?,
+            },
+        };
+        self.last_unquoted = unquoted;
+        self.skip_ws_comments(true);
+        self.depth -= 1;
+        Ok(v)
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn depth_error(&self) -> LenientError {
+        self.err(format!("Nesting deeper than {MAX_DEPTH}"), self.i)
+    }
+
+    /// A scalar: string, number, keyword, unquoted string or regex. Returns
+    /// the value and whether it was an unquoted string.
+    #[inline(never)]
+    pub(super) fn parse_scalar(&mut self, ctx: Ctx) -> R<(Option<Value>, bool)> {
+        if let Some(s) = self.parse_string_concat()? {
+            return Ok((Some(Value::String(s)), false));
+        }
+        if let Some(v) = self.parse_number(ctx) {
+            return Ok((Some(v), false));
+        }
+        if let Some(v) = self.parse_keyword(ctx) {
+            return Ok((Some(v), false));
+        }
+        if let Some(v) = self.parse_unquoted(false, ctx)? {
+            return Ok((Some(v), true));
+        }
+        Ok((self.parse_regex(), false))
+    }
+
+    /// At a function call like `NumberLong(` or `callback (`: the offset of
+    /// the `(`. Keywords (`true (`) are not function names.
+    #[inline(never)]
+    pub(super) fn function_call_at(&self, i: usize) -> Option<usize> {
+        if !is_fn_start(self.at(i)) {
+            return None;
+        }
+        let mut k = i;
+        while is_fn_char(self.at(k)) {
+            k += 1;
+        }
+        if matches!(&self.b[i..k], b"true" | b"false" | b"null" | b"True" | b"False" | b"None") {
+            return None;
+        }
+        while is_ws(self.at(k)) {
+            k += 1;
+        }
+        (self.at(k) == b'(').then_some(k)
+    }
+
+    /// A MongoDB call like `NumberLong("2")` or a JSONP `callback({...});`:
+    /// the argument is the value.
+    pub(super) fn parse_function_call(&mut self, open: usize) -> R<Value> {
+        self.note(LenientFix::FunctionCall);
+        self.i = open + 1;
+        let v = self.parse_value(Ctx::Plain)?;
+        if self.eat(b')') {
+            self.eat(b';');
+        }
+        self.last_end = self.i;
+        Ok(v.unwrap_or(Value::Null))
+    }
+
+    /// An object key: a (possibly repaired) string or an unquoted name.
+    #[inline(never)]
+    pub(super) fn parse_key(&mut self) -> R<Option<String>> {
+        if let Some(k) = self.parse_string_concat()? {
+            return Ok(Some(k));
+        }
+        Ok(match self.parse_unquoted(true, Ctx::Plain)? {
+            Some(Value::String(k)) => Some(k),
+            Some(other) => Some(other.to_string()),
+            None => None,
+        })
+    }
+
+    /// An object; `self.i` is at its `{`.
+    pub(super) fn parse_object(&mut self) -> R<Value> {
+        self.i += 1;
+        self.skip_ws_comments(true);
+        if self.eat(b',') {
+            self.note(LenientFix::LeadingComma);
+            self.skip_ws_comments(true);
+        }
+        let mut map = Map::new();
+        let mut initial = true;
+        while self.i < self.len() && self.at(self.i) != b'}' {
+            let iter_start = self.i;
+            let Some((key, colon)) = self.parse_member_start(initial)? else {
+                break;
+            };
+            match self.parse_value(Ctx::Member)? {
+                Some(v) => {
+                    map.insert(key, v);
+                }
+                None => {
+                    if let Some(v) = self.missing_member_value(colon)? {
+                        map.insert(key, v);
+                    }
+                }
+            }
+            initial = false;
+            if self.i == iter_start {
+                break;
+            }
+        }
+        let closed = self.eat(b'}');
+        if !closed {
+            self.note(if self.i >= self.len() { LenientFix::Truncated } else { LenientFix::UnbalancedBracket });
+        }
+        self.last_end = self.i;
+        self.last_closed = closed;
+        Ok(Value::Object(map))
+    }
+
+    /// Reads up to an object member's value: the comma before it (unless
+    /// `initial`), an ellipsis, the key and the colon. Returns the key and
+    /// whether the colon was there, or `None` at the end of the members.
+    #[inline(never)]
+    pub(super) fn parse_member_start(&mut self, initial: bool) -> R<Option<(String, bool)>> {
+        let had_comma = if initial {
+            true
+        } else {
+            let c = self.eat(b',');
+            self.skip_ws_comments(true);
+            c
+        };
+        let ellipsis = self.skip_ellipsis();
+        let Some(key) = self.parse_key()? else {
+            if matches!(self.at(self.i), b'}' | b'{' | b']' | b'[') || self.i >= self.len() {
+                if !initial && had_comma && !ellipsis {
+                    self.note(LenientFix::TrailingComma);
+                }
+                return Ok(None);
+            }
+            return Err(self.err("Object key expected", self.i));
+        };
+        if !initial && !had_comma {
+            self.note(LenientFix::MissingComma);
+        }
+        self.skip_ws_comments(true);
+        let colon = self.eat(b':');
+        if !colon {
+            if self.i >= self.len() {
+                // reported as Truncated when the value turns out missing
+            } else if self.is_start_of_value(self.i) {
+                self.note(LenientFix::MissingColon);
+            } else {
+                return Err(self.err("Colon expected", self.i));
+            }
+        }
+        Ok(Some((key, colon)))
+    }
+
+    /// A member without a value: dropped if the text ended (a dangling key
+    /// of truncated text), `null` after a colon (`{"a":}`), else an error.
+    #[inline(never)]
+    pub(super) fn missing_member_value(&mut self, colon: bool) -> R<Option<Value>> {
+        if self.i >= self.len() {
+            self.note(LenientFix::Truncated);
+            Ok(None)
+        } else if colon {
+            self.note(LenientFix::MissingValue);
+            Ok(Some(Value::Null))
+        } else {
+            Err(self.err("Colon expected", self.i))
+        }
+    }
+
+    /// An array; `self.i` is at its `[`.
+    pub(super) fn parse_array(&mut self) -> R<Value> {
+        self.i += 1;
+        self.skip_ws_comments(true);
+        if self.eat(b',') {
+            self.note(LenientFix::LeadingComma);
+            self.skip_ws_comments(true);
+        }
+        let mut items = Vec::new();
+        let mut initial = true;
+        while self.i < self.len() && self.at(self.i) != b']' {
+            let iter_start = self.i;
+            let had_comma = initial || self.eat(b',');
+            let ellipsis = self.skip_ellipsis();
+            let Some(v) = self.parse_value(Ctx::Plain)? else {
+                if !initial && had_comma && !ellipsis {
+                    self.note(LenientFix::TrailingComma);
+                }
+                break;
+            };
+            if !had_comma {
+                self.note(LenientFix::MissingComma);
+            }
+            items.push(v);
+            initial = false;
+            if self.i == iter_start {
+                break;
+            }
+        }
+        let closed = self.eat(b']');
+        if !closed {
+            self.note(if self.i >= self.len() { LenientFix::Truncated } else { LenientFix::UnbalancedBracket });
+        }
+        self.last_end = self.i;
+        self.last_closed = closed;
+        Ok(Value::Array(items))
+    }
+}

@@ -1,0 +1,288 @@
+//! The lenient parser's state and cursor: reading bytes and characters,
+//! skipping whitespace, comments and fences, and looking ahead.
+
+use super::chars::*;
+use super::{LenientError, LenientFix, WORK_PER_BYTE};
+
+pub(super) struct Parser<'a> {
+    pub(super) s: &'a str,
+    pub(super) b: &'a [u8],
+    pub(super) i: usize,
+    pub(super) fixes: Vec<LenientFix>,
+    pub(super) depth: usize,
+    pub(super) work: usize,
+    pub(super) budget: usize,
+    /// Byte offset just past the last value token (closing quote, bracket…).
+    pub(super) last_end: usize,
+    /// The value just parsed was an unquoted string.
+    pub(super) last_unquoted: bool,
+    /// The container just parsed had its closing bracket.
+    pub(super) last_closed: bool,
+    /// Results about the root value, for the caller.
+    pub(super) root_unquoted: bool,
+    pub(super) root_closed: bool,
+}
+
+pub(super) type R<T> = Result<T, LenientError>;
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(s: &'a str, start: usize) -> Self {
+        Parser {
+            s,
+            b: s.as_bytes(),
+            i: start,
+            fixes: Vec::new(),
+            depth: 0,
+            work: 0,
+            budget: s.len().saturating_mul(WORK_PER_BYTE).saturating_add(4096),
+            last_end: start,
+            last_unquoted: false,
+            last_closed: false,
+            root_unquoted: false,
+            root_closed: false,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.b.len()
+    }
+
+    pub(super) fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    pub(super) fn char_at(&self, i: usize) -> Option<char> {
+        self.s.get(i..).and_then(|t| t.chars().next())
+    }
+
+    pub(super) fn char_len_at(&self, i: usize) -> usize {
+        self.char_at(i).map_or(1, char::len_utf8)
+    }
+
+    pub(super) fn quote_at(&self, i: usize) -> Option<char> {
+        match self.at(i) {
+            b'"' | b'\'' | b'`' => Some(self.at(i) as char),
+            0xC2 | 0xE2 => self.char_at(i).filter(|&c| is_double_quote_like(c) || is_single_quote_like(c)),
+            _ => None,
+        }
+    }
+
+    pub(super) fn special_ws_len(&self, i: usize) -> Option<usize> {
+        if self.at(i) < 0x80 {
+            return None;
+        }
+        self.char_at(i).filter(|&c| is_special_ws(c)).map(char::len_utf8)
+    }
+
+    pub(super) fn note(&mut self, f: LenientFix) {
+        if !self.fixes.contains(&f) {
+            self.fixes.push(f);
+        }
+    }
+
+    pub(super) fn err(&self, message: impl Into<String>, offset: usize) -> LenientError {
+        LenientError { message: message.into(), offset }
+    }
+
+    pub(super) fn err_unexpected(&self) -> LenientError {
+        match self.char_at(self.i) {
+            Some(c) => self.err(format!("Unexpected character {c:?}"), self.i),
+            None => self.err("Unexpected end of input", self.len()),
+        }
+    }
+
+    pub(super) fn tick(&mut self) -> R<()> {
+        self.work += 1;
+        if self.work > self.budget {
+            return Err(self.err("Input too complex to repair", self.i));
+        }
+        Ok(())
+    }
+
+    pub(super) fn eat(&mut self, c: u8) -> bool {
+        if self.at(self.i) == c {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(super) fn starts_with(&self, i: usize, pat: &[u8]) -> bool {
+        self.b.get(i..).is_some_and(|t| t.starts_with(pat))
+    }
+
+    pub(super) fn skip_ws(&mut self, newline: bool) {
+        loop {
+            let c = self.at(self.i);
+            if is_ws(c) && (newline || c != b'\n') {
+                self.i += 1;
+            } else if let Some(n) = self.special_ws_len(self.i) {
+                self.i += n;
+                self.note(LenientFix::SpecialWhitespace);
+            } else {
+                break;
+            }
+        }
+    }
+
+    pub(super) fn skip_comment(&mut self) -> bool {
+        let i = self.i;
+        let end = if self.starts_with(i, b"/*") {
+            self.s.get(i + 2..).and_then(|t| t.find("*/")).map_or(self.len(), |p| i + 2 + p + 2)
+        } else if self.starts_with(i, b"//") || self.is_hash_comment(i) {
+            self.s.get(i..).and_then(|t| t.find('\n')).map_or(self.len(), |p| i + p)
+        } else {
+            return false;
+        };
+        self.work += end - i;
+        self.i = end;
+        self.note(LenientFix::Comment);
+        true
+    }
+
+    /// `# comment`: a hash followed by a space, at the start of a line or
+    /// after whitespace (so `#fff` stays a value).
+    pub(super) fn is_hash_comment(&self, i: usize) -> bool {
+        self.at(i) == b'#' && self.at(i + 1) == b' ' && (i == 0 || is_ws(self.at(i - 1)))
+    }
+
+    #[inline(never)]
+    pub(super) fn skip_ws_comments(&mut self, newline: bool) {
+        loop {
+            self.skip_ws(newline);
+            if !self.skip_comment() {
+                break;
+            }
+        }
+    }
+
+    /// Whether the text between two values holds a comma or a newline outside
+    /// comments (so the values are separate, newline-delimited items).
+    pub(super) fn separated(&self, from: usize, to: usize) -> bool {
+        let mut i = from;
+        while i < to.min(self.len()) {
+            if self.starts_with(i, b"/*") {
+                i = self.s.get(i + 2..).and_then(|t| t.find("*/")).map_or(to, |p| i + 2 + p + 2);
+            } else if self.starts_with(i, b"//") {
+                i = self.s.get(i..).and_then(|t| t.find('\n')).map_or(to, |p| i + p);
+            } else if matches!(self.at(i), b',' | b'\n') {
+                return true;
+            } else {
+                i += 1;
+            }
+        }
+        false
+    }
+
+    pub(super) fn skip_markdown_fence(&mut self, blocks: &[&[u8]]) -> bool {
+        self.skip_ws(true);
+        for block in blocks {
+            if self.starts_with(self.i, block) {
+                self.i += block.len();
+                if is_fn_start(self.at(self.i)) {
+                    while is_fn_char(self.at(self.i)) {
+                        self.i += 1;
+                    }
+                }
+                self.skip_ws_comments(true);
+                self.note(LenientFix::CodeFence);
+                return true;
+            }
+        }
+        false
+    }
+
+    #[inline(never)]
+    pub(super) fn skip_ellipsis(&mut self) -> bool {
+        self.skip_ws_comments(true);
+        if self.starts_with(self.i, b"...") {
+            self.i += 3;
+            self.skip_ws_comments(true);
+            self.eat(b',');
+            self.note(LenientFix::Ellipsis);
+            return true;
+        }
+        false
+    }
+
+    #[inline(never)]
+    pub(super) fn is_start_of_value(&self, i: usize) -> bool {
+        let c = self.at(i);
+        self.quote_at(i).is_some() || c == b'[' || c == b'{' || c == b'-' || c == b'_' || c.is_ascii_alphanumeric()
+    }
+
+    pub(super) fn prev_non_ws(&self, start: usize) -> usize {
+        let mut p = start;
+        while p > 0 && is_ws(self.at(p)) {
+            p -= 1;
+        }
+        p
+    }
+
+    /// At a quote: is the text after it (past whitespace) the end or a delimiter?
+    pub(super) fn next_quote_is_end_quote(&self, i: usize) -> bool {
+        let mut n = i + self.char_len_at(i);
+        while is_ws(self.at(n)) {
+            n += 1;
+        }
+        n >= self.len() || is_delim(self.at(n))
+    }
+
+    pub(super) fn at_end_of_number(&self, i: usize) -> bool {
+        i >= self.len() || is_delim(self.at(i)) || is_ws(self.at(i))
+    }
+
+    /// In an object member: does what follows a number or keyword at `i`
+    /// look like the end of the value? (Else it is read as an unquoted
+    /// string, like `5 apples` or `12:30`.)
+    pub(super) fn member_value_ends(&self, i: usize) -> bool {
+        let mut j = i;
+        while matches!(self.at(j), b' ' | b'\t' | b'\r') {
+            j += 1;
+        }
+        j >= self.len()
+            || matches!(self.at(j), b',' | b'}' | b']' | b'\n' | b'/' | b'{' | b'[' | b'#')
+            || self.quote_at(j).is_some()
+            || self.special_ws_len(j).is_some()
+            || self.key_follows(j)
+    }
+
+    /// Is there a key (`"name":`, `'name':` or `name:`) at `i`?
+    pub(super) fn key_follows(&self, i: usize) -> bool {
+        const LOOKAHEAD: usize = 256;
+        let limit = (i + LOOKAHEAD).min(self.len());
+        let mut k;
+        if let Some(q) = self.quote_at(i) {
+            k = i + q.len_utf8();
+            while k < limit && self.quote_at(k).is_none() && self.at(k) != b'\n' {
+                k += 1;
+            }
+            if self.quote_at(k).is_none() {
+                return false;
+            }
+            k += self.char_len_at(k);
+        } else if is_fn_char(self.at(i)) {
+            k = i;
+            while k < limit && (is_fn_char(self.at(k)) || matches!(self.at(k), b'-' | b'.')) {
+                k += 1;
+            }
+        } else {
+            return false;
+        }
+        while matches!(self.at(k), b' ' | b'\t') {
+            k += 1;
+        }
+        self.at(k) == b':' && !self.starts_with(k + 1, b"//")
+    }
+
+    /// After a comma or newline inside an unquoted member value: does the
+    /// value end here (a key, a closing bracket or the end follows)?
+    pub(super) fn member_break_after(&self, i: usize, allow_comma: bool) -> bool {
+        let mut j = i;
+        while is_ws(self.at(j)) {
+            j += 1;
+        }
+        j >= self.len() || matches!(self.at(j), b'}' | b']') || (allow_comma && self.at(j) == b',') || self.key_follows(j)
+    }
+}

@@ -1,0 +1,218 @@
+//! Numbers, keywords (`True`, `None`, `undefined`), unquoted strings and
+//! regular expressions.
+
+use serde_json::{Number, Value};
+
+use super::chars::*;
+use super::parser::{Parser, R};
+use super::LenientFix;
+
+impl Parser<'_> {
+    pub(super) fn parse_number(&mut self, ctx: Ctx) -> Option<Value> {
+        let start = self.i;
+        let mut i = start;
+        let mut num = String::new();
+        let mut invalid = false;
+        let digit = |p: &Self, i: usize| p.at(i).is_ascii_digit();
+        if self.at(i) == b'-' {
+            num.push('-');
+            i += 1;
+            if !digit(self, i) && self.at_end_of_number(i) {
+                num.push('0');
+            }
+        }
+        if self.at(i) == b'0' && digit(self, i + 1) {
+            invalid = true; // leading zeros
+        }
+        while digit(self, i) {
+            num.push(self.at(i) as char);
+            i += 1;
+        }
+        if self.at(i) == b'.' {
+            if num.is_empty() || num == "-" {
+                num.push('0');
+            }
+            num.push('.');
+            i += 1;
+            if !digit(self, i) {
+                num.push('0');
+            }
+            while digit(self, i) {
+                num.push(self.at(i) as char);
+                i += 1;
+            }
+        }
+        if i == start {
+            return None;
+        }
+        if matches!(self.at(i), b'e' | b'E') {
+            if num == "-" {
+                invalid = true;
+            }
+            num.push(self.at(i) as char);
+            i += 1;
+            if matches!(self.at(i), b'-' | b'+') {
+                num.push(self.at(i) as char);
+                i += 1;
+            }
+            if !digit(self, i) {
+                num.push('0');
+            }
+            while digit(self, i) {
+                num.push(self.at(i) as char);
+                i += 1;
+            }
+        }
+        if !self.at_end_of_number(i) || (ctx == Ctx::Member && !self.member_value_ends(i)) {
+            return None;
+        }
+        let text = &self.s[start..i];
+        // serde_json reads "-0" as a float: leave that to it
+        let plain_int = text.len() < 19 && !invalid && num == text && !text.starts_with("-0") && !text.contains(['.', 'e', 'E']);
+        let value = if let (true, Ok(n)) = (plain_int, text.parse::<i64>()) {
+            Value::Number(n.into())
+        } else if invalid {
+            Value::String(text.to_string())
+        } else {
+            match serde_json::from_str::<Number>(&num) {
+                Ok(n) => Value::Number(n),
+                Err(_) => Value::String(text.to_string()), // e.g. 1e999
+            }
+        };
+        if invalid || num != text {
+            self.note(LenientFix::InvalidNumber);
+        }
+        self.i = i;
+        self.last_end = i;
+        Some(value)
+    }
+
+    pub(super) fn parse_keyword(&mut self, ctx: Ctx) -> Option<Value> {
+        const KEYWORDS: [(&str, Value, bool); 6] = [
+            ("true", Value::Bool(true), false),
+            ("false", Value::Bool(false), false),
+            ("null", Value::Null, false),
+            ("True", Value::Bool(true), true),
+            ("False", Value::Bool(false), true),
+            ("None", Value::Null, true),
+        ];
+        for (name, value, python) in KEYWORDS {
+            let end = self.i + name.len();
+            if self.starts_with(self.i, name.as_bytes()) && !is_fn_char(self.at(end)) && (ctx == Ctx::Plain || self.member_value_ends(end))
+            {
+                if python {
+                    self.note(LenientFix::PythonLiteral);
+                }
+                self.i = end;
+                self.last_end = end;
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    /// An unquoted string, key or value (`undefined`, `NaN` and `Infinity`
+    /// as values read as `null`).
+    #[inline(never)]
+    pub(super) fn parse_unquoted(&mut self, is_key: bool, ctx: Ctx) -> R<Option<Value>> {
+        let len = self.len();
+        let start = self.i;
+        let mut i = start;
+        if ctx == Ctx::Member && !is_key {
+            // unlike elsewhere, a member value may start with `/` or `+`
+            // (`/tmp`; a `/regex/` reads the same either way)
+            if matches!(self.at(i), b',' | b'[' | b']' | b'{' | b'}' | b'\n') || self.quote_at(i).is_some() {
+                return Ok(None);
+            }
+            i = self.scan_member_value(i)?;
+        } else {
+            while i < len && !is_unquoted_delim(self.at(i)) && self.quote_at(i).is_none() && (!is_key || self.at(i) != b':') {
+                i += self.char_len_at(i);
+            }
+            if i > start && self.at(i - 1) == b':' && is_url_start(&self.b[start..(i + 2).min(len)]) {
+                while i < len && is_url_char(self.at(i)) {
+                    i += 1;
+                }
+            }
+        }
+        if i == start {
+            return Ok(None);
+        }
+        while i > start && is_ws(self.at(i - 1)) {
+            i -= 1;
+        }
+        let symbol = &self.s[start..i];
+        let value = match symbol {
+            "undefined" | "NaN" | "Infinity" | "-Infinity" if !is_key => {
+                self.note(LenientFix::JsLiteral);
+                Value::Null
+            }
+            _ => {
+                self.note(if is_key { LenientFix::UnquotedKey } else { LenientFix::UnquotedValue });
+                Value::String(symbol.to_string())
+            }
+        };
+        self.i = i;
+        if self.at(i) == b'"' {
+            // a missing start quote: skip the end quote
+            self.i += 1;
+            self.note(LenientFix::MissingQuote);
+        }
+        self.last_end = self.i;
+        Ok(Some(value))
+    }
+
+    /// Scans an unquoted object-member value like `ls -la /tmp` or
+    /// `echo ${HOME}`: runs to a `}`/`]` that closes the object, a comma or
+    /// newline followed by a key or closing bracket, a stray closing quote,
+    /// or a comment. Returns the end offset.
+    pub(super) fn scan_member_value(&mut self, mut i: usize) -> R<usize> {
+        let len = self.len();
+        let (mut braces, mut brackets) = (0usize, 0usize);
+        while i < len {
+            self.tick()?;
+            let c = self.at(i);
+            let top = braces == 0 && brackets == 0;
+            match c {
+                b'}' if braces == 0 => break,
+                b'}' => braces -= 1,
+                b']' if brackets == 0 => break,
+                b']' => brackets -= 1,
+                b'{' => braces += 1,
+                b'[' => brackets += 1,
+                b',' if top && self.member_break_after(i + 1, false) => break,
+                b'\n' if top && self.member_break_after(i + 1, true) => break,
+                b'"' => {
+                    let mut j = i + 1;
+                    while matches!(self.at(j), b' ' | b'\t' | b'\r') {
+                        j += 1;
+                    }
+                    if j >= len || matches!(self.at(j), b',' | b'}' | b']' | b'\n') {
+                        break;
+                    }
+                }
+                b'/' if matches!(self.at(i + 1), b'/' | b'*') && i > 0 && is_ws(self.at(i - 1)) => break,
+                b'#' if self.is_hash_comment(i) => break,
+                _ => {}
+            }
+            i += if c < 0x80 { 1 } else { self.char_len_at(i) };
+        }
+        Ok(i)
+    }
+
+    pub(super) fn parse_regex(&mut self) -> Option<Value> {
+        if self.at(self.i) != b'/' {
+            return None;
+        }
+        let start = self.i;
+        let mut i = start + 1;
+        while i < self.len() && (self.at(i) != b'/' || self.at(i - 1) == b'\\') {
+            i += self.char_len_at(i);
+        }
+        i = (i + 1).min(self.len());
+        self.note(LenientFix::UnquotedValue);
+        self.i = i;
+        self.last_end = i;
+        Some(Value::String(self.s[start..i].to_string()))
+    }
+}

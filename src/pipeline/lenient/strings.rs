@@ -1,0 +1,243 @@
+//! Strings in any quotes, with the repairs models need: missing or
+//! mismatched quotes, unescaped inner quotes, raw newlines, bad escapes.
+
+use super::chars::*;
+use super::parser::{Parser, R};
+use super::LenientFix;
+
+impl Parser<'_> {
+    /// A string, possibly joined with more strings by `+`.
+    pub(super) fn parse_string_concat(&mut self) -> R<Option<String>> {
+        let Some(mut s) = self.parse_string(false, None)? else {
+            return Ok(None);
+        };
+        loop {
+            self.skip_ws_comments(true);
+            if self.at(self.i) != b'+' {
+                break;
+            }
+            self.i += 1;
+            self.note(LenientFix::StringConcatenation);
+            self.skip_ws_comments(true);
+            if let Some(t) = self.parse_string(false, None)? {
+                s.push_str(&t);
+            }
+        }
+        Ok(Some(s))
+    }
+
+    /// A quoted string. First pass assumes a real end quote; if the quote it
+    /// finds is not followed by a delimiter, a second pass stops at the first
+    /// delimiter (`stop_at_delim`) or at a comma found by the first pass.
+    pub(super) fn parse_string(&mut self, stop_at_delim: bool, stop_at: Option<usize>) -> R<Option<String>> {
+        let len = self.len();
+        let mut i = self.i;
+        let skip_escapes = self.at(i) == b'\\';
+        if skip_escapes {
+            i += 1;
+        }
+        let Some(q) = self.quote_at(i) else {
+            if skip_escapes {
+                // jsonrepair drops a stray backslash here and reads on
+                self.i = i;
+                self.note(LenientFix::InvalidEscape);
+            }
+            return Ok(None);
+        };
+        let kind = QuoteKind::of(q);
+        let mark = self.fixes.len();
+        if skip_escapes {
+            self.note(LenientFix::EscapedQuotes);
+        }
+        match kind {
+            QuoteKind::Double => {}
+            QuoteKind::Single => self.note(LenientFix::SingleQuotes),
+            _ => self.note(LenientFix::CurlyQuotes),
+        }
+        let i_before = i;
+        i += q.len_utf8();
+        let content_start = i;
+        let mut out = String::new();
+        let mut spaces = 0usize; // trailing literal spaces in `out`
+        let mut brackets = [0usize; 6]; // ( ) [ ] { } seen raw in the string
+        loop {
+            self.tick()?;
+            if i >= len {
+                let prev = self.prev_non_ws(len.saturating_sub(1));
+                if !stop_at_delim && is_delim(self.at(prev)) {
+                    // like ["hello]: the end quote belongs before a delimiter
+                    self.fixes.truncate(mark);
+                    self.i = i_before;
+                    return self.parse_string(true, None);
+                }
+                out.truncate(out.len() - spaces);
+                self.note(LenientFix::Truncated);
+                self.i = len;
+                self.last_end = len;
+                return Ok(Some(out));
+            }
+            if Some(i) == stop_at {
+                out.truncate(out.len() - spaces);
+                self.note(LenientFix::MissingQuote);
+                self.i = i;
+                self.last_end = i;
+                return Ok(Some(out));
+            }
+            let b = self.at(i);
+            let ch = if b < 0x80 { b as char } else { self.char_at(i).unwrap_or('\u{fffd}') };
+            let clen = if b < 0x80 { 1 } else { self.char_len_at(i) };
+            if kind.ends_with(ch) {
+                let i_quote = i;
+                let fixes_at_quote = self.fixes.len();
+                self.i = i + clen;
+                self.skip_ws_comments(false);
+                let j = self.i;
+                let next = self.at(j);
+                let accept = stop_at_delim
+                    || j >= len
+                    || (is_delim(next) && !inside_unclosed(&brackets, next))
+                    || (self.quote_at(j).is_some() && !self.next_quote_is_end_quote(j))
+                    || next.is_ascii_digit();
+                if accept {
+                    self.last_end = i_quote + clen;
+                    return Ok(Some(out));
+                }
+                let prev_i = self.prev_non_ws(i_quote.saturating_sub(1));
+                let prev = self.at(prev_i);
+                if prev == b',' {
+                    // like {"a":"b,"c":1}: the end quote was missing before the comma
+                    self.fixes.truncate(mark);
+                    self.i = i_before;
+                    return self.parse_string(false, Some(prev_i));
+                }
+                if is_delim(prev) {
+                    self.fixes.truncate(mark);
+                    self.i = i_before;
+                    return self.parse_string(true, None);
+                }
+                // an unescaped quote inside the string: keep it and go on
+                self.fixes.truncate(fixes_at_quote);
+                self.note(LenientFix::UnescapedQuote);
+                out.push(ch);
+                spaces = 0;
+                i = i_quote + clen;
+            } else if stop_at_delim && is_unquoted_delim(b) {
+                if i > 0 && self.at(i - 1) == b':' && is_url_start(&self.b[content_start..(i + 2).min(len)]) {
+                    while i < len && is_url_char(self.at(i)) {
+                        count_bracket(&mut brackets, self.at(i));
+                        out.push(self.at(i) as char);
+                        i += 1;
+                    }
+                    spaces = 0;
+                }
+                out.truncate(out.len() - spaces);
+                self.note(LenientFix::MissingQuote);
+                self.i = i;
+                self.last_end = i;
+                return Ok(Some(out));
+            } else if b == b'\\' {
+                if i + 1 >= len {
+                    i = len; // a lone backslash at the very end
+                    continue;
+                }
+                let e = self.at(i + 1);
+                let simple = match e {
+                    b'"' | b'\\' | b'/' => Some(e as char),
+                    b'b' => Some('\u{8}'),
+                    b'f' => Some('\u{c}'),
+                    b'n' => Some('\n'),
+                    b'r' => Some('\r'),
+                    b't' => Some('\t'),
+                    _ => None,
+                };
+                if let Some(c) = simple {
+                    out.push(c);
+                    spaces = 0;
+                    i += 2;
+                } else if e == b'u' {
+                    let mut j = 2;
+                    while j < 6 && self.at(i + j).is_ascii_hexdigit() {
+                        j += 1;
+                    }
+                    if j == 6 {
+                        let (c, used) = self.decode_unicode_escape(i);
+                        out.push(c);
+                        spaces = 0;
+                        i += used;
+                    } else if i + j >= len {
+                        // a \u escape cut off by the end of the text
+                        self.note(LenientFix::Truncated);
+                        i = len;
+                    } else {
+                        let end = (i + 6).min(len);
+                        let shown = self.s.get(i..end).unwrap_or("\\u");
+                        return Err(self.err(format!("Invalid unicode character {shown:?}"), i));
+                    }
+                } else {
+                    // \<newline> continues the line and \' is a quote; other
+                    // unknown escapes keep their backslash (Windows paths,
+                    // regexes like "\d+" that the model did not double-escape)
+                    let c = self.char_at(i + 1).unwrap_or('\u{fffd}');
+                    self.note(LenientFix::InvalidEscape);
+                    if !matches!(c, '\n' | '\'') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                    spaces = 0;
+                    i += 1 + c.len_utf8();
+                }
+            } else if is_plain(b) {
+                // fast path: a run of ASCII that needs no decision
+                let end = stop_at.map_or(len, |s| s.max(i + 1).min(len));
+                let run_start = i;
+                while i < end && is_plain(self.at(i)) {
+                    i += 1;
+                }
+                let run = &self.s[run_start..i];
+                out.push_str(run);
+                let trailing = run.len() - run.trim_end_matches(' ').len();
+                spaces = if trailing == run.len() { spaces + trailing } else { trailing };
+            } else {
+                if (ch as u32) < 0x20 {
+                    self.note(LenientFix::RawNewline);
+                }
+                out.push(ch);
+                if ch == ' ' {
+                    spaces += 1;
+                } else {
+                    spaces = 0;
+                }
+                count_bracket(&mut brackets, b);
+                i += clen;
+            }
+            if skip_escapes && self.at(i) == b'\\' {
+                i += 1;
+            }
+        }
+    }
+
+    /// Decodes `\uXXXX` at `i` (four hex digits known present), joining a
+    /// surrogate pair. Returns the char and the bytes used.
+    pub(super) fn decode_unicode_escape(&mut self, i: usize) -> (char, usize) {
+        let hex4 = |p: &Self, at: usize| (0..4).fold(0u32, |acc, k| acc * 16 + hex_val(p.at(at + k)));
+        let cp = hex4(self, i + 2);
+        if (0xD800..0xDC00).contains(&cp)
+            && self.at(i + 6) == b'\\'
+            && self.at(i + 7) == b'u'
+            && (8..12).all(|k| self.at(i + k).is_ascii_hexdigit())
+        {
+            let lo = hex4(self, i + 8);
+            if (0xDC00..0xE000).contains(&lo) {
+                let c = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                return (char::from_u32(c).unwrap_or('\u{fffd}'), 12);
+            }
+        }
+        match char::from_u32(cp) {
+            Some(c) => (c, 6),
+            None => {
+                self.note(LenientFix::InvalidEscape);
+                ('\u{fffd}', 6)
+            }
+        }
+    }
+}
