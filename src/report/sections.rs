@@ -22,6 +22,8 @@ pub struct Section {
     pub note: Option<String>,
     /// Shown on the terminal too (else only in `report.md`).
     pub terminal: bool,
+    /// On the terminal, only this many rows (the rest are in `report.md`).
+    pub terminal_rows: Option<usize>,
 }
 
 fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
@@ -31,7 +33,23 @@ fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
         columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(),
         note: None,
         terminal: true,
+        terminal_rows: None,
     }
+}
+
+/// Terminal rows of the per-tool table: a suite of hundreds of tools would
+/// otherwise bury the rest of the report.
+const TERMINAL_TOOL_ROWS: usize = 25;
+
+/// The invalid kinds that occurred in `df`'s kind columns, as (column, label).
+fn kinds_present(df: &DataFrame) -> PolarsResult<Vec<(&'static str, String)>> {
+    let mut kinds = Vec::new();
+    for kind in InvalidKind::ALL {
+        if total(df, kind.as_str())? > 0 {
+            kinds.push((kind.as_str(), kind.as_str().replace('_', " ")));
+        }
+    }
+    Ok(kinds)
 }
 
 fn total(df: &DataFrame, column: &str) -> PolarsResult<u64> {
@@ -141,8 +159,17 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         out.push(approvals);
     }
 
-    // Per tool: rows with invalid calls, and only the invalid kinds that occurred.
+    // Per model: invalid calls by kind, only the kinds that occurred.
+    let kinds = kinds_present(s)?;
+    if !kinds.is_empty() {
+        let mut columns = vec![("model", "model"), ("calls", "calls"), ("invalid", "invalid")];
+        columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
+        out.push(section("Per model: invalid calls by kind", s.clone(), &columns));
+    }
+
+    // Per tool: rows with invalid calls, most first, and only the invalid kinds that occurred.
     let (invalid, note) = rows_with(&tables.by_tool, "invalid", "invalid call", "by_tool.csv")?;
+    let invalid = invalid.sort(["invalid"], SortMultipleOptions::default().with_order_descending(true).with_maintain_order(true))?;
     let mut columns = vec![
         ("model", "model"),
         ("tool", "tool"),
@@ -152,16 +179,12 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         ("repaired_model", "fixed model"),
         ("still_invalid", "still invalid"),
     ];
-    let mut kinds = Vec::new();
-    for kind in InvalidKind::ALL {
-        if total(&invalid, kind.as_str())? > 0 {
-            kinds.push((kind.as_str(), kind.as_str().replace('_', " ")));
-        }
-    }
+    let kinds = kinds_present(&invalid)?;
     columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
     let none = invalid.height() == 0;
     let mut per_tool = section("Per model × tool: invalid calls by kind", invalid, &columns);
     per_tool.note = if none { Some("No invalid calls.".into()) } else { note };
+    per_tool.terminal_rows = Some(TERMINAL_TOOL_ROWS);
     out.push(per_tool);
 
     if total(&tables.by_tool, "denied")? > 0 {

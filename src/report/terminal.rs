@@ -11,7 +11,9 @@ use crate::metrics::Tables;
 fn render(section: &Section, width: usize) -> PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let mut labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
-    let mut t = text_table(&section.frame, &names)?;
+    let shown = section.terminal_rows.map_or(section.frame.clone(), |n| section.frame.head(Some(n)));
+    let more_rows = section.frame.height() - shown.height();
+    let mut t = text_table(&shown, &names)?;
     let mut widths: Vec<usize> = (0..labels.len())
         .map(|i| t.rows.iter().map(|r| r[i].chars().count()).chain([labels[i].chars().count()]).max().unwrap_or(0))
         .collect();
@@ -42,6 +44,9 @@ fn render(section: &Section, width: usize) -> PolarsResult<String> {
     for row in &t.rows {
         out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
         out.push('\n');
+    }
+    if more_rows > 0 {
+        out.push_str(&format!("({more_rows} more rows in report.md and the CSV files)\n"));
     }
     if let Some(note) = &section.note {
         out.push_str(note);
