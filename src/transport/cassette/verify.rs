@@ -123,6 +123,8 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
             finding(Severity::Orphan, format!("model {model_name:?} is not configured"));
         } else if scenario.is_none() {
             finding(Severity::Orphan, format!("suite {suite_name:?} has no scenario {scenario_id:?}"));
+        } else if !models[model_name.as_str()].runs(&scenario_id) {
+            finding(Severity::Orphan, format!("model {model_name:?} does not run scenario {scenario_id:?} (its `scenarios` list)"));
         }
         let text = match std::fs::read_to_string(&file) {
             Ok(t) => t,
