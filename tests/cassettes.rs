@@ -317,9 +317,10 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     // The default configuration replays recordings/; this fails when a scenario,
     // profile or the agent loop changed without re-recording them
     // (`cargo run -- run --mode record`).
-    let suites = coding_suite();
-    let out = tempfile::tempdir().unwrap();
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
+    assert_eq!(suites.len(), 2, "scenarios/coding and scenarios/bfcl-sample");
+    let out = tempfile::tempdir().unwrap();
     assert_eq!(replay.run.mode, CassetteMode::Replay, "the default run replays");
     replay.run.out_dir = out.path().join("replay");
     replay.cassettes.dir = root().join("recordings");
@@ -327,8 +328,12 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     let (folder, _, replay_tables) = run(&replay, &suites).await;
     let c = &folder.cassettes;
     assert!(c.errors.is_empty() && c.warnings.is_empty(), "bundled recordings are out of date; re-record them:\n{:?}", c.errors);
-    assert_eq!(c.units, replay.models.len() * suites[0].scenarios.len());
+    let units: usize = replay.models.iter().map(|m| suites.iter().flat_map(|s| &s.scenarios).filter(|s| m.runs(&s.id)).count()).sum();
+    assert_eq!(c.units, units);
+    assert!(replay.models.iter().any(|m| m.name.contains("local")), "the real local models are part of the default run");
 
+    // The real local models replay whatever --mode says (their own `mode`),
+    // so the live run below compares the simulators and replays them.
     let mut live = replay.clone();
     live.run.mode = CassetteMode::Live;
     live.run.out_dir = out.path().join("live");

@@ -103,9 +103,13 @@ fn report_rebuilds_every_output_from_the_events() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// Scenarios of the default suites: one a file in `scenarios/coding`, one a
+/// line in `scenarios/bfcl-sample`.
 fn calltape_scenarios() -> usize {
-    std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/coding"))
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
-        .count()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = |dir: &str, ext: &str| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect()
+    };
+    let bfcl: usize = files("scenarios/bfcl-sample", "jsonl").iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
+    files("scenarios/coding", "json").len() + bfcl
 }

@@ -40,14 +40,23 @@ const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
 /// Bare objects tried per text: a bound on work for adversarial input.
 const MAX_CANDIDATES: usize = 64;
 
-/// The calls written in `text`. Tagged calls count whatever they name; a
-/// fenced or bare object counts only when its name is one of `offered`
-/// (exactly or after normalising), since a model may show JSON for other
-/// reasons.
+/// The calls written in `text`. Tagged calls count whatever they name, and
+/// so does an answer that is nothing but a call object (bare or fenced);
+/// a fenced or bare object within prose counts only when its name is one of
+/// `offered` (exactly or after normalising), since a model may show JSON
+/// for other reasons.
 pub fn find_text_calls(text: &str, offered: &[&str]) -> Vec<TextCall> {
     let tagged = tagged_calls(text);
     if !tagged.is_empty() {
         return tagged;
+    }
+    let whole = strip_fence(text.trim());
+    if whole.starts_with(['{', '[']) && balanced_end(whole, 0) == Some(whole.len()) {
+        let form = if whole.len() < text.trim().len() { TextCallForm::Fenced } else { TextCallForm::Bare };
+        let calls = read_calls(whole, form);
+        if !calls.is_empty() {
+            return calls;
+        }
     }
     let known = |name: &str| offered.iter().any(|o| *o == name || normalise_name(o) == normalise_name(name));
     let fenced: Vec<TextCall> =
@@ -289,7 +298,16 @@ mod tests {
         let c = one(bare);
         assert_eq!((c.name.as_str(), c.form, c.arguments.as_str()), ("ReadFile", TextCallForm::Bare, r#"{"target_file":"a.rs"}"#));
         assert!(find_text_calls("Here is the config: {\"name\": \"my-app\", \"version\": \"1.0\"}", &OFFERED).is_empty());
-        assert!(find_text_calls("```json\n{\"name\": \"my-app\"}\n```", &OFFERED).is_empty());
+        assert!(find_text_calls("The config:\n```json\n{\"name\": \"my-app\"}\n```", &OFFERED).is_empty());
+    }
+
+    #[test]
+    fn an_answer_that_is_only_a_call_counts_whatever_it_names() {
+        // Seen from Qwen2.5-Coder-0.5B asked for tools as text: a call to a tool it made up.
+        let c = one("{\"name\": \"delete_target_directory_and_rebuild\", \"arguments\": {\"target_directory\": \"/workspace/target\"}}");
+        assert_eq!((c.name.as_str(), c.form), ("delete_target_directory_and_rebuild", TextCallForm::Bare));
+        assert_eq!(one("```json\n{\"name\": \"say_hello\", \"arguments\": {}}\n```").form, TextCallForm::Fenced);
+        assert!(find_text_calls("{\"answer\": 42}", &OFFERED).is_empty(), "an object that is not a call is not one");
     }
 
     #[test]
