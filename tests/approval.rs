@@ -12,7 +12,7 @@ fn calltape(args: &[&str], out: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape"))
         .args(args)
         // Approval changes what the models are asked: the simulators answer live, not the bundled recordings.
-        .args(["--out", out.to_str().unwrap(), "--mode", "live"])
+        .args(["--out", out.to_str().unwrap(), "--mode", "live", "--suite", "scenarios/coding"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
@@ -52,7 +52,7 @@ fn auto_never_denies_and_deny_executes_no_sensitive_call() {
 #[test]
 fn script_denials_are_never_executed_and_followups_are_counted() {
     let dir = tempfile::tempdir().unwrap();
-    let out = calltape(&["run", "--approve", "script", "--trials", "3"], dir.path());
+    let out = calltape(&["run", "--approve", "script", "--trials", "3", "--model", "sim-*"], dir.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let ev = events(dir.path());
     let denied: HashSet<(String, String, u64, String)> = of(&ev, "tool_approval")

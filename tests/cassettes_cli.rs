@@ -20,7 +20,8 @@ fn the_bundled_recordings_verify_clean() {
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
         .count();
-    assert!(stdout.starts_with(&format!("{} cassette(s), ", 8 * scenarios)), "{stdout}");
+    // Eight simulated models on both suites (300 BFCL entries), three real local models on 18 scenarios.
+    assert!(stdout.starts_with(&format!("{} cassette(s), ", 8 * (scenarios + 300) + 3 * 18)), "{stdout}");
     assert!(stdout.contains(": 0 error(s), 0 orphan(s), 0 warning(s)"), "{stdout}");
 }
 
@@ -88,7 +89,10 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
         &format!("orphan: {}: ", p("coding/sim-strong/deleted-scenario.t0.json")),
         "suite \"coding\" has no scenario \"deleted-scenario\"",
     );
-    line(&format!("orphan: {}: ", p("gone-suite/sim-strong/x.t0.json")), "suite \"gone-suite\" is not among the suites checked (coding)");
+    line(
+        &format!("orphan: {}: ", p("gone-suite/sim-strong/x.t0.json")),
+        "suite \"gone-suite\" is not among the suites checked (bfcl-sample, coding)",
+    );
     line(
         &format!("orphan: {}: ", p("coding/sim-strong/.read-cargo-toml.t0.json.tmp99-0")),
         "a temporary file left by an interrupted write",
