@@ -18,6 +18,7 @@ fn column_f64(df: &DataFrame, name: &str) -> Vec<f64> {
 #[tokio::test(flavor = "multi_thread")]
 async fn profiles_land_near_their_configured_rates() {
     let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    config.select_models(&["sim-*".to_string()]).unwrap();
     let out = tempfile::tempdir().unwrap();
     config.run.out_dir = out.path().to_path_buf();
     config.run.trials = TRIALS;
