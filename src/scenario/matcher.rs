@@ -28,6 +28,20 @@ impl PartialEq for ValueMatcher {
     }
 }
 
+/// A compiled regex, shared by every rule with the same pattern: a suite of
+/// thousands of scenarios repeats a few patterns, and each compiled regex
+/// holds tens of kilobytes (clones share it).
+fn shared_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, regex::Regex>>> = std::sync::OnceLock::new();
+    let mut compiled = COMPILED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = compiled.get(pattern) {
+        return Ok(r.clone());
+    }
+    let r = regex::Regex::new(pattern)?;
+    compiled.insert(pattern.to_string(), r.clone());
+    Ok(r)
+}
+
 impl TryFrom<Value> for ValueMatcher {
     type Error = String;
 
@@ -35,7 +49,7 @@ impl TryFrom<Value> for ValueMatcher {
         if let Value::Object(map) = &v {
             if map.len() == 1 {
                 if let Some(Value::String(pattern)) = map.get("regex") {
-                    return regex::Regex::new(pattern).map(ValueMatcher::Regex).map_err(|e| format!("invalid regex {pattern:?}: {e}"));
+                    return shared_regex(pattern).map(ValueMatcher::Regex).map_err(|e| format!("invalid regex {pattern:?}: {e}"));
                 }
                 if map.get("any") == Some(&Value::Bool(true)) {
                     return Ok(ValueMatcher::Any);
