@@ -284,7 +284,7 @@ impl Unit<'_> {
             outcome: CallOutcome::Invalid,
             repaired_by: None,
             invalid_kinds: vec![InvalidKind::ServerRejectedCall],
-            issues: vec![rejected_issue.clone()],
+            issues: vec![rejected_issue],
             remaining_kinds: vec![InvalidKind::ServerRejectedCall],
             fixes: Vec::new(),
             timings: Default::default(),
@@ -385,15 +385,17 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             }
         };
         let (calls, written_as_text) = calls_of(&turn, &tools, steps);
-        if written_as_text && u.config.pipeline.repair == RepairMode::Off {
-            // Counted as invalid, and the answer stays the text it was.
+        // Without repair, calls written as text are counted as invalid, and
+        // the answer stays the text it was.
+        let unrecovered = written_as_text && u.config.pipeline.repair == RepairMode::Off;
+        if unrecovered {
             for call in &calls {
                 transcript.attempted_calls += 1;
                 let (verdict, repaired_by) = u.judge_call(call, true, steps, &messages, &mut repair_attempts).await?;
                 u.emit_call(steps, call, &verdict, repaired_by)?;
             }
         }
-        if calls.is_empty() || (written_as_text && u.config.pipeline.repair == RepairMode::Off) {
+        if calls.is_empty() || unrecovered {
             u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&[]), &mut transcript)?;
             transcript.final_text = turn.text.clone();
             messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
