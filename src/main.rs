@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use calltape::config::{ApprovalMode, Config, RepairMode};
 use calltape::pipeline::RepairRules;
 use calltape::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming, SecretScan};
-use calltape::{bfcl, events, metrics, plan, report, runner, scenario, standalone};
+use calltape::{bfcl, metrics, plan, report, runner, scenario, standalone};
 
 #[derive(Parser)]
 #[command(name = "calltape", version, about = "Replay-and-evaluation harness for tool-calling language models")]
@@ -475,8 +475,7 @@ fn compare(args: CompareArgs) -> Result<(), ExitCode> {
         if !path.is_file() {
             return Err(bad(format!("{} is not a run folder: it has no events.jsonl", dir.display())));
         }
-        let events = events::read_events(&path).map_err(|e| bad(e.to_string()))?;
-        metrics::build_tables(&events).map_err(|e| bad(e.to_string()))
+        metrics::tables_from_file(&path).map_err(|e| bad(e.to_string()))
     };
     let (base, current) = (tables(&args.base)?, tables(&args.current)?);
     let comparison = calltape::compare::compare(&base, &current, &gate).map_err(|e| bad(e.to_string()))?;

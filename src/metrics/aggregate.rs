@@ -3,9 +3,9 @@
 use polars::prelude::*;
 
 use super::derived;
-use super::rows::Columns;
+use super::rows::{ApprovalCounts, CallCounts, Rows};
 use super::Tables;
-use crate::events::DenialBehaviour;
+use crate::events::{DenialBehaviour, RepairStage};
 use crate::pipeline::InvalidKind;
 
 fn frame(columns: Vec<Column>) -> PolarsResult<DataFrame> {
@@ -40,13 +40,7 @@ fn sum_where(name: &str, condition: Expr, alias: &str) -> Expr {
 
 /// Call counts per group: calls, invalid before repair, how each was repaired, and by kind.
 fn call_aggregates() -> Vec<Expr> {
-    let mut aggs = vec![
-        len().cast(DataType::UInt64).alias("calls"),
-        count_of("invalid"),
-        count_of("repaired_local"),
-        count_of("repaired_model"),
-        count_of("still_invalid"),
-    ];
+    let mut aggs: Vec<Expr> = ["calls", "invalid", "repaired_local", "repaired_model", "still_invalid"].map(count_of).into();
     aggs.extend(InvalidKind::ALL.iter().map(|k| count_of(k.as_str())));
     aggs
 }
@@ -108,50 +102,67 @@ fn zero_missing(lf: LazyFrame, columns: &[&str]) -> LazyFrame {
 }
 
 /// The polars part: every table from the extracted rows.
-pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
-    let order: Vec<u32> = (0..c.model_order.len() as u32).collect();
-    let models = frame(vec![col_of("model", c.model_order.clone()), col_of("order", order)])?.lazy();
+pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
+    let order: Vec<u32> = (0..r.model_order.len() as u32).collect();
+    let models = frame(vec![col_of("model", r.model_order.clone()), col_of("order", order)])?.lazy();
+    let name = |id: u32| r.names.name(id);
 
+    let units = || r.scenarios.iter().map(|s| &r.units[s.unit as usize]);
     let scenarios = frame(vec![
-        col_of("model", c.sc_model),
-        col_of("suite", c.sc_suite),
-        col_of("scenario", c.sc_scenario),
-        col_of("trial", c.sc_trial),
-        col_of("passed", c.sc_passed),
-        col_of("passed_no_repair", c.sc_passed_no_repair),
-        col_of("reason", c.sc_reason),
-        col_of("latency_ms", c.sc_latency),
-        col_of("cost_usd", c.sc_cost),
+        col_of("model", units().map(|u| name(u.model)).collect::<Vec<_>>()),
+        col_of("suite", units().map(|u| name(u.suite)).collect::<Vec<_>>()),
+        col_of("scenario", units().map(|u| name(u.scenario)).collect::<Vec<_>>()),
+        col_of("trial", units().map(|u| u.trial).collect::<Vec<_>>()),
+        col_of("passed", r.scenarios.iter().map(|s| s.passed).collect::<Vec<_>>()),
+        // Without repair, a call that needed it would have failed the scenario.
+        col_of("passed_no_repair", r.scenarios.iter().map(|s| s.passed && !r.units[s.unit as usize].repaired).collect::<Vec<_>>()),
+        col_of("reason", r.scenarios.iter().map(|s| name(s.reason)).collect::<Vec<_>>()),
+        col_of("latency_ms", units().map(|u| u.latency_ms).collect::<Vec<_>>()),
+        col_of("cost_usd", units().map(|u| u.cost_usd).collect::<Vec<_>>()),
     ])?;
 
+    // Counted per model × tool as the events were read.
+    let counts = |f: &dyn Fn(&CallCounts) -> u64| r.calls.values().map(f).collect::<Vec<u64>>();
     let mut call_columns = vec![
-        col_of("model", c.call_model),
-        col_of("tool", c.call_tool),
-        col_of("invalid", c.call_invalid),
-        col_of("repaired_local", c.call_repaired_local),
-        col_of("repaired_model", c.call_repaired_model),
-        col_of("still_invalid", c.call_still_invalid),
+        col_of("model", r.calls.keys().map(|k| name(k.0)).collect::<Vec<_>>()),
+        col_of("tool", r.calls.keys().map(|k| name(k.1)).collect::<Vec<_>>()),
+        col_of("calls", counts(&|c| c.calls)),
+        col_of("invalid", counts(&|c| c.invalid)),
+        col_of("repaired_local", counts(&|c| c.repaired_local)),
+        col_of("repaired_model", counts(&|c| c.repaired_model)),
+        col_of("still_invalid", counts(&|c| c.still_invalid)),
     ];
-    for (kind, values) in InvalidKind::ALL.iter().zip(c.call_kinds) {
-        call_columns.push(col_of(kind.as_str(), values));
+    for (i, kind) in InvalidKind::ALL.iter().enumerate() {
+        call_columns.push(col_of(kind.as_str(), counts(&|c| c.kinds[i])));
     }
     let calls = frame(call_columns)?.lazy();
 
     let requests = frame(vec![
-        col_of("model", c.req_model),
-        col_of("tool", c.req_tool),
-        col_of("repair", c.req_repair),
-        col_of("input_tokens", c.req_input),
-        col_of("output_tokens", c.req_output),
-        col_of("cached_input_tokens", c.req_cached),
-        col_of("cost_usd", c.req_cost),
-        col_of("latency_ms", c.req_latency),
-        col_of("ttft_ms", c.req_ttft),
-        col_of("request_errors", c.req_error),
+        col_of("model", r.requests.iter().map(|q| r.model_of(q.unit)).collect::<Vec<_>>()),
+        col_of("tool", r.requests.iter().map(|q| q.tool.map(name)).collect::<Vec<_>>()),
+        col_of("repair", r.requests.iter().map(|q| q.repair).collect::<Vec<_>>()),
+        col_of("input_tokens", r.requests.iter().map(|q| q.input_tokens).collect::<Vec<_>>()),
+        col_of("output_tokens", r.requests.iter().map(|q| q.output_tokens).collect::<Vec<_>>()),
+        col_of("cached_input_tokens", r.requests.iter().map(|q| q.cached_input_tokens).collect::<Vec<_>>()),
+        col_of("cost_usd", r.requests.iter().map(|q| q.cost_usd).collect::<Vec<_>>()),
+        col_of("latency_ms", r.requests.iter().map(|q| q.latency_ms).collect::<Vec<_>>()),
+        col_of("ttft_ms", r.requests.iter().map(|q| q.ttft_ms).collect::<Vec<_>>()),
+        col_of("request_errors", r.requests.iter().map(|q| q.error).collect::<Vec<_>>()),
     ])?
     .lazy();
-    let local_repairs = frame(vec![col_of("model", c.local_model), col_of("tool", c.local_tool), col_of("us", c.local_us)])?.lazy();
-    let model_repairs = frame(vec![col_of("model", c.remote_model), col_of("tool", c.remote_tool), col_of("ms", c.remote_ms)])?.lazy();
+    let of_stage = |stage: RepairStage| r.repairs.iter().filter(move |p| p.stage == stage);
+    let local_repairs = frame(vec![
+        col_of("model", of_stage(RepairStage::Local).map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
+        col_of("tool", of_stage(RepairStage::Local).map(|p| name(p.tool)).collect::<Vec<_>>()),
+        col_of("us", of_stage(RepairStage::Local).map(|p| p.latency_us.unwrap_or(0.0)).collect::<Vec<_>>()),
+    ])?
+    .lazy();
+    let model_repairs = frame(vec![
+        col_of("model", of_stage(RepairStage::Model).map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
+        col_of("tool", of_stage(RepairStage::Model).map(|p| name(p.tool)).collect::<Vec<_>>()),
+        col_of("ms", of_stage(RepairStage::Model).map(|p| p.latency_ms.unwrap_or(0.0)).collect::<Vec<_>>()),
+    ])?
+    .lazy();
     let local_latency = |keys: &[&str]| {
         local_repairs
             .clone()
@@ -165,33 +176,21 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
             .agg([quantile_of("ms", 0.5, "repair_model_p50_ms"), quantile_of("ms", 0.95, "repair_model_p95_ms")])
     };
 
-    let approvals = frame(vec![
-        col_of("model", c.appr_model),
-        col_of("tool", c.appr_tool),
-        col_of("approved", c.appr_approved.clone()),
-        col_of("denied", c.appr_approved.iter().map(|a| !a).collect::<Vec<bool>>()),
-        col_of("approval_warnings", c.appr_warning),
-    ])?
-    .lazy();
-    let mut follow_columns = vec![col_of("model", c.follow_model), col_of("tool", c.follow_tool)];
-    for (b, values) in DenialBehaviour::ALL.iter().zip(c.follow_behaviour) {
-        follow_columns.push(col_of(b.column(), values));
+    let approved = |f: &dyn Fn(&ApprovalCounts) -> u64| r.approvals.values().map(f).collect::<Vec<u64>>();
+    let mut approval_columns = vec![
+        col_of("model", r.approvals.keys().map(|k| name(k.0)).collect::<Vec<_>>()),
+        col_of("tool", r.approvals.keys().map(|k| name(k.1)).collect::<Vec<_>>()),
+        col_of("approvals_requested", approved(&|a| a.requested)),
+        col_of("approved", approved(&|a| a.approved)),
+        col_of("denied", approved(&|a| a.requested - a.approved)),
+        col_of("approval_warnings", approved(&|a| a.warnings)),
+    ];
+    for (i, b) in DenialBehaviour::ALL.iter().enumerate() {
+        approval_columns.push(col_of(b.column(), approved(&|a| a.after_denial[i])));
     }
-    let followups = frame(follow_columns)?.lazy();
-    let approval_counts = |keys: &[&str]| {
-        approvals.clone().group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>()).agg([
-            len().cast(DataType::UInt64).alias("approvals_requested"),
-            count_of("approved"),
-            count_of("denied"),
-            count_of("approval_warnings"),
-        ])
-    };
-    let followup_counts = |keys: &[&str]| {
-        followups
-            .clone()
-            .group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>())
-            .agg(DenialBehaviour::ALL.iter().map(|b| count_of(b.column())).collect::<Vec<_>>())
-    };
+    let approvals = frame(approval_columns)?.lazy();
+    let approval_counts =
+        |keys: &[&str]| approvals.clone().group_by(keys.iter().map(|k| col(*k)).collect::<Vec<_>>()).agg(APPROVAL_COLUMNS.map(count_of));
 
     let left = || JoinArgs::new(JoinType::Left);
     let on = |keys: &[&str]| keys.iter().map(|k| col(*k)).collect::<Vec<_>>();
@@ -221,8 +220,7 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
             .join(per_request, on(&["model"]), on(&["model"]), left())
             .join(local_latency(&["model"]), on(&["model"]), on(&["model"]), left())
             .join(model_latency(&["model"]), on(&["model"]), on(&["model"]), left())
-            .join(approval_counts(&["model"]), on(&["model"]), on(&["model"]), left())
-            .join(followup_counts(&["model"]), on(&["model"]), on(&["model"]), left()),
+            .join(approval_counts(&["model"]), on(&["model"]), on(&["model"]), left()),
         &[&COUNT_COLUMNS[..], &APPROVAL_COLUMNS[..], &InvalidKind::ALL.map(|k| k.as_str())[..]].concat(),
     )
     .with_column((col("repaired_local") + col("repaired_model")).alias("repaired"))
@@ -263,7 +261,6 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
             .join(local_latency(&tool_keys), on(&tool_keys), on(&tool_keys), left())
             .join(model_latency(&tool_keys), on(&tool_keys), on(&tool_keys), left())
             .join(approval_counts(&tool_keys), on(&tool_keys), on(&tool_keys), left())
-            .join(followup_counts(&tool_keys), on(&tool_keys), on(&tool_keys), left())
             .join(models.clone(), on(&["model"]), on(&["model"]), left()),
         &[&["repair_input_tokens", "repair_output_tokens", "repair_cost_usd"][..], &APPROVAL_COLUMNS[..]].concat(),
     )
@@ -308,18 +305,21 @@ pub(super) fn aggregate(c: Columns) -> PolarsResult<Tables> {
         .select(["model", "suite", "scenarios", "passed", "pass_rate", "total_cost_usd"].map(col))
         .collect()?;
     let repairs = frame(vec![
-        col_of("model", c.rep_model),
-        col_of("tool", c.rep_tool),
-        col_of("stage", c.rep_stage),
-        col_of("latency_us", c.rep_us),
-        col_of("succeeded", c.rep_ok),
+        col_of("model", r.repairs.iter().map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
+        col_of("tool", r.repairs.iter().map(|p| name(p.tool)).collect::<Vec<_>>()),
+        col_of("stage", r.repairs.iter().map(|p| if p.stage == RepairStage::Local { "local" } else { "model" }).collect::<Vec<_>>()),
+        col_of(
+            "latency_us",
+            r.repairs.iter().map(|p| p.latency_us.unwrap_or_else(|| p.latency_ms.unwrap_or(0.0) * 1e3)).collect::<Vec<_>>(),
+        ),
+        col_of("succeeded", r.repairs.iter().map(|p| p.succeeded).collect::<Vec<_>>()),
     ])?;
 
     let mut summary = summary;
     let mut by_tool = by_tool;
-    derived::extend_summary(&mut summary, &by_scenario, &c.model_tier, c.trials)?;
+    derived::extend_summary(&mut summary, &by_scenario, &r.model_tier, r.trials)?;
     derived::extend_by_tool(&mut by_tool)?;
     derived::extend_suites(&mut suites)?;
-    let pairs = derived::pairs(&scenarios, &c.model_order)?;
-    Ok(Tables { run: c.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
+    let pairs = derived::pairs(&scenarios, &r.model_order)?;
+    Ok(Tables { run: r.run.clone(), summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
 }

@@ -1,8 +1,9 @@
 //! Metrics: the run's tables, computed with polars from `events.jsonl`
 //! alone — never from anything the runner kept on the side — so a report
-//! can be rebuilt from the events file at any time. `rows` pulls columns out
-//! of the events, `aggregate` groups them with polars, `derived` adds the
-//! statistics (intervals, pass@k, paired tests, the Pareto front).
+//! can be rebuilt from the events file at any time. `rows` reads the events
+//! one by one into counts and compact rows, `aggregate` groups them with
+//! polars, `derived` adds the statistics (intervals, pass@k, paired tests,
+//! the Pareto front).
 
 mod aggregate;
 mod derived;
@@ -13,9 +14,13 @@ pub mod columns {
     pub use super::derived::{bools, f64s, strings, u64s};
 }
 
-use polars::prelude::*;
+use std::io::Read;
+use std::path::Path;
 
-use crate::events::Event;
+use polars::prelude::*;
+use rayon::prelude::*;
+
+use crate::events::{Event, EventsError};
 
 /// What the run was asked to do, from its `run_started` event (the first,
 /// if several runs' events were merged) and its `run_finished` event; the
@@ -68,9 +73,100 @@ impl Tables {
     }
 }
 
-/// Builds every table from a run's events.
+/// Builds every table from events in memory.
 pub fn build_tables(events: &[Event]) -> PolarsResult<Tables> {
-    aggregate::aggregate(rows::Columns::from_events(events))
+    let mut rows = rows::Rows::default();
+    for event in events {
+        let text = serde_json::to_string(event).expect("events serialise");
+        rows.add(rows::parse_line(&text).expect("an event reads back"));
+    }
+    rows.finish();
+    aggregate::aggregate(rows)
+}
+
+/// Why the tables of an events file could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TablesError {
+    #[error(transparent)]
+    Events(#[from] EventsError),
+    #[error("cannot build the tables: {0}")]
+    Polars(#[from] PolarsError),
+}
+
+/// Event text read at a time: big enough to keep both cores parsing, small
+/// enough that memory does not grow with the file.
+const BLOCK_BYTES: usize = 4 << 20;
+
+/// Builds every table from a run's `events.jsonl`, streaming it: a block of
+/// lines is parsed in parallel, folded into the rows, and dropped.
+pub fn tables_from_file(path: &Path) -> Result<Tables, TablesError> {
+    let file = std::fs::File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+    tables_from_reader(path, file, BLOCK_BYTES)
+}
+
+/// `tables_from_file` over any reader; `path` names it in errors.
+fn tables_from_reader(path: &Path, mut file: impl Read, block_bytes: usize) -> Result<Tables, TablesError> {
+    let io = |source| EventsError::Io { path: path.into(), source };
+    let parse_error = |line: usize, message: String| EventsError::Parse { path: path.into(), line, message };
+    let mut rows = rows::Rows::default();
+    let mut block: Vec<u8> = Vec::with_capacity(2 * block_bytes);
+    let mut first_line = 1;
+    loop {
+        // The block holds the unfinished line of the last read, then more.
+        let start = block.len();
+        block.resize(start + block_bytes, 0);
+        let read = read_up_to(&mut file, &mut block[start..]).map_err(io)?;
+        block.truncate(start + read);
+        let at_end = read == 0;
+        let complete = if at_end { block.len() } else { memchr::memrchr(b'\n', &block).map_or(0, |i| i + 1) };
+        let lines = split_lines(&block[..complete]);
+        let parsed: Vec<_> = lines
+            .par_iter()
+            .map(|line| match std::str::from_utf8(line) {
+                Ok(line) if line.trim().is_empty() => Ok(rows::Parsed::Skipped),
+                Ok(line) => rows::parse_line(line),
+                Err(_) => Err("not UTF-8 text".to_string()),
+            })
+            .collect();
+        for (i, parsed) in parsed.into_iter().enumerate() {
+            rows.add(parsed.map_err(|message| parse_error(first_line + i, message))?);
+        }
+        first_line += lines.len();
+        block.drain(..complete);
+        if at_end {
+            break;
+        }
+    }
+    rows.finish();
+    Ok(aggregate::aggregate(rows)?)
+}
+
+/// The lines of a block, without their `\n`.
+fn split_lines(block: &[u8]) -> Vec<&[u8]> {
+    let mut lines = Vec::with_capacity(block.len() / 256);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', block) {
+        lines.push(&block[start..end]);
+        start = end + 1;
+    }
+    if start < block.len() {
+        lines.push(&block[start..]);
+    }
+    lines
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_up_to(file: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 #[cfg(test)]
@@ -250,6 +346,43 @@ mod tests {
         assert_eq!(f64_at(b, "parse_error", 1), 1.0);
         assert_eq!(f64_at(b, "invalid_rate", 1), 0.5);
         assert_eq!(t.scenarios.height(), 3);
+    }
+
+    /// The events as `events.jsonl` holds them.
+    fn jsonl(events: &[Event]) -> String {
+        events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect()
+    }
+
+    #[test]
+    fn streaming_a_file_in_small_blocks_gives_the_same_tables() {
+        let events = events();
+        let text = jsonl(&events);
+        let whole = build_tables(&events).unwrap();
+        // Blocks shorter than a line: every line is carried over at least once.
+        for block in [16, 100, 1 << 20] {
+            let t = tables_from_reader(Path::new("e.jsonl"), text.as_bytes(), block).unwrap();
+            for ((name, a), (_, b)) in whole.named().iter().zip(t.named()) {
+                assert!(a.equals_missing(b), "{name} differs with blocks of {block} bytes");
+            }
+        }
+        // No final newline, blank lines: still the same.
+        let ragged = text.replace("}\n{", "}\n\n{").trim_end().to_string();
+        let t = tables_from_reader(Path::new("e.jsonl"), ragged.as_bytes(), 64).unwrap();
+        assert!(whole.summary.equals_missing(&t.summary));
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_file_and_line() {
+        let mut text = jsonl(&events());
+        text.push_str("{\"ts_ms\":1,\"event\":\"tool_call\",\"model\":\"m1\"}\n");
+        let err = tables_from_reader(Path::new("run/events.jsonl"), text.as_bytes(), 50).unwrap_err().to_string();
+        assert!(err.starts_with("run/events.jsonl:13: not a calltape event: missing field"), "{err}");
+        let mut bytes = jsonl(&events()[..2]).into_bytes();
+        bytes.extend_from_slice(b"{\"event\":\"\xff\"}\n");
+        let err = tables_from_reader(Path::new("e.jsonl"), &bytes[..], 50).unwrap_err().to_string();
+        assert_eq!(err, "e.jsonl:3: not a calltape event: not UTF-8 text");
+        let err = tables_from_reader(Path::new("e.jsonl"), "{\"ts_ms\":1,\"event\":\"nope\"}".as_bytes(), 50).unwrap_err().to_string();
+        assert!(err.contains("e.jsonl:1: not a calltape event: unknown variant `nope`"), "{err}");
     }
 
     #[test]

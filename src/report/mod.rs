@@ -30,8 +30,10 @@ pub fn render_run(dir: &Path) -> Result<Tables, RenderRunError> {
     if !path.is_file() {
         return Err(RenderRunError::NotARun(dir.to_path_buf()));
     }
-    let events = crate::events::read_events(&path)?;
-    let tables = crate::metrics::build_tables(&events).map_err(|e| RenderRunError::Tables(e.to_string()))?;
+    let tables = crate::metrics::tables_from_file(&path).map_err(|e| match e {
+        crate::metrics::TablesError::Events(e) => RenderRunError::Events(e),
+        e => RenderRunError::Tables(e.to_string()),
+    })?;
     write_all(&tables, dir)?;
     Ok(tables)
 }
