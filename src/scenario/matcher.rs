@@ -2,6 +2,8 @@
 //! expression on a string, or anything at all. Used by scripted tool results,
 //! expected calls and forbidden-call patterns.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -12,7 +14,9 @@ use serde_json::Value;
 #[serde(try_from = "Value", into = "Value")]
 pub enum ValueMatcher {
     Exact(Value),
-    Regex(regex::Regex),
+    /// Shared, not cloned: a clone of a `Regex` gets its own match caches,
+    /// which thousands of scenarios would each fill.
+    Regex(Arc<regex::Regex>),
     Any,
     Absent,
 }
@@ -30,14 +34,15 @@ impl PartialEq for ValueMatcher {
 
 /// A compiled regex, shared by every rule with the same pattern: a suite of
 /// thousands of scenarios repeats a few patterns, and each compiled regex
-/// holds tens of kilobytes (clones share it).
-fn shared_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    static COMPILED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, regex::Regex>>> = std::sync::OnceLock::new();
+/// holds tens of kilobytes.
+fn shared_regex(pattern: &str) -> Result<Arc<regex::Regex>, regex::Error> {
+    type Compiled = std::sync::Mutex<std::collections::HashMap<String, Arc<regex::Regex>>>;
+    static COMPILED: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();
     let mut compiled = COMPILED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = compiled.get(pattern) {
         return Ok(r.clone());
     }
-    let r = regex::Regex::new(pattern)?;
+    let r = Arc::new(regex::Regex::new(pattern)?);
     compiled.insert(pattern.to_string(), r.clone());
     Ok(r)
 }
