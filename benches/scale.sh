@@ -3,7 +3,8 @@
 # scenarios repeated) × 3 simulated models. For each: the run recorded to
 # cassettes (wall time), then replayed from them (wall time, units per second,
 # peak memory), and `calltape report` rebuilding every table from
-# events.jsonl alone (time and peak memory).
+# events.jsonl alone (the tables' own time and events per second as it
+# reports them, then its whole time with every report file, and peak memory).
 # Usage: benches/scale.sh [SIZES...]   (default: 1000 10000 100000)
 # Needs a release build (`cargo build --release`) and GNU time (/usr/bin/time).
 set -euo pipefail
@@ -16,8 +17,8 @@ sizes=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 models=(--model sim-strong --model sim-cheap-types --model sim-cheap-syntax)
-printf '| scenarios | units | record s | replay s | replay units/s | replay peak MB | events | report s | report peak MB |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '| scenarios | units | record s | replay s | replay units/s | replay peak MB | events | tables s | tables events/s | report s | report peak MB |\n'
+printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for n in "${sizes[@]}"; do
   python3 "$root/benches/scale/make_suite.py" "$n" "$work/suite-$n/scale" >/dev/null
   common=(--suite "$work/suite-$n/scale" "${models[@]}" --recordings "$work/rec-$n")
@@ -29,10 +30,13 @@ for n in "${sizes[@]}"; do
   read -r run_s run_kb <"$work/run.time"
   dir=$(ls -d "$work/out-$n"/2* | head -1)
   events=$(wc -l <"$dir/events.jsonl")
-  /usr/bin/time -f '%e %M' -o "$work/report.time" "$bin" report "$dir" >/dev/null
+  /usr/bin/time -f '%e %M' -o "$work/report.time" "$bin" report "$dir" >"$work/report.out"
   read -r rep_s rep_kb <"$work/report.time"
+  # "tables built from N events in X s (R events/s); ..."
+  read -r tables_s tables_rate < <(sed -n 's/^tables built from [0-9]* events in \([0-9.]*\) s (\([0-9]*\) events\/s).*/\1 \2/p' "$work/report.out")
   units=$((n * 3))
-  printf '| %d | %d | %.2f | %.2f | %.0f | %.0f | %d | %.2f | %.0f |\n' "$n" "$units" "$rec_s" "$run_s" \
-    "$(echo "$units / $run_s" | bc -l)" "$(echo "$run_kb / 1024" | bc -l)" "$events" "$rep_s" "$(echo "$rep_kb / 1024" | bc -l)"
+  printf '| %d | %d | %.2f | %.2f | %.0f | %.0f | %d | %.2f | %d | %.2f | %.0f |\n' "$n" "$units" "$rec_s" "$run_s" \
+    "$(echo "$units / $run_s" | bc -l)" "$(echo "$run_kb / 1024" | bc -l)" "$events" "$tables_s" "$tables_rate" "$rep_s" \
+    "$(echo "$rep_kb / 1024" | bc -l)"
   rm -rf "$work/out-$n" "$work/rout-$n" "$work/rec-$n" "$work/suite-$n"
 done

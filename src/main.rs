@@ -295,7 +295,7 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
             }
             e => fail(&e),
         })?;
-    let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?;
+    let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?.tables;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
     let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
     println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
@@ -445,15 +445,22 @@ fn cassettes(command: CassettesCommand) -> Result<(), ExitCode> {
 }
 
 fn rerender(run_dir: PathBuf) -> Result<(), ExitCode> {
-    let tables = report::render_run(&run_dir).map_err(|e| {
+    let rendered = report::render_run(&run_dir).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    let text = report::terminal::render_tables(&tables, terminal_width()).map_err(|e| {
+    let text = report::terminal::render_tables(&rendered.tables, terminal_width()).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(1)
     })?;
     println!("{text}");
+    let build = rendered.build_time.as_secs_f64();
+    println!(
+        "tables built from {} events in {build:.2} s ({:.0} events/s); reports written in {:.2} s",
+        rendered.tables.events,
+        rendered.tables.events as f64 / build.max(1e-9),
+        rendered.write_time.as_secs_f64()
+    );
     println!("reports rewritten in {}", run_dir.display());
     Ok(())
 }

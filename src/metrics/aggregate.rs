@@ -321,5 +321,5 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
     derived::extend_by_tool(&mut by_tool)?;
     derived::extend_suites(&mut suites)?;
     let pairs = derived::pairs(&scenarios, &r.model_order)?;
-    Ok(Tables { run: r.run.clone(), summary, by_tool, scenarios, by_scenario, suites, repairs, pairs })
+    Ok(Tables { run: r.run.clone(), summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, events: r.events })
 }

@@ -56,6 +56,8 @@ pub struct Tables {
     pub repairs: DataFrame,
     /// One row per two models run on the same scenarios.
     pub pairs: DataFrame,
+    /// How many events the tables were built from.
+    pub events: u64,
 }
 
 impl Tables {
@@ -123,13 +125,15 @@ fn tables_from_reader(path: &Path, mut file: impl Read, block_bytes: usize) -> R
         let parsed: Vec<_> = lines
             .par_iter()
             .map(|line| match std::str::from_utf8(line) {
-                Ok(line) if line.trim().is_empty() => Ok(rows::Parsed::Skipped),
-                Ok(line) => rows::parse_line(line),
+                Ok(line) if line.trim().is_empty() => Ok(None),
+                Ok(line) => rows::parse_line(line).map(Some),
                 Err(_) => Err("not UTF-8 text".to_string()),
             })
             .collect();
         for (i, parsed) in parsed.into_iter().enumerate() {
-            rows.add(parsed.map_err(|message| parse_error(first_line + i, message))?);
+            if let Some(parsed) = parsed.map_err(|message| parse_error(first_line + i, message))? {
+                rows.add(parsed);
+            }
         }
         first_line += lines.len();
         block.drain(..complete);

@@ -133,6 +133,8 @@ pub(super) struct Rows {
     pub(super) scenarios: Vec<ScenarioRow>,
     pub(super) requests: Vec<RequestRow>,
     pub(super) repairs: Vec<RepairRow>,
+    /// Events read.
+    pub(super) events: u64,
 }
 
 /// The fields the tables read from one event line, borrowed from the line;
@@ -287,6 +289,7 @@ impl Rows {
 
     /// Adds one parsed line.
     pub(super) fn add(&mut self, parsed: Parsed) {
+        self.events += 1;
         match parsed {
             Parsed::Skipped => {}
             Parsed::RunStarted(kind) => self.add_run(*kind),

@@ -11,6 +11,7 @@ pub mod terminal;
 mod text;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::metrics::Tables;
 
@@ -23,19 +24,28 @@ pub enum ReportError {
     Render { what: String, message: String },
 }
 
+/// A run folder's tables, and how long building and writing them took.
+pub struct RenderedRun {
+    pub tables: Tables,
+    pub build_time: Duration,
+    pub write_time: Duration,
+}
+
 /// Reads a run folder's `events.jsonl`, builds the tables and writes every
 /// report file beside it: how `run` finishes and what `report` redoes.
-pub fn render_run(dir: &Path) -> Result<Tables, RenderRunError> {
+pub fn render_run(dir: &Path) -> Result<RenderedRun, RenderRunError> {
     let path = dir.join("events.jsonl");
     if !path.is_file() {
         return Err(RenderRunError::NotARun(dir.to_path_buf()));
     }
+    let started = Instant::now();
     let tables = crate::metrics::tables_from_file(&path).map_err(|e| match e {
         crate::metrics::TablesError::Events(e) => RenderRunError::Events(e),
         e => RenderRunError::Tables(e.to_string()),
     })?;
+    let build_time = started.elapsed();
     write_all(&tables, dir)?;
-    Ok(tables)
+    Ok(RenderedRun { tables, build_time, write_time: started.elapsed() - build_time })
 }
 
 /// Why a run folder could not be rendered.
