@@ -295,6 +295,9 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
             }
             e => fail(&e),
         })?;
+    // The reports are built from events.jsonl alone: the loaded suites (the
+    // larger part of a big run's memory) can go before they are.
+    drop(suites);
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?.tables;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
     let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
