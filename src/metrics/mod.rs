@@ -106,43 +106,68 @@ pub fn tables_from_file(path: &Path) -> Result<Tables, TablesError> {
     tables_from_reader(path, file, BLOCK_BYTES)
 }
 
-/// `tables_from_file` over any reader; `path` names it in errors.
-fn tables_from_reader(path: &Path, mut file: impl Read, block_bytes: usize) -> Result<Tables, TablesError> {
-    let io = |source| EventsError::Io { path: path.into(), source };
+/// `tables_from_file` over any reader; `path` names it in errors. A thread
+/// reads the next block while this one parses the last.
+fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -> Result<Tables, TablesError> {
     let parse_error = |line: usize, message: String| EventsError::Parse { path: path.into(), line, message };
     let mut rows = rows::Rows::default();
-    let mut block: Vec<u8> = Vec::with_capacity(2 * block_bytes);
     let mut first_line = 1;
-    loop {
-        // The block holds the unfinished line of the last read, then more.
-        let start = block.len();
-        block.resize(start + block_bytes, 0);
-        let read = read_up_to(&mut file, &mut block[start..]).map_err(io)?;
-        block.truncate(start + read);
-        let at_end = read == 0;
-        let complete = if at_end { block.len() } else { memchr::memrchr(b'\n', &block).map_or(0, |i| i + 1) };
-        let lines = split_lines(&block[..complete]);
-        let parsed: Vec<_> = lines
-            .par_iter()
-            .map(|line| match std::str::from_utf8(line) {
-                Ok(line) if line.trim().is_empty() => Ok(None),
-                Ok(line) => rows::parse_line(line).map(Some),
-                Err(_) => Err("not UTF-8 text".to_string()),
-            })
-            .collect();
-        for (i, parsed) in parsed.into_iter().enumerate() {
-            if let Some(parsed) = parsed.map_err(|message| parse_error(first_line + i, message))? {
-                rows.add(parsed);
+    std::thread::scope(|scope| {
+        let (blocks, received) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || read_blocks(file, block_bytes, |block| blocks.send(block).is_ok()));
+        // Returning early drops `received`, which stops the reader.
+        for block in received {
+            let block = block.map_err(|source| EventsError::Io { path: path.into(), source })?;
+            let lines = split_lines(&block);
+            let parsed: Vec<_> = lines
+                .par_iter()
+                .map(|line| match std::str::from_utf8(line) {
+                    Ok(line) if line.trim().is_empty() => Ok(None),
+                    Ok(line) => rows::parse_line(line).map(Some),
+                    Err(_) => Err("not UTF-8 text".to_string()),
+                })
+                .collect();
+            for (i, parsed) in parsed.into_iter().enumerate() {
+                if let Some(parsed) = parsed.map_err(|message| parse_error(first_line + i, message))? {
+                    rows.add(parsed);
+                }
             }
+            first_line += lines.len();
         }
-        first_line += lines.len();
-        block.drain(..complete);
-        if at_end {
-            break;
-        }
-    }
+        Ok::<(), EventsError>(())
+    })?;
     rows.finish();
     Ok(aggregate::aggregate(rows)?)
+}
+
+/// Reads `file` in blocks of whole lines (the last may lack its `\n`) of
+/// about `block_bytes`, handing each to `send` until it returns false.
+fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::Result<Vec<u8>>) -> bool) {
+    let mut block: Vec<u8> = Vec::new();
+    loop {
+        // The block starts with the unfinished line of the last read.
+        let start = block.len();
+        block.resize(start + block_bytes, 0);
+        let read = match read_up_to(&mut file, &mut block[start..]) {
+            Ok(read) => read,
+            Err(e) => {
+                send(Err(e));
+                return;
+            }
+        };
+        block.truncate(start + read);
+        if read == 0 {
+            if !block.is_empty() {
+                send(Ok(block));
+            }
+            return;
+        }
+        let Some(last_newline) = memchr::memrchr(b'\n', &block) else { continue };
+        let rest = block.split_off(last_newline + 1);
+        if !send(Ok(std::mem::replace(&mut block, rest))) {
+            return;
+        }
+    }
 }
 
 /// The lines of a block, without their `\n`.

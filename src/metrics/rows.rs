@@ -217,10 +217,11 @@ const UNREAD: [&str; 4] = ["scenario_started", "tool_executed", "cassette", "run
 
 /// The `"event"` tag of a line as calltape writes it (right after `ts_ms`).
 fn tag_of(text: &str) -> Option<&str> {
-    let head = &text[..text.len().min(64)];
-    let start = head.find(r#""event":""#)? + r#""event":""#.len();
-    let len = text[start..].find('"')?;
-    Some(&text[start..start + len])
+    const KEY: &[u8] = br#""event":""#;
+    let head = &text.as_bytes()[..text.len().min(64)];
+    let start = memchr::memmem::find(head, KEY)? + KEY.len();
+    let len = memchr::memchr(b'"', &text.as_bytes()[start..])?;
+    text.get(start..start + len)
 }
 
 /// Reads one line. A line that is not a calltape event is an error, with
