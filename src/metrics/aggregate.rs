@@ -3,7 +3,7 @@
 use polars::prelude::*;
 
 use super::derived;
-use super::rows::{ApprovalCounts, CallCounts, Rows};
+use super::rows::{ApprovalCounts, CallCounts, RepairRow, Rows};
 use super::Tables;
 use crate::events::{DenialBehaviour, RepairStage};
 use crate::pipeline::InvalidKind;
@@ -150,19 +150,18 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
         col_of("request_errors", r.requests.iter().map(|q| q.error).collect::<Vec<_>>()),
     ])?
     .lazy();
-    let of_stage = |stage: RepairStage| r.repairs.iter().filter(move |p| p.stage == stage);
-    let local_repairs = frame(vec![
-        col_of("model", of_stage(RepairStage::Local).map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
-        col_of("tool", of_stage(RepairStage::Local).map(|p| name(p.tool)).collect::<Vec<_>>()),
-        col_of("us", of_stage(RepairStage::Local).map(|p| p.latency_us.unwrap_or(0.0)).collect::<Vec<_>>()),
-    ])?
-    .lazy();
-    let model_repairs = frame(vec![
-        col_of("model", of_stage(RepairStage::Model).map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
-        col_of("tool", of_stage(RepairStage::Model).map(|p| name(p.tool)).collect::<Vec<_>>()),
-        col_of("ms", of_stage(RepairStage::Model).map(|p| p.latency_ms.unwrap_or(0.0)).collect::<Vec<_>>()),
-    ])?
-    .lazy();
+    // One stage's repair attempts: model, tool and the latency in that stage's unit.
+    let repairs_of = |stage: RepairStage, unit: &str, latency: fn(&RepairRow) -> Option<f64>| {
+        let of_stage = || r.repairs.iter().filter(|p| p.stage == stage);
+        frame(vec![
+            col_of("model", of_stage().map(|p| r.model_of(p.unit)).collect::<Vec<_>>()),
+            col_of("tool", of_stage().map(|p| name(p.tool)).collect::<Vec<_>>()),
+            col_of(unit, of_stage().map(|p| latency(p).unwrap_or(0.0)).collect::<Vec<_>>()),
+        ])
+        .map(DataFrame::lazy)
+    };
+    let local_repairs = repairs_of(RepairStage::Local, "us", |p| p.latency_us)?;
+    let model_repairs = repairs_of(RepairStage::Model, "ms", |p| p.latency_ms)?;
     let local_latency = |keys: &[&str]| {
         local_repairs
             .clone()

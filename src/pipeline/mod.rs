@@ -68,9 +68,17 @@ pub struct Fix {
     pub detail: String,
 }
 
-/// The snake_case name a fix-kind enum serialises to.
+/// The snake_case name a fix-kind enum serialises to: serde writes a unit
+/// variant's name straight into a formatter (no JSON value in between, which
+/// cost a visible share of a repaired call).
 fn kind_name<T: Serialize>(kind: &T) -> String {
-    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    struct Name<'a, T>(&'a T);
+    impl<T: Serialize> std::fmt::Display for Name<'_, T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            self.0.serialize(f)
+        }
+    }
+    Name(kind).to_string()
 }
 
 /// Microseconds spent in each stage.
@@ -234,12 +242,13 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     let args = match parsed {
         Ok(args) => args,
         Err(e) => {
-            let not_json = issue(InvalidKind::ParseError, format!("arguments are not valid JSON: {}", e.message));
-            v.first_issues.push(not_json.clone());
+            let not_json = issue(InvalidKind::ParseError, format!("arguments are not valid JSON: {e}"));
             if !repairing {
+                v.first_issues.push(not_json.clone());
                 v.issues.push(not_json);
                 return v;
             }
+            v.first_issues.push(not_json);
             let lenient = lenient::parse_lenient(&call.arguments);
             v.timings.repair_us += clock.lap();
             match lenient {

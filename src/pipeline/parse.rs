@@ -3,18 +3,13 @@
 
 use serde_json::Value;
 
-/// Why the arguments are not JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParseFailure {
-    pub message: String,
-}
-
-/// Parses argument text strictly.
-pub fn parse_strict(text: &str) -> Result<Value, ParseFailure> {
+/// Parses argument text strictly; the error says why it is not JSON (it is
+/// formatted only where it is reported).
+pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_str(text).map_err(|e| ParseFailure { message: e.to_string() })
+    serde_json::from_str(text)
 }
 
 #[cfg(test)]
@@ -26,6 +21,6 @@ mod tests {
         assert_eq!(parse_strict("  ").unwrap(), serde_json::json!({}));
         assert_eq!(parse_strict(r#"{"a":1}"#).unwrap(), serde_json::json!({"a": 1}));
         let err = parse_strict(r#"{"a":1,}"#).unwrap_err();
-        assert!(err.message.contains("trailing comma"), "{}", err.message);
+        assert!(err.to_string().contains("trailing comma"), "{err}");
     }
 }
