@@ -2,7 +2,7 @@
 //! are the CSV's columns (numbers as numbers, empty cells as null).
 
 use polars::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
@@ -26,19 +26,42 @@ fn cell(v: AnyValue<'_>) -> Value {
     }
 }
 
-/// A table as an array of row objects.
-pub fn rows(df: &DataFrame) -> PolarsResult<Value> {
-    let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
-    let columns = df.columns();
-    let mut out = Vec::with_capacity(df.height());
-    for i in 0..df.height() {
-        let mut row = Map::new();
-        for (name, column) in names.iter().zip(columns) {
-            row.insert(name.clone(), cell(column.get(i)?));
+/// A table as an array of row objects, serialised row by row (a tree of
+/// maps for a 100k-row table would cost several times the text). Keys are in
+/// name order, as a JSON object's keys read back.
+struct Rows<'a>(&'a DataFrame);
+
+impl serde::Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap, SerializeSeq};
+        let df = self.0;
+        let mut columns: Vec<&Column> = df.columns().iter().collect();
+        columns.sort_by(|a, b| a.name().cmp(b.name()));
+        let mut rows = serializer.serialize_seq(Some(df.height()))?;
+        for i in 0..df.height() {
+            rows.serialize_element(&Row(&columns, i))?;
         }
-        out.push(Value::Object(row));
+        return rows.end();
+
+        struct Row<'a>(&'a [&'a Column], usize);
+        impl serde::Serialize for Row<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut row = serializer.serialize_map(Some(self.0.len()))?;
+                for column in self.0 {
+                    let value = column.get(self.1).map_err(S::Error::custom)?;
+                    row.serialize_entry(column.name().as_str(), &cell(value))?;
+                }
+                row.end()
+            }
+        }
     }
-    Ok(Value::Array(out))
+}
+
+/// A table as pretty-printed JSON text, ending in a newline.
+pub fn to_json(df: &DataFrame) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(&Rows(df))?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 impl Exporter for Json {
@@ -48,9 +71,7 @@ impl Exporter for Json {
             .into_iter()
             .map(|(stem, df)| {
                 let name = format!("{stem}.json");
-                let value = rows(df).map_err(|e| ReportError::Render { what: name.clone(), message: e.to_string() })?;
-                let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
-                bytes.push(b'\n');
+                let bytes = to_json(df).map_err(|e| ReportError::Render { what: name.clone(), message: e.to_string() })?;
                 Ok((name, bytes))
             })
             .collect()
