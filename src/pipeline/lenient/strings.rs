@@ -76,7 +76,9 @@ impl Parser<'_> {
                 self.last_end = len;
                 return Ok(Some(out));
             }
-            if Some(i) == stop_at {
+            // `>=`: an escape may step over the stop (`\,`); stopping only
+            // on equality re-read the same quote and recursed without end.
+            if stop_at.is_some_and(|stop| i >= stop) {
                 out.truncate(out.len() - spaces);
                 self.note(LenientFix::MissingQuote);
                 self.i = i;

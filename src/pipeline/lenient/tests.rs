@@ -230,6 +230,20 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert!(parse_lenient(&format!("[{deepest}")).is_err(), "one level more is refused");
 }
 
+/// Found by fuzzing (`fuzz/regressions/lenient_parser/crash-2b5f…`): a
+/// string whose end quote is preceded by an escaped comma (`"\,"x`) was
+/// re-read to stop at that comma, but the escape stepped over it, so the
+/// re-read met the same quote and recursed again, once per step of the work
+/// budget, until the stack overflowed.
+#[test]
+fn a_stop_inside_an_escape_does_not_recurse_without_end() {
+    let text = format!("\"\\,\"{}", "<".repeat(100_000));
+    let handle = std::thread::Builder::new().stack_size(256 << 10).spawn(move || parse_lenient(&text)).unwrap();
+    // What matters is that it returns: the stray quote after the string is an error.
+    let got = handle.join().expect("no stack overflow");
+    assert_eq!(got.unwrap_err().offset, 3);
+}
+
 #[test]
 fn every_prefix_parses_or_errors_without_panic() {
     let sample = "```json\n{\"command\": 'ls -la /tmp', \"env\": {\"A\": [1, 2.5e-3, true, None]}, \
