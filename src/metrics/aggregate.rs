@@ -122,16 +122,21 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
     ])?;
 
     // Counted per model × tool as the events were read.
+    let model_and_tool = |keys: Vec<&(u32, u32)>| {
+        vec![
+            col_of("model", keys.iter().map(|k| name(k.0)).collect::<Vec<_>>()),
+            col_of("tool", keys.iter().map(|k| name(k.1)).collect::<Vec<_>>()),
+        ]
+    };
     let counts = |f: &dyn Fn(&CallCounts) -> u64| r.calls.values().map(f).collect::<Vec<u64>>();
-    let mut call_columns = vec![
-        col_of("model", r.calls.keys().map(|k| name(k.0)).collect::<Vec<_>>()),
-        col_of("tool", r.calls.keys().map(|k| name(k.1)).collect::<Vec<_>>()),
+    let mut call_columns = model_and_tool(r.calls.keys().collect());
+    call_columns.extend([
         col_of("calls", counts(&|c| c.calls)),
         col_of("invalid", counts(&|c| c.invalid)),
         col_of("repaired_local", counts(&|c| c.repaired_local)),
         col_of("repaired_model", counts(&|c| c.repaired_model)),
         col_of("still_invalid", counts(&|c| c.still_invalid)),
-    ];
+    ]);
     for (i, kind) in InvalidKind::ALL.iter().enumerate() {
         call_columns.push(col_of(kind.as_str(), counts(&|c| c.kinds[i])));
     }
@@ -176,14 +181,13 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
     };
 
     let approved = |f: &dyn Fn(&ApprovalCounts) -> u64| r.approvals.values().map(f).collect::<Vec<u64>>();
-    let mut approval_columns = vec![
-        col_of("model", r.approvals.keys().map(|k| name(k.0)).collect::<Vec<_>>()),
-        col_of("tool", r.approvals.keys().map(|k| name(k.1)).collect::<Vec<_>>()),
+    let mut approval_columns = model_and_tool(r.approvals.keys().collect());
+    approval_columns.extend([
         col_of("approvals_requested", approved(&|a| a.requested)),
         col_of("approved", approved(&|a| a.approved)),
         col_of("denied", approved(&|a| a.requested - a.approved)),
         col_of("approval_warnings", approved(&|a| a.warnings)),
-    ];
+    ]);
     for (i, b) in DenialBehaviour::ALL.iter().enumerate() {
         approval_columns.push(col_of(b.column(), approved(&|a| a.after_denial[i])));
     }
