@@ -4,6 +4,9 @@
 use polars::prelude::*;
 use serde_json::Value;
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
 
@@ -57,14 +60,34 @@ impl serde::Serialize for Rows<'_> {
     }
 }
 
+/// A table as pretty-printed JSON text, ending in a newline, into `out`.
+fn write_json(df: &DataFrame, mut out: impl std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, &Rows(df))?;
+    out.write_all(b"\n")
+}
+
 /// A table as pretty-printed JSON text, ending in a newline.
-pub fn to_json(df: &DataFrame) -> serde_json::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(&Rows(df))?;
-    bytes.push(b'\n');
+fn to_json(df: &DataFrame) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    write_json(df, &mut bytes)?;
     Ok(bytes)
 }
 
 impl Exporter for Json {
+    /// Straight into each file: a run's per-unit tables are the largest
+    /// reports, and need not be held as text too.
+    fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+        let mut written = Vec::new();
+        for (stem, df) in tables.named() {
+            let path = dir.join(format!("{stem}.json"));
+            let io = |source| ReportError::Io { path: path.clone(), source };
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+            write_json(df, &mut file).and_then(|()| file.flush()).map_err(io)?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
         tables
             .named()

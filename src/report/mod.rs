@@ -65,6 +65,17 @@ pub enum RenderRunError {
 pub trait Exporter {
     /// The files this format writes, as (file name, contents).
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError>;
+
+    /// Writes this format's files into `dir`; returns their paths.
+    fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+        let mut written = Vec::new();
+        for (name, bytes) in self.export(tables)? {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(|source| ReportError::Io { path: path.clone(), source })?;
+            written.push(path);
+        }
+        Ok(written)
+    }
 }
 
 /// Writes every format into `dir`; returns the paths written.
@@ -72,11 +83,7 @@ pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportErro
     let exporters: [&dyn Exporter; 5] = [&csv::Csv, &json::Json, &junit::Junit, &markdown::Markdown, &html::Html];
     let mut written = Vec::new();
     for exporter in exporters {
-        for (name, bytes) in exporter.export(tables)? {
-            let path = dir.join(name);
-            std::fs::write(&path, bytes).map_err(|source| ReportError::Io { path: path.clone(), source })?;
-            written.push(path);
-        }
+        written.extend(exporter.write(tables, dir)?);
     }
     Ok(written)
 }
