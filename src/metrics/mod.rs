@@ -75,7 +75,8 @@ impl Tables {
     }
 }
 
-/// Builds every table from events in memory.
+/// Builds every table from events in memory, through the same line reader
+/// as `tables_from_file`, so there is one way events become rows.
 pub fn build_tables(events: &[Event]) -> PolarsResult<Tables> {
     let mut rows = rows::Rows::default();
     for event in events {

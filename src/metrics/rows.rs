@@ -327,7 +327,7 @@ impl Rows {
                 let repaired = outcome == CallOutcome::Repaired;
                 let by_model = line.repaired_by == Some(RepairStage::Model);
                 self.units[unit as usize].repaired |= repaired;
-                let key = (self.units[unit as usize].model, self.names.id(line.tool.as_deref().unwrap_or_default()));
+                let key = self.tool_key(unit, line);
                 let c = self.calls.entry(key).or_default();
                 c.calls += 1;
                 c.invalid += u64::from(outcome != CallOutcome::Valid);
@@ -360,14 +360,16 @@ impl Rows {
                 });
             }
             "tool_approval" => {
-                let key = self.tool_key(line);
+                let unit = self.unit(line);
+                let key = self.tool_key(unit, line);
                 let a = self.approvals.entry(key).or_default();
                 a.requested += 1;
                 a.approved += u64::from(flag(line.approved));
                 a.warnings += u64::from(line.warning.is_some());
             }
             "denial_followup" => {
-                let key = self.tool_key(line);
+                let unit = self.unit(line);
+                let key = self.tool_key(unit, line);
                 let a = self.approvals.entry(key).or_default();
                 for (count, behaviour) in a.after_denial.iter_mut().zip(DenialBehaviour::ALL) {
                     *count += u64::from(line.behaviour == Some(behaviour));
@@ -390,8 +392,8 @@ impl Rows {
         }
     }
 
-    fn tool_key(&mut self, line: &Line) -> (u32, u32) {
-        let unit = self.unit(line);
+    /// The (model, tool) a line's counts go under.
+    fn tool_key(&mut self, unit: u32, line: &Line) -> (u32, u32) {
         (self.units[unit as usize].model, self.names.id(line.tool.as_deref().unwrap_or_default()))
     }
 
@@ -413,15 +415,16 @@ impl Rows {
         self.repairs.sort_by_key(|r| rank[r.unit as usize]);
         self.scenarios.sort_by_key(|r| rank[r.unit as usize]);
         // Models seen in rows but not announced (e.g. merged runs) go last.
-        let mut unannounced = Vec::new();
-        for unit in self.scenarios.iter().map(|r| r.unit).chain(self.requests.iter().map(|r| r.unit)) {
-            let model = self.names.name(self.units[unit as usize].model);
-            if !self.model_order.iter().any(|m| m == model) && !unannounced.contains(&model) {
-                unannounced.push(model);
+        // Each model is looked at once, in the order its rows first come.
+        let mut seen = std::collections::HashSet::new();
+        let rows = self.scenarios.iter().map(|r| r.unit).chain(self.requests.iter().map(|r| r.unit));
+        let firsts: Vec<u32> = rows.map(|unit| self.units[unit as usize].model).filter(|model| seen.insert(*model)).collect();
+        for model in firsts {
+            let name = self.names.name(model);
+            if !self.model_order.iter().any(|m| m == name) {
+                self.model_order.push(name.to_string());
             }
         }
-        let unannounced: Vec<String> = unannounced.into_iter().map(str::to_string).collect();
-        self.model_order.extend(unannounced);
     }
 
     /// The model name of a unit.

@@ -1,11 +1,11 @@
 //! JSON of every table: `<table>.json`, an array of row objects whose keys
 //! are the CSV's columns (numbers as numbers, empty cells as null).
 
-use polars::prelude::*;
-use serde_json::Value;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use serde_json::Value;
 
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
@@ -61,7 +61,7 @@ impl serde::Serialize for Rows<'_> {
 }
 
 /// A table as pretty-printed JSON text, ending in a newline, into `out`.
-fn write_json(df: &DataFrame, mut out: impl std::io::Write) -> std::io::Result<()> {
+fn write_json(df: &DataFrame, mut out: impl Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut out, &Rows(df))?;
     out.write_all(b"\n")
 }
