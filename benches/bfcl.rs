@@ -28,7 +28,8 @@ fn answers() -> Vec<(BfclCheck, Vec<(String, Value)>)> {
     }
     let suite = load_suite(out.path()).expect("suite loads");
     let mut out = Vec::new();
-    for s in &suite.scenarios {
+    for s in suite.scenarios() {
+        let s = s.expect("scenario reads again");
         let Some(key) = s.expect.bfcl.clone().filter(|k| k.category.has_ground_truth()) else { continue };
         let right: Vec<(String, Value)> = s
             .expect

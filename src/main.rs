@@ -510,7 +510,7 @@ fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Result<(), ExitCode> {
     match load_suites(&paths) {
         Ok(suites) => {
             for s in &suites {
-                println!("ok: {} ({} scenarios)", s.name, s.scenarios.len());
+                println!("ok: {} ({} scenarios)", s.name, s.len());
             }
             Ok(())
         }

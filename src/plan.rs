@@ -92,12 +92,12 @@ impl RunPlan {
             .map_err(|errors| PlanError::Load(errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
         for suite in &mut suites {
             let name = suite.name.clone();
-            suite.scenarios.retain(|s| {
-                (self.filters.is_empty() || self.filters.iter().any(|f| crate::check::glob_matches(f, &s.id)))
-                    && self.shard.is_none_or(|shard| shard.contains(&name, &s.id))
+            suite.retain(|id| {
+                (self.filters.is_empty() || self.filters.iter().any(|f| crate::check::glob_matches(f, id)))
+                    && self.shard.is_none_or(|shard| shard.contains(&name, id))
             });
         }
-        suites.retain(|s| !s.scenarios.is_empty());
+        suites.retain(|s| !s.is_empty());
         if suites.is_empty() {
             let shard = self.shard.map(|s| format!(" in shard {}/{}", s.index, s.count)).unwrap_or_default();
             return Err(PlanError::NothingToRun { filters: self.filters.clone(), shard });

@@ -43,6 +43,9 @@ pub enum RunError {
     NoTerminal(#[from] NoTerminal),
     #[error("run stopped at the first request with no recording (--fail-fast): {0}")]
     Stopped(String),
+    /// A scenario could not be read again when its turn came.
+    #[error("{0}")]
+    Suite(crate::scenario::LoadError),
 }
 
 /// Where a run was written.
@@ -116,9 +119,8 @@ pub async fn run(
         return Err(RunError::NoModels);
     }
     let live = Arc::new(live_transports(config)?);
-    let total: u64 =
-        config.models.iter().map(|m| suites.iter().flat_map(|s| &s.scenarios).filter(|s| m.runs(&s.id)).count() as u64).sum::<u64>()
-            * u64::from(config.run.trials);
+    let total: u64 = config.models.iter().map(|m| suites.iter().flat_map(Suite::ids).filter(|id| m.runs(id)).count() as u64).sum::<u64>()
+        * u64::from(config.run.trials);
     let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
     progress.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
@@ -126,8 +128,7 @@ pub async fn run(
     );
     // Interactive approval needs a person at a terminal: refuse to start without one.
     let interactive = config.approval.mode_override.unwrap_or(config.approval.mode) == ApprovalMode::Interactive
-        || (config.approval.mode_override.is_none()
-            && suites.iter().flat_map(|s| &s.scenarios).any(|s| s.approvals.mode == Some(ApprovalMode::Interactive)));
+        || (config.approval.mode_override.is_none() && suites.iter().any(Suite::needs_person));
     let person = if interactive { Some(Arc::new(PersonApprover::on_terminal(progress.clone())?)) } else { None };
     let (run_id, dir, events, done) = match target {
         RunTarget::Resume { dir, done } => {
@@ -176,13 +177,12 @@ pub async fn run(
     // at once are in memory, so a 100k-unit suite costs no more memory than a
     // small one and every model is busy from the start.
     let in_flight_cap = lanes.iter().map(|l| l.model.concurrency).sum::<usize>() * 2;
-    let lanes = &lanes;
+    let shared =
+        Arc::new(Shared { events: events.clone(), config: config.clone(), progress: progress.clone(), rules, person, live, recordings });
     let trials = config.run.trials;
-    let units = suites.iter().flat_map(|suite| &suite.scenarios).flat_map(move |scenario| {
-        (0..trials).flat_map(move |trial| lanes.iter().filter(|l| l.model.runs(&scenario.id)).map(move |lane| (scenario, trial, lane)))
-    });
     let mut tasks = tokio::task::JoinSet::new();
     let mut first_error = None;
+    let mut suite_error = None;
     let mut completed = done.len() as u64;
     let mut cassettes = CassetteSummary::default();
     let fail_fast = config.run.fail_fast;
@@ -205,57 +205,49 @@ pub async fn run(
             Err(stopped) if stopped.is_cancelled() => {}
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         };
-    for (scenario, trial, lane) in units {
-        let key = UnitKey { model: lane.model.name.clone(), suite: scenario.suite.clone(), scenario: scenario.id.clone(), trial };
-        if done.contains(&key) {
-            continue;
-        }
-        if stop.is_set() {
-            break;
-        }
-        while tasks.len() >= in_flight_cap {
-            if let Some(joined) = tasks.join_next().await {
-                absorb(joined, &stop);
+    // Scenario by scenario, each read again from its file only while its
+    // units run, so memory does not grow with the suite.
+    'run: for suite in suites {
+        for (index, id) in suite.ids().enumerate() {
+            let key =
+                |lane: &Lane, trial| UnitKey { model: lane.model.name.clone(), suite: suite.name.clone(), scenario: id.into(), trial };
+            let pending: Vec<(UnitKey, &Lane)> = (0..trials)
+                .flat_map(|trial| lanes.iter().filter(|l| l.model.runs(id)).map(move |lane| (key(lane, trial), lane)))
+                .filter(|(key, _)| !done.contains(key))
+                .collect();
+            if pending.is_empty() {
+                continue;
             }
-        }
-        let (lane, stop, scenario) = (lane.clone(), stop.clone(), scenario.clone());
-        let (events, config, progress, rules, person, live, recordings) =
-            (events.clone(), config.clone(), progress.clone(), rules.clone(), person.clone(), live.clone(), recordings.clone());
-        tasks.spawn(async move {
-            let _permit = lane.limit.acquire_owned().await.expect("semaphore never closes");
             if stop.is_set() {
-                return Ok((false, None));
+                break 'run;
             }
-            let transports = unit_transports(&key, &lane.model, &lane.repairer, &scenario, &config, &recordings, &live);
-            let unit = Unit {
-                key,
-                scenario: &scenario,
-                config: &config,
-                rules: &rules,
-                endpoint: Endpoint { model: &lane.model, provider: lane.provider.as_ref(), transport: transports.model.as_ref() },
-                repairer: Endpoint {
-                    model: &lane.repairer,
-                    provider: lane.repair_provider.as_ref(),
-                    transport: transports.repair.as_ref(),
-                },
-                person: person.as_deref(),
-                events: &events,
+            let scenario = match suite.scenario(index) {
+                Ok(s) => s,
+                Err(e) => {
+                    suite_error = Some(RunError::Suite(e));
+                    stop.set();
+                    break 'run;
+                }
             };
-            let verdict = run_unit(&unit).await;
-            let cassette = transports.cassette.map(UnitCassette::finish);
-            if let Some(event) = cassette.as_ref().and_then(CassetteOutcome::event) {
-                events.emit(event)?;
+            for (key, lane) in pending {
+                if stop.is_set() {
+                    break 'run;
+                }
+                while tasks.len() >= in_flight_cap {
+                    if let Some(joined) = tasks.join_next().await {
+                        absorb(joined, &stop);
+                    }
+                }
+                tasks.spawn(run_one(key, lane.clone(), scenario.clone(), shared.clone(), stop.clone()));
             }
-            progress.inc(1);
-            verdict.map(|_| (true, cassette))
-        });
+        }
     }
     while let Some(joined) = tasks.join_next().await {
         absorb(joined, &stop);
     }
     listener.abort();
     progress.finish_and_clear();
-    if let Some(e) = first_error {
+    if let Some(e) = suite_error.or(first_error) {
         return Err(e);
     }
     let remaining = total - completed;
@@ -265,6 +257,51 @@ pub async fn run(
         events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
     }
     Ok(RunFolder { run_id, dir, units: total, remaining, cassettes })
+}
+
+/// What every unit of a run uses.
+struct Shared {
+    events: Arc<EventLog>,
+    config: Arc<Config>,
+    progress: ProgressBar,
+    rules: Arc<RepairRules>,
+    person: Option<Arc<PersonApprover>>,
+    live: Arc<LiveTransports>,
+    recordings: Arc<Recordings>,
+}
+
+/// Runs one unit once its model has room; says whether it ran (not when the
+/// run was stopped first) and what its cassette did.
+async fn run_one(
+    key: UnitKey,
+    lane: Lane,
+    scenario: Arc<Scenario>,
+    shared: Arc<Shared>,
+    stop: StopFlag,
+) -> Result<(bool, Option<CassetteOutcome>), EventsError> {
+    let _permit = lane.limit.acquire_owned().await.expect("semaphore never closes");
+    if stop.is_set() {
+        return Ok((false, None));
+    }
+    let Shared { events, config, progress, rules, person, live, recordings } = &*shared;
+    let transports = unit_transports(&key, &lane.model, &lane.repairer, &scenario, config, recordings, live);
+    let unit = Unit {
+        key,
+        scenario: &scenario,
+        config,
+        rules,
+        endpoint: Endpoint { model: &lane.model, provider: lane.provider.as_ref(), transport: transports.model.as_ref() },
+        repairer: Endpoint { model: &lane.repairer, provider: lane.repair_provider.as_ref(), transport: transports.repair.as_ref() },
+        person: person.as_deref(),
+        events,
+    };
+    let verdict = run_unit(&unit).await;
+    let cassette = transports.cassette.map(UnitCassette::finish);
+    if let Some(event) = cassette.as_ref().and_then(CassetteOutcome::event) {
+        events.emit(event)?;
+    }
+    progress.inc(1);
+    verdict.map(|_| (true, cassette))
 }
 
 /// One model's share of the run: its config, adapters and concurrency limit.

@@ -115,7 +115,7 @@ async fn a_replay_with_nothing_under_the_cassettes_equals_the_live_run() {
     record.run.mode = CassetteMode::Record;
     record.run.out_dir = dir.path().join("record");
     let (folder, record_events, record_tables) = run(&record, &suites).await;
-    let units = models.len() * suites[0].scenarios.len() * 2;
+    let units = models.len() * suites[0].len() * 2;
     assert_eq!((folder.cassettes.units, folder.cassettes.written), (units, units));
     assert!(folder.cassettes.errors.is_empty(), "{:?}", folder.cassettes.errors);
     assert!(recordings.join("coding/sim-cheap-types/edit-fix-typo.t1.json").is_file());
@@ -181,7 +181,7 @@ async fn requests_to_a_repair_model_are_recorded_in_the_unit_that_made_them() {
 /// Records the three `parallel-*` scenarios of one model into `recordings`.
 async fn record_some(dir: &Path, recordings: &Path, model: &str) -> Vec<Suite> {
     let mut suites = coding_suite();
-    suites[0].scenarios.retain(|s| s.id.starts_with("parallel-read"));
+    suites[0].retain(|id| id.starts_with("parallel-read"));
     let record = config(&[model], &dir.join("record"), recordings, CassetteMode::Record);
     run(&record, &suites).await;
     suites
@@ -218,7 +218,7 @@ async fn a_missing_recording_is_an_error_row_that_says_how_to_record_it() {
     assert!(finished.0, "the unit is an error row");
     assert!(finished.1.contains(&expected), "{}", finished.1);
     // The other scenarios replayed and passed or failed on their own.
-    assert_eq!(tables.scenarios.height(), suites[0].scenarios.len());
+    assert_eq!(tables.scenarios.height(), suites[0].len());
 
     let mut strict = replay.clone();
     strict.cassettes.strict = true;
@@ -287,7 +287,7 @@ async fn unused_stale_and_auto() {
     // Another seed would make the simulator answer otherwise: the cassette is stale, not silently replayed.
     replay.run.seed = 7;
     let (folder, events, _) = run(&replay, &suites).await;
-    assert_eq!(folder.cassettes.missing, suites[0].scenarios.len());
+    assert_eq!(folder.cassettes.missing, suites[0].len());
     let reason = events
         .iter()
         .find_map(|e| match &e.kind {
@@ -328,7 +328,7 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     let (folder, _, replay_tables) = run(&replay, &suites).await;
     let c = &folder.cassettes;
     assert!(c.errors.is_empty() && c.warnings.is_empty(), "bundled recordings are out of date; re-record them:\n{:?}", c.errors);
-    let units: usize = replay.models.iter().map(|m| suites.iter().flat_map(|s| &s.scenarios).filter(|s| m.runs(&s.id)).count()).sum();
+    let units: usize = replay.models.iter().map(|m| suites.iter().flat_map(|s| s.ids()).filter(|id| m.runs(id)).count()).sum();
     assert_eq!(c.units, units);
     assert!(replay.models.iter().any(|m| m.name.contains("local")), "the real local models are part of the default run");
 

@@ -37,7 +37,7 @@ async fn profiles_land_near_their_configured_rates() {
     let invalid_rate = column_f64(&tables.summary, "invalid_rate");
     let calls = column_f64(&tables.summary, "calls");
     let pass_rate = column_f64(&tables.summary, "pass_rate");
-    let scenarios_per_model = (suites[0].scenarios.len() as u32 * TRIALS) as f64;
+    let scenarios_per_model = (suites[0].len() as u32 * TRIALS) as f64;
 
     for (i, name) in names.iter().enumerate() {
         let model = config.models.iter().find(|m| &m.name == name).unwrap();

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -25,9 +26,19 @@ struct Answer<'a> {
     calls: Vec<(String, Value)>,
 }
 
-fn read_answers<'a>(suites: &'a [Suite], input: impl BufRead) -> Result<Vec<Answer<'a>>, String> {
-    let keys: HashMap<&str, &BfclCheck> =
-        suites.iter().flat_map(|s| &s.scenarios).filter_map(|s| s.expect.bfcl.as_ref().map(|k| (s.id.as_str(), k))).collect();
+/// The BFCL answer key of every scenario that has one, by scenario id.
+fn answer_keys(suites: &[Suite]) -> Result<HashMap<String, BfclCheck>, String> {
+    let mut keys = HashMap::new();
+    for scenario in suites.iter().flat_map(Suite::scenarios) {
+        let scenario = Arc::unwrap_or_clone(scenario.map_err(|e| e.to_string())?);
+        if let Some(key) = scenario.expect.bfcl {
+            keys.insert(scenario.id, key);
+        }
+    }
+    Ok(keys)
+}
+
+fn read_answers<'a>(keys: &'a HashMap<String, BfclCheck>, input: impl BufRead) -> Result<Vec<Answer<'a>>, String> {
     let mut out = Vec::new();
     for (n, line) in input.lines().enumerate() {
         let line = line.map_err(|e| format!("line {}: {e}", n + 1))?;
@@ -38,7 +49,7 @@ fn read_answers<'a>(suites: &'a [Suite], input: impl BufRead) -> Result<Vec<Answ
             return Err(format!("line {}: expected an object", n + 1));
         };
         let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| format!("line {}: no \"id\"", n + 1))?;
-        let key = *keys.get(id).ok_or_else(|| format!("line {}: no BFCL scenario with id {id:?} in the suites", n + 1))?;
+        let key = keys.get(id).ok_or_else(|| format!("line {}: no BFCL scenario with id {id:?} in the suites", n + 1))?;
         let mut calls = Vec::new();
         if let Some(Value::Array(items)) = obj.remove("calls") {
             for item in items {
@@ -67,7 +78,8 @@ pub struct JudgeCounts {
 /// Judges every line of `input`, writing one verdict line each to `out`.
 pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -> Result<JudgeCounts, String> {
     let mut counts = JudgeCounts::default();
-    for mut answer in read_answers(suites, input)? {
+    let keys = answer_keys(suites)?;
+    for mut answer in read_answers(&keys, input)? {
         let verdict = judge(answer.key, &answer_calls(&answer.calls));
         match &verdict {
             Ok(()) => counts.valid += 1,
@@ -97,7 +109,8 @@ pub struct JudgeTiming {
 /// Times the checker on every AST-category answer of `input`, `rounds` times;
 /// each answer's JSON arguments are converted inside the timed loop, as a run does.
 pub fn time_lines(suites: &[Suite], input: impl BufRead, rounds: usize) -> Result<JudgeTiming, String> {
-    let answers: Vec<Answer> = read_answers(suites, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
+    let keys = answer_keys(suites)?;
+    let answers: Vec<Answer> = read_answers(&keys, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
     let rounds = rounds.max(1);
     let mut total = 0.0;
     let mut best = f64::INFINITY;

@@ -1,13 +1,20 @@
 //! Reading suites from disk. Every problem is reported with the file, line
 //! and column, and all problems of a suite are collected before giving up,
 //! so `calltape check` can list them in one go.
+//!
+//! A suite is checked whole when it is loaded, but kept only as an index:
+//! each scenario's id and where its text lies. A run reads each scenario
+//! again when its units start and lets it go when they end, so memory does
+//! not grow with the suite (100k scenarios are an index of a few MB).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
+use std::io::{BufRead, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Scenario, ScenarioFile, Suite, Tool, ToolRef, ToolSpec};
+use crate::pipeline::approval::ApprovalMode;
 
 /// A problem in a suite's files, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,11 +89,12 @@ pub fn load_suites(dirs: &[PathBuf]) -> Result<Vec<Suite>, Vec<LoadError>> {
 }
 
 /// Loads one suite: `toolsets/*.json`, then every `*.json` and `*.jsonl`
-/// scenario file directly in the folder, in name order.
+/// scenario file directly in the folder, in name order. Every scenario is
+/// built once, to check it, and then only its place is kept.
 pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
     let mut errors = Vec::new();
-    let entries = match list_files(dir) {
+    let files = match list_files(dir) {
         Ok(e) => e,
         Err(e) => {
             return Err(vec![LoadError::new(
@@ -98,21 +106,133 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         }
     };
     let toolsets = load_toolsets(&dir.join("toolsets"), &mut errors);
-    let mut scenarios = Vec::new();
-    let mut seen_ids: BTreeMap<String, String> = BTreeMap::new();
-    for path in entries {
-        match std::fs::read(&path) {
-            Ok(bytes) => scenarios.extend(load_file(&path, bytes, &name, &toolsets, &mut seen_ids, &mut errors)),
-            Err(e) => errors.push(LoadError::new(&path, 0, 0, format!("cannot read: {e}"))),
+    let mut entries: Vec<Entry> = Vec::new();
+    // Id → index in `entries`, to report duplicates with the first's place.
+    let mut seen_ids: HashMap<String, usize> = HashMap::new();
+    for (file_index, path) in files.iter().enumerate() {
+        let read =
+            std::fs::File::open(path).and_then(|f| {
+                for_each_piece(path, std::io::BufReader::with_capacity(1 << 16, f), |piece| {
+                    let Some(scenario) = check_piece(path, &piece, &name, &toolsets, &mut errors) else { return };
+                    if let Some(&first) = seen_ids.get(&scenario.id) {
+                        let first = &entries[first];
+                        let origin = format!("{}:{}", files[first.file as usize].display(), first.line);
+                        let src = SourceText { path, text: piece.text(), first_line: piece.line };
+                        errors.push(src.error_at(
+                            &format!("\"{}\"", scenario.id),
+                            format!("duplicate scenario id {:?} (first at {origin})", scenario.id),
+                        ));
+                        return;
+                    }
+                    seen_ids.insert(scenario.id.clone(), entries.len());
+                    entries.push(Entry {
+                        id: scenario.id.as_str().into(),
+                        file: file_index as u32,
+                        offset: piece.offset,
+                        len: piece.bytes.len() as u32,
+                        line: piece.line as u32,
+                        interactive: scenario.approvals.mode == Some(ApprovalMode::Interactive),
+                    });
+                })
+            });
+        if let Err(e) = read {
+            errors.push(LoadError::new(path, 0, 0, format!("cannot read: {e}")));
         }
     }
-    if scenarios.is_empty() && errors.is_empty() {
+    if entries.is_empty() && errors.is_empty() {
         errors.push(LoadError::new(dir, 0, 0, "no scenarios found (expected *.json or *.jsonl files)"));
     }
     if errors.is_empty() {
-        Ok(Suite { name, scenarios })
+        Ok(Suite { name, files, toolsets, entries })
     } else {
         Err(errors)
+    }
+}
+
+/// Where a scenario's text lies in its suite, to read it again when it runs.
+#[derive(Debug, Clone)]
+pub(super) struct Entry {
+    pub(super) id: Box<str>,
+    /// Index in the suite's files.
+    file: u32,
+    offset: u64,
+    len: u32,
+    /// Line of the text's start (1 for a `.json` file).
+    line: u32,
+    /// Its approvals ask a person: the run needs a terminal.
+    pub(super) interactive: bool,
+}
+
+impl Suite {
+    /// The scenario at `index` (in suite order), read and built again.
+    /// An error means its file changed since the suite was loaded.
+    pub fn scenario(&self, index: usize) -> Result<Arc<Scenario>, LoadError> {
+        let entry = &self.entries[index];
+        let path = &self.files[entry.file as usize];
+        let line = entry.line as usize;
+        let changed =
+            |what: String| LoadError::new(path, line, 1, format!("{what}: the file changed since the suite was checked; run again"));
+        let mut bytes = vec![0; entry.len as usize];
+        std::fs::File::open(path)
+            .and_then(|mut f| {
+                f.seek(std::io::SeekFrom::Start(entry.offset))?;
+                f.read_exact(&mut bytes)
+            })
+            .map_err(|e| changed(format!("cannot read scenario {:?} again ({e})", entry.id)))?;
+        let piece = Piece { offset: entry.offset, line, bytes: &bytes };
+        let mut errors = Vec::new();
+        match check_piece(path, &piece, &self.name, &self.toolsets, &mut errors) {
+            Some(s) if *s.id == *entry.id => Ok(Arc::new(s)),
+            Some(s) => Err(changed(format!("scenario {:?} is now {:?}", entry.id, s.id))),
+            None => Err(changed(errors.first().map_or_else(String::new, ToString::to_string))),
+        }
+    }
+
+    /// Every scenario, in suite order, each read again as it is reached.
+    pub fn scenarios(&self) -> impl Iterator<Item = Result<Arc<Scenario>, LoadError>> + '_ {
+        (0..self.entries.len()).map(|i| self.scenario(i))
+    }
+}
+
+/// One scenario's text in a file: a whole `.json` file, or a `.jsonl` line.
+struct Piece<'a> {
+    offset: u64,
+    line: usize,
+    bytes: &'a [u8],
+}
+
+impl Piece<'_> {
+    /// The text, once `check_piece` has found it UTF-8.
+    fn text(&self) -> &str {
+        std::str::from_utf8(self.bytes).unwrap_or_default()
+    }
+}
+
+/// Calls `f` with every scenario's text in a file (a `.jsonl` path: one
+/// scenario a line, blank lines skipped), reading a line at a time.
+fn for_each_piece(path: &Path, mut reader: impl BufRead, mut f: impl FnMut(Piece<'_>)) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
+    if !is_jsonl {
+        reader.read_to_end(&mut buf)?;
+        f(Piece { offset: 0, line: 1, bytes: &buf });
+        return Ok(());
+    }
+    let (mut offset, mut line) = (0u64, 0usize);
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        line += 1;
+        let mut text = buf.as_slice();
+        text = text.strip_suffix(b"\n").unwrap_or(text);
+        text = text.strip_suffix(b"\r").unwrap_or(text);
+        if !text.iter().all(u8::is_ascii_whitespace) {
+            f(Piece { offset, line, bytes: text });
+        }
+        offset += n as u64;
     }
 }
 
@@ -121,7 +241,18 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
 /// fuzzing and for tools that get scenarios from elsewhere.
 pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
     let mut errors = Vec::new();
-    let scenarios = load_file(path, bytes, suite, &Toolsets::new(), &mut BTreeMap::new(), &mut errors);
+    let mut scenarios: Vec<Arc<Scenario>> = Vec::new();
+    let mut seen_ids = HashSet::new();
+    for_each_piece(path, bytes.as_slice(), |piece| {
+        let Some(scenario) = check_piece(path, &piece, suite, &Toolsets::new(), &mut errors) else { return };
+        if !seen_ids.insert(scenario.id.clone()) {
+            let src = SourceText { path, text: piece.text(), first_line: piece.line };
+            errors.push(src.error_at(&format!("\"{}\"", scenario.id), format!("duplicate scenario id {:?}", scenario.id)));
+            return;
+        }
+        scenarios.push(Arc::new(scenario));
+    })
+    .expect("reading from memory does not fail");
     if errors.is_empty() {
         Ok(scenarios)
     } else {
@@ -129,52 +260,32 @@ pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<V
     }
 }
 
-/// The scenarios in one file; problems go to `errors`.
-fn load_file(
-    path: &Path,
-    bytes: Vec<u8>,
-    suite: &str,
-    toolsets: &Toolsets,
-    seen_ids: &mut BTreeMap<String, String>,
-    errors: &mut Vec<LoadError>,
-) -> Vec<Arc<Scenario>> {
-    let mut scenarios = Vec::new();
-    let text = match String::from_utf8(bytes) {
+/// Parses and builds one scenario; its problems go to `errors`.
+fn check_piece(path: &Path, piece: &Piece<'_>, suite: &str, toolsets: &Toolsets, errors: &mut Vec<LoadError>) -> Option<Scenario> {
+    let text = match std::str::from_utf8(piece.bytes) {
         Ok(t) => t,
         Err(e) => {
-            let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+            let line = piece.bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + piece.line;
             errors.push(LoadError::new(path, line, 1, "file is not valid UTF-8"));
-            return scenarios;
+            return None;
         }
     };
-    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
-    let pieces: Vec<(usize, &str)> = if is_jsonl {
-        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect()
-    } else {
-        vec![(1, text.as_str())]
-    };
-    for (first_line, piece) in pieces {
-        let src = SourceText { path, text: piece, first_line };
-        let file: ScenarioFile = match serde_json::from_str(piece) {
-            Ok(f) => f,
-            Err(e) => {
-                errors.push(LoadError::from_json(path, first_line - 1, &e));
-                continue;
-            }
-        };
-        if let Some(previous) = seen_ids.get(&file.id) {
-            errors.push(src.error_at(&format!("\"{}\"", file.id), format!("duplicate scenario id {:?} (first at {previous})", file.id)));
-            continue;
+    let file: ScenarioFile = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => {
+            errors.push(LoadError::from_json(path, piece.line - 1, &e));
+            return None;
         }
-        let origin = format!("{}:{first_line}", path.display());
-        seen_ids.insert(file.id.clone(), origin.clone());
-        match build_scenario(file, suite, origin, toolsets, &src) {
-            Ok(s) => scenarios.push(Arc::new(s)),
-            Err(mut e) => errors.append(&mut e),
+    };
+    let src = SourceText { path, text, first_line: piece.line };
+    let origin = format!("{}:{}", path.display(), piece.line);
+    match build_scenario(file, suite, origin, toolsets, &src) {
+        Ok(s) => Some(s),
+        Err(mut e) => {
+            errors.append(&mut e);
+            None
         }
     }
-    scenarios
 }
 
 fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
@@ -196,7 +307,7 @@ pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
     Ok(Tool { spec, validator })
 }
 
-type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;
+pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;
 
 fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
     let mut toolsets = Toolsets::new();
@@ -411,8 +522,36 @@ mod tests {
             ),
         ]);
         let suite = load_suite(dir.path()).unwrap();
-        assert_eq!(suite.scenarios.len(), 1);
-        assert_eq!(suite.scenarios[0].tools[0].spec.name, "read_file");
+        assert_eq!(suite.len(), 1);
+        assert_eq!(suite.scenario(0).unwrap().tools[0].spec.name, "read_file");
+    }
+
+    #[test]
+    fn scenarios_are_read_again_from_where_they_lie() {
+        let line = |id: &str| format!(r#"{{"id": "{id}", "toolset": "coding", "messages": [{{"role": "user", "content": "é {id}"}}]}}"#);
+        // Blank lines, CRLF endings and a last line with no newline.
+        let jsonl = format!("{}\r\n\n  \n{}\n{}", line("a"), line("b"), line("c"));
+        let dir = write_suite(&[("toolsets/coding.json", TOOLSET), ("s.jsonl", &jsonl), ("t.json", &line("d"))]);
+        let suite = load_suite(dir.path()).unwrap();
+        assert_eq!(suite.ids().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        let read: Vec<Arc<Scenario>> = suite.scenarios().map(Result::unwrap).collect();
+        assert_eq!(read.iter().map(|s| s.messages[0].content.as_str()).collect::<Vec<_>>(), ["é a", "é b", "é c", "é d"]);
+        assert!(read[1].origin.ends_with("s.jsonl:4"), "{}", read[1].origin);
+        assert_eq!(read[0].tools[0].spec.name, "read_file");
+        assert!(Arc::ptr_eq(&read[0].tools[0], &read[3].tools[0]), "toolset tools are shared, not compiled again");
+    }
+
+    #[test]
+    fn a_file_changed_after_loading_is_an_error_naming_it() {
+        let ok = |id: &str| format!(r#"{{"id": "{id}", "messages": [{{"role": "user", "content": "x"}}]}}"#);
+        let dir = write_suite(&[("s.jsonl", &format!("{}\n{}\n", ok("a"), ok("b")))]);
+        let mut suite = load_suite(dir.path()).unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), format!("{}\n", ok("z"))).unwrap();
+        assert!(suite.scenario(0).unwrap_err().to_string().contains("scenario \"a\" is now \"z\""));
+        let err = suite.scenario(1).unwrap_err().to_string();
+        assert!(err.contains("s.jsonl:2:1") && err.contains("changed since the suite was checked"), "{err}");
+        suite.retain(|id| id == "a");
+        assert_eq!(suite.len(), 1);
     }
 
     #[test]

@@ -276,9 +276,39 @@ impl Scenario {
     }
 }
 
-/// A suite: the scenarios of one folder under `scenarios/`.
+/// A suite: the scenarios of one folder under `scenarios/`, checked, and
+/// kept as an index of where each lies (see `load`): `scenario(i)` reads one
+/// again.
 #[derive(Debug, Clone)]
 pub struct Suite {
     pub name: String,
-    pub scenarios: Vec<Arc<Scenario>>,
+    files: Vec<std::path::PathBuf>,
+    toolsets: load::Toolsets,
+    entries: Vec<load::Entry>,
+}
+
+impl Suite {
+    /// How many scenarios it has.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The scenario ids, in suite order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| &*e.id)
+    }
+
+    /// Keeps only the scenarios whose id `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.entries.retain(|e| keep(&e.id));
+    }
+
+    /// Whether a scenario asks a person to approve its calls.
+    pub fn needs_person(&self) -> bool {
+        self.entries.iter().any(|e| e.interactive)
+    }
 }

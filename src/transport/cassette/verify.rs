@@ -7,7 +7,7 @@
 //! Which recorded interactions a run leaves unused can only be known by
 //! running it: `calltape run --mode replay --strict` does that.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -94,6 +94,9 @@ impl Report {
 pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
     let mut report = Report::default();
     let suites: BTreeMap<&str, &Suite> = scope.suites.iter().map(|s| (s.name.as_str(), s)).collect();
+    // Scenario id → its index in the suite, per suite.
+    let positions: BTreeMap<&str, HashMap<&str, usize>> =
+        scope.suites.iter().map(|s| (s.name.as_str(), s.ids().enumerate().map(|(i, id)| (id, i)).collect())).collect();
     let models: BTreeMap<&str, &ModelConfig> = scope.models.iter().map(|m| (m.name.as_str(), m)).collect();
     for file in json_files(dir)? {
         let mut finding = |severity, message: String| report.findings.push(Finding { severity, path: file.clone(), message });
@@ -115,7 +118,7 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
         };
         report.files += 1;
         let suite = suites.get(suite_name.as_str());
-        let scenario = suite.and_then(|s| s.scenarios.iter().find(|sc| sc.id == scenario_id));
+        let scenario = positions.get(suite_name.as_str()).and_then(|p| p.get(scenario_id.as_str()));
         if suite.is_none() {
             let known: Vec<&str> = suites.keys().copied().collect();
             finding(Severity::Orphan, format!("suite {suite_name:?} is not among the suites checked ({})", known.join(", ")));
@@ -163,10 +166,15 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
         for message in content_warnings(&cassette, &text, scope.ignore_fields) {
             finding(Severity::Warning, message);
         }
-        if let Some(scenario) = scenario {
-            if let Some(why) = stale(&cassette, scenario, &models, scope.seed) {
-                finding(Severity::Error, format!("stale: {why}; replay fails until it is re-recorded"));
+        let scenario = scenario.and_then(|&i| suite.map(|s| s.scenario(i)));
+        match scenario {
+            Some(Err(e)) => finding(Severity::Error, format!("its scenario cannot be read: {e}")),
+            Some(Ok(scenario)) => {
+                if let Some(why) = stale(&cassette, &scenario, &models, scope.seed) {
+                    finding(Severity::Error, format!("stale: {why}; replay fails until it is re-recorded"));
+                }
             }
+            None => {}
         }
     }
     report.findings.sort_by(|a, b| (a.severity, &a.path).cmp(&(b.severity, &b.path)));
