@@ -21,20 +21,29 @@ fn field(value: AnyValue<'_>) -> String {
     }
 }
 
-fn to_csv(df: &DataFrame, name: &str) -> Result<Vec<u8>, ReportError> {
-    let err = |message: String| ReportError::Render { what: name.into(), message };
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(df.get_column_names().iter().map(|n| n.as_str())).map_err(|e| err(e.to_string()))?;
+/// Writes a table as CSV, a row at a time.
+fn write_csv(df: &DataFrame, out: impl std::io::Write) -> std::io::Result<()> {
+    let mut w = ::csv::Writer::from_writer(out);
+    w.write_record(df.get_column_names().iter().map(|n| n.as_str()))?;
     let columns = df.columns();
     for row in 0..df.height() {
-        let record: Vec<String> =
-            columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(|e| err(e.to_string()))?;
-        w.write_record(&record).map_err(|e| err(e.to_string()))?;
+        let record: Vec<String> = columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(std::io::Error::other)?;
+        w.write_record(&record)?;
     }
-    w.into_inner().map_err(|e| err(e.to_string()))
+    w.flush()
+}
+
+fn to_csv(df: &DataFrame, name: &str) -> Result<Vec<u8>, ReportError> {
+    let mut bytes = Vec::new();
+    write_csv(df, &mut bytes).map_err(|e| ReportError::Render { what: name.into(), message: e.to_string() })?;
+    Ok(bytes)
 }
 
 impl Exporter for Csv {
+    fn write(&self, tables: &Tables, dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, ReportError> {
+        tables.named().into_iter().map(|(stem, df)| super::write_file(dir, &format!("{stem}.csv"), |w| write_csv(df, w))).collect()
+    }
+
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
         tables
             .named()

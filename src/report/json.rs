@@ -77,15 +77,7 @@ impl Exporter for Json {
     /// Straight into each file: a run's per-unit tables are the largest
     /// reports, and need not be held as text too.
     fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        let mut written = Vec::new();
-        for (stem, df) in tables.named() {
-            let path = dir.join(format!("{stem}.json"));
-            let io = |source| ReportError::Io { path: path.clone(), source };
-            let mut file = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
-            write_json(df, &mut file).and_then(|()| file.flush()).map_err(io)?;
-            written.push(path);
-        }
-        Ok(written)
+        tables.named().into_iter().map(|(stem, df)| super::write_file(dir, &format!("{stem}.json"), |w| write_json(df, w))).collect()
     }
 
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {

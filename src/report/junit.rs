@@ -2,7 +2,7 @@
 //! the reason when it did not pass — the format CI systems display. One
 //! test suite per model; the test time is the unit's model time.
 
-use std::fmt::Write;
+use std::io::Write;
 
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
@@ -28,53 +28,69 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
-/// The whole document.
-pub fn render(tables: &Tables) -> polars::error::PolarsResult<String> {
-    use crate::metrics::columns as c;
+/// The whole document, as text.
+pub fn render(tables: &Tables) -> std::io::Result<String> {
+    let mut out = Vec::new();
+    write_xml(tables, &mut out)?;
+    Ok(String::from_utf8(out).expect("written from strings"))
+}
+
+/// Writes the document a test case at a time.
+fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
     let df = &tables.scenarios;
-    let (models, suites, scenarios) = (c::strings(df, "model")?, c::strings(df, "suite")?, c::strings(df, "scenario")?);
-    let (trials, passed, reasons, latency) =
-        (c::u64s(df, "trial")?, c::bools(df, "passed")?, c::strings(df, "reason")?, c::f64s(df, "latency_ms")?);
-    let mut order: Vec<&String> = Vec::new();
-    for m in &models {
+    let strings = |name: &str| df.column(name).and_then(|c| c.str()).map_err(std::io::Error::other);
+    let (models, suites, scenarios, reasons) = (strings("model")?, strings("suite")?, strings("scenario")?, strings("reason")?);
+    let text = |ca: &polars::prelude::StringChunked, i: usize| ca.get(i).unwrap_or_default().to_string();
+    let (trials, passed, latency) = (
+        crate::metrics::columns::u64s(df, "trial").map_err(std::io::Error::other)?,
+        crate::metrics::columns::bools(df, "passed").map_err(std::io::Error::other)?,
+        crate::metrics::columns::f64s(df, "latency_ms").map_err(std::io::Error::other)?,
+    );
+    let n = df.height();
+    let mut order: Vec<String> = Vec::new();
+    for i in 0..n {
+        let m = text(models, i);
         if !order.contains(&m) {
             order.push(m);
         }
     }
     let failures = passed.iter().filter(|p| !**p).count();
     let total_time: f64 = latency.iter().sum::<f64>() / 1e3;
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(out, "<testsuites name=\"calltape\" tests=\"{}\" failures=\"{failures}\" time=\"{total_time:.3}\">", models.len());
+    writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    writeln!(out, "<testsuites name=\"calltape\" tests=\"{n}\" failures=\"{failures}\" time=\"{total_time:.3}\">")?;
     for model in order {
-        let rows: Vec<usize> = (0..models.len()).filter(|&i| &models[i] == model).collect();
-        let fails = rows.iter().filter(|&&i| !passed[i]).count();
-        let time: f64 = rows.iter().map(|&i| latency[i]).sum::<f64>() / 1e3;
-        let _ = writeln!(
+        let rows = || (0..n).filter(|&i| models.get(i).unwrap_or_default() == model);
+        let fails = rows().filter(|&i| !passed[i]).count();
+        let time: f64 = rows().map(|i| latency[i]).sum::<f64>() / 1e3;
+        writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" time=\"{time:.3}\">",
-            xml_escape(model),
-            rows.len()
-        );
-        for i in rows {
-            let name = xml_escape(&format!("{} [trial {}]", scenarios[i], trials[i]));
-            let class = xml_escape(&format!("{}.{}", model, suites[i]));
+            xml_escape(&model),
+            rows().count()
+        )?;
+        for i in rows() {
+            let name = xml_escape(&format!("{} [trial {}]", text(scenarios, i), trials[i]));
+            let class = xml_escape(&format!("{}.{}", model, text(suites, i)));
             let time = latency[i] / 1e3;
             if passed[i] {
-                let _ = writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\"/>");
+                writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\"/>")?;
             } else {
-                let reason = xml_escape(&reasons[i]);
-                let _ = writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">");
-                let _ = writeln!(out, "      <failure message=\"{reason}\" type=\"scenario_failed\">{reason}</failure>");
-                let _ = writeln!(out, "    </testcase>");
+                let reason = xml_escape(&text(reasons, i));
+                writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">")?;
+                writeln!(out, "      <failure message=\"{reason}\" type=\"scenario_failed\">{reason}</failure>")?;
+                writeln!(out, "    </testcase>")?;
             }
         }
-        let _ = writeln!(out, "  </testsuite>");
+        writeln!(out, "  </testsuite>")?;
     }
-    out.push_str("</testsuites>\n");
-    Ok(out)
+    writeln!(out, "</testsuites>")
 }
 
 impl Exporter for Junit {
+    fn write(&self, tables: &Tables, dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, ReportError> {
+        Ok(vec![super::write_file(dir, "junit.xml", |w| write_xml(tables, w))?])
+    }
+
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
         let xml = render(tables).map_err(|e| ReportError::Render { what: "junit.xml".into(), message: e.to_string() })?;
         Ok(vec![("junit.xml".into(), xml.into_bytes())])

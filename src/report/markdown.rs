@@ -46,3 +46,29 @@ impl Exporter for Markdown {
         Ok(vec![("report.md".into(), render(tables)?.into_bytes())])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Event, EventKind, UnitKey};
+    use crate::report::sections::FAILURES_LISTED;
+
+    #[test]
+    fn lists_the_first_failures_and_says_where_the_rest_are() {
+        let failed = |i: usize| Event {
+            ts_ms: 0,
+            kind: EventKind::ScenarioFinished {
+                unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
+                passed: false,
+                reason: "wrong".into(),
+                steps: 1,
+                error: false,
+            },
+        };
+        let events: Vec<Event> = (0..FAILURES_LISTED + 50).map(failed).collect();
+        let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();
+        assert!(text.contains(&format!("## Failed scenarios ({})", FAILURES_LISTED + 50)), "{text}");
+        assert_eq!(text.lines().filter(|l| l.contains("| wrong |")).count(), FAILURES_LISTED);
+        assert!(text.contains(&format!("The first {FAILURES_LISTED} of {}", FAILURES_LISTED + 50)));
+    }
+}

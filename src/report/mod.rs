@@ -78,6 +78,16 @@ pub trait Exporter {
     }
 }
 
+/// Writes `dir/name` through a buffer as `fill` produces it, so a report
+/// with a row per unit is never held whole; returns its path.
+fn write_file(dir: &Path, name: &str, fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    let io = |source| ReportError::Io { path: path.clone(), source };
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    fill(&mut file).and_then(|()| std::io::Write::flush(&mut file)).map_err(io)?;
+    Ok(path)
+}
+
 /// Writes every format into `dir`; returns the paths written.
 pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let exporters: [&dyn Exporter; 5] = [&csv::Csv, &json::Json, &junit::Junit, &markdown::Markdown, &html::Html];

@@ -210,13 +210,22 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     Ok(out)
 }
 
-/// The failed runs, with why.
+/// How many failed runs the Markdown and HTML reports list: enough to see
+/// what goes wrong, short enough for a pull-request comment (GitHub takes
+/// 65,536 characters) however big the suite. `scenarios.csv` has them all.
+pub const FAILURES_LISTED: usize = 200;
+
+/// The failed runs, with why (the first `FAILURES_LISTED`).
 pub fn failures(tables: &Tables) -> PolarsResult<Section> {
     let failed = tables.scenarios.clone().lazy().filter(col("passed").not()).collect()?;
-    let title = format!("Failed scenarios ({})", failed.height());
-    Ok(section(
-        &title,
-        failed,
+    let total = failed.height();
+    let mut section = section(
+        &format!("Failed scenarios ({total})"),
+        failed.head(Some(FAILURES_LISTED)),
         &[("model", "model"), ("suite", "suite"), ("scenario", "scenario"), ("trial", "trial"), ("reason", "reason")],
-    ))
+    );
+    if total > FAILURES_LISTED {
+        section.note = Some(format!("The first {FAILURES_LISTED} of {total}; every one is in scenarios.csv (`passed` false)."));
+    }
+    Ok(section)
 }
