@@ -287,6 +287,11 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
         }
         None => runner::RunTarget::New(&plan),
     };
+    let already_done = match &target {
+        runner::RunTarget::Resume { done, .. } => done.len() as u64,
+        runner::RunTarget::New(_) => 0,
+    };
+    let started = std::time::Instant::now();
     let folder =
         runner::run(&config, &plan.config_origin, &suites, std::io::stderr().is_terminal(), target).await.map_err(|e| match e {
             // Asked for something this environment cannot give: a usage error.
@@ -295,13 +300,18 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
             }
             e => fail(&e),
         })?;
-    // The reports are built from events.jsonl alone: the loaded suites (the
-    // larger part of a big run's memory) can go before they are.
+    // The reports are built from events.jsonl alone: the suites' index can go.
     drop(suites);
+    let ran = started.elapsed().as_secs_f64();
+    let units_run = folder.units - folder.remaining - already_done;
+    // Read before the reports are built: the units' own peak, which stays
+    // flat as a suite grows (the reports have a row per unit).
+    let peak = peak_memory_mb().map(|mb| format!(", peak memory {mb:.0} MB")).unwrap_or_default();
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?.tables;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
     let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
     println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
+    println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
     if folder.remaining > 0 {
         println!(
             "interrupted: {} of {} units done → {} (copied to {})",
@@ -315,6 +325,15 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     }
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
     report_cassettes(&folder.cassettes, &config.cassettes.dir)
+}
+
+/// The process's peak resident memory so far, where the system tells it
+/// (Linux: `VmHWM` in /proc/self/status).
+fn peak_memory_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 /// The plan of a new run: the configuration with the flags applied.

@@ -60,6 +60,9 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Per model: calls and outcomes\n") && stdout.contains("Per model × tool: invalid calls by kind\n"), "{stdout}");
     assert!(stdout.contains("sim-strong"));
+    // How long the units took and, on Linux, their peak memory.
+    let ran = stdout.lines().find(|l| l.contains(" units ran in ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(!cfg!(target_os = "linux") || ran.contains(", peak memory "), "{ran}");
     for file in ["events.jsonl", "summary.csv", "by_tool.csv", "scenarios.csv", "report.md"] {
         assert!(out_dir.join("latest").join(file).is_file(), "missing {file}");
     }

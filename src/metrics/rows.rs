@@ -7,6 +7,7 @@
 //! not with the text of its events.
 
 use std::borrow::Cow;
+use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
@@ -17,20 +18,24 @@ use crate::events::{DenialBehaviour, Event, EventKind, RepairStage, RequestPurpo
 use crate::pipeline::{CallOutcome, InvalidKind};
 
 /// Strings (model, tool, suite, scenario, reason names) stored once, by id.
+/// The index holds only ids, hashed by their text, so a name — a failure
+/// reason can be a few hundred bytes, and unique to its unit — is kept once.
 #[derive(Default)]
 pub(super) struct Names {
-    ids: HashMap<Box<str>, u32>,
+    ids: hashbrown::HashTable<u32>,
     names: Vec<Box<str>>,
+    hasher: foldhash::fast::FixedState,
 }
 
 impl Names {
     fn id(&mut self, name: &str) -> u32 {
-        if let Some(id) = self.ids.get(name) {
-            return *id;
+        let hash = self.hasher.hash_one(name);
+        if let Some(&id) = self.ids.find(hash, |&id| &*self.names[id as usize] == name) {
+            return id;
         }
         let id = self.names.len() as u32;
         self.names.push(name.into());
-        self.ids.insert(name.into(), id);
+        self.ids.insert_unique(hash, id, |&id| self.hasher.hash_one(&*self.names[id as usize]));
         id
     }
 

@@ -27,7 +27,8 @@ fn write_csv(df: &DataFrame, out: impl std::io::Write) -> std::io::Result<()> {
     w.write_record(df.get_column_names().iter().map(|n| n.as_str()))?;
     let columns = df.columns();
     for row in 0..df.height() {
-        let record: Vec<String> = columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(std::io::Error::other)?;
+        let record: Vec<String> =
+            columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(std::io::Error::other)?;
         w.write_record(&record)?;
     }
     w.flush()
