@@ -43,9 +43,10 @@ pub enum RunError {
     NoTerminal(#[from] NoTerminal),
     #[error("run stopped at the first request with no recording (--fail-fast): {0}")]
     Stopped(String),
-    /// A scenario could not be read again when its turn came.
-    #[error("{0}")]
-    Suite(crate::scenario::LoadError),
+    /// A scenario could not be read again when its turn came: its file
+    /// changed during the run. The units done so far are kept.
+    #[error("{error}\nthe run stopped there; once the suite checks (`calltape check`), finish it with: calltape run --resume {}", dir.display())]
+    Suite { error: crate::scenario::LoadError, dir: PathBuf },
 }
 
 /// Where a run was written.
@@ -224,7 +225,7 @@ pub async fn run(
             let scenario = match suite.scenario(index) {
                 Ok(s) => s,
                 Err(e) => {
-                    suite_error = Some(RunError::Suite(e));
+                    suite_error = Some(RunError::Suite { error: e, dir: dir.clone() });
                     stop.set();
                     break 'run;
                 }

@@ -66,6 +66,15 @@ pub(super) struct Unit {
     pub(super) cost_usd: f64,
     /// A call of this unit needed repair.
     pub(super) repaired: bool,
+    /// `unit_hash` of its key, for the units index.
+    hash: u64,
+}
+
+/// A hash of a line's (model, suite, scenario, trial), taken while lines
+/// are parsed on every core, so the one thread that adds them up only
+/// probes the units index with it.
+fn unit_hash(model: &str, suite: &str, scenario: &str, trial: u32) -> u64 {
+    foldhash::fast::FixedState::default().hash_one((model, suite, scenario, trial))
 }
 
 /// Call counts of one model × tool.
@@ -131,7 +140,8 @@ pub(super) struct Rows {
     pub(super) model_order: Vec<String>,
     pub(super) names: Names,
     pub(super) units: Vec<Unit>,
-    unit_ids: HashMap<[u32; 4], u32>,
+    /// Unit ids, by `unit_hash`.
+    unit_ids: hashbrown::HashTable<u32>,
     /// Keyed by (model, tool) name ids.
     pub(super) calls: HashMap<(u32, u32), CallCounts>,
     pub(super) approvals: HashMap<(u32, u32), ApprovalCounts>,
@@ -209,8 +219,9 @@ impl<'de> Deserialize<'de> for Present {
 // Held a block of lines at a time: boxing the row would allocate per line.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Parsed<'a> {
-    /// An event the tables count.
-    Row(Line<'a>),
+    /// An event the tables count, with the `unit_hash` of its unit (0 for
+    /// an event of no unit).
+    Row(Line<'a>, u64),
     /// The run's own description, read whole (one a run).
     RunStarted(Box<EventKind>),
     /// An event no table reads.
@@ -224,7 +235,8 @@ const UNREAD: [&str; 4] = ["scenario_started", "tool_executed", "cassette", "run
 fn tag_of(text: &str) -> Option<&str> {
     const KEY: &[u8] = br#""event":""#;
     let head = &text.as_bytes()[..text.len().min(64)];
-    let start = memchr::memmem::find(head, KEY)? + KEY.len();
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
+    let start = FINDER.find(head)? + KEY.len();
     let len = memchr::memchr(b'"', &text.as_bytes()[start..])?;
     text.get(start..start + len)
 }
@@ -265,51 +277,64 @@ pub(super) fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
         _ => false,
     };
     if complete {
-        Ok(Parsed::Row(line))
+        let hash = match (&line.model, &line.suite, &line.scenario, line.trial) {
+            (Some(model), Some(suite), Some(scenario), Some(trial)) => unit_hash(model, suite, scenario, trial),
+            _ => 0,
+        };
+        Ok(Parsed::Row(line, hash))
     } else {
         Err(whole_error())
     }
 }
 
 impl Rows {
-    fn unit(&mut self, line: &Line) -> u32 {
+    /// The id of a line's unit; `hash` is its `unit_hash`.
+    fn unit(&mut self, line: &Line, hash: u64) -> u32 {
         let (Some(model), Some(suite), Some(scenario), Some(trial)) = (&line.model, &line.suite, &line.scenario, line.trial) else {
             unreachable!("parse_line keeps only events with a unit")
         };
-        let key = [self.names.id(model), self.names.id(suite), self.names.id(scenario), trial];
-        let next = self.units.len() as u32;
-        let id = *self.unit_ids.entry(key).or_insert(next);
-        if id == next {
-            self.units.push(Unit {
-                model: key[0],
-                suite: key[1],
-                scenario: key[2],
-                trial,
-                latency_ms: 0.0,
-                cost_usd: 0.0,
-                repaired: false,
-            });
+        let (units, names) = (&self.units, &self.names);
+        let same = |&id: &u32| {
+            let u = &units[id as usize];
+            u.trial == trial
+                && names.name(u.scenario) == scenario.as_ref()
+                && names.name(u.model) == model.as_ref()
+                && names.name(u.suite) == suite.as_ref()
+        };
+        if let Some(&id) = self.unit_ids.find(hash, same) {
+            return id;
         }
+        let id = self.units.len() as u32;
+        let (model, suite, scenario) = (self.names.id(model), self.names.id(suite), self.names.id(scenario));
+        self.units.push(Unit { model, suite, scenario, trial, latency_ms: 0.0, cost_usd: 0.0, repaired: false, hash });
+        self.unit_ids.insert_unique(hash, id, |&id| self.units[id as usize].hash);
         id
     }
 
     /// Adds one parsed line.
-    pub(super) fn add(&mut self, parsed: Parsed) {
+    pub(super) fn add(&mut self, parsed: &Parsed) {
         self.events += 1;
         match parsed {
             Parsed::Skipped => {}
-            Parsed::RunStarted(kind) => self.add_run(*kind),
-            Parsed::Row(line) => self.add_row(&line),
+            Parsed::RunStarted(kind) => self.add_run(kind),
+            Parsed::Row(line, hash) => self.add_row(line, *hash),
         }
     }
 
-    fn add_run(&mut self, kind: EventKind) {
+    fn add_run(&mut self, kind: &EventKind) {
         let EventKind::RunStarted { run_id, models, suites, trials, seed, config } = kind else { return };
         if self.run.run_id.is_empty() {
-            self.run = super::RunInfo { run_id, suites, trials, seed, config, elapsed_ms: None };
+            self.run = super::RunInfo {
+                run_id: run_id.clone(),
+                suites: suites.clone(),
+                trials: *trials,
+                seed: *seed,
+                config: config.clone(),
+                elapsed_ms: None,
+            };
         }
-        self.trials = self.trials.max(trials);
-        for m in models {
+        self.trials = self.trials.max(*trials);
+        for m in models.iter().cloned() {
             let tier = serde_json::to_value(m.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             self.model_tier.insert(m.name.clone(), tier);
             if !self.model_order.contains(&m.name) {
@@ -318,16 +343,16 @@ impl Rows {
         }
     }
 
-    fn add_row(&mut self, line: &Line) {
+    fn add_row(&mut self, line: &Line, hash: u64) {
         let flag = |v: Option<bool>| v.unwrap_or(false);
         match line.event.as_ref() {
             "scenario_finished" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let reason = self.names.id(line.reason.as_deref().unwrap_or_default());
                 self.scenarios.push(ScenarioRow { unit, passed: flag(line.passed), reason });
             }
             "tool_call" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let outcome = line.outcome.unwrap_or(CallOutcome::Valid);
                 let repaired = outcome == CallOutcome::Repaired;
                 let by_model = line.repaired_by == Some(RepairStage::Model);
@@ -345,7 +370,7 @@ impl Rows {
                 }
             }
             "model_request" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let (latency_ms, cost_usd) = (line.latency_ms.unwrap_or(0.0), line.cost_usd.unwrap_or(0.0));
                 let u = &mut self.units[unit as usize];
                 u.latency_ms += latency_ms;
@@ -365,7 +390,7 @@ impl Rows {
                 });
             }
             "tool_approval" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let key = self.tool_key(unit, line);
                 let a = self.approvals.entry(key).or_default();
                 a.requested += 1;
@@ -373,7 +398,7 @@ impl Rows {
                 a.warnings += u64::from(line.warning.is_some());
             }
             "denial_followup" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let key = self.tool_key(unit, line);
                 let a = self.approvals.entry(key).or_default();
                 for (count, behaviour) in a.after_denial.iter_mut().zip(DenialBehaviour::ALL) {
@@ -381,7 +406,7 @@ impl Rows {
                 }
             }
             "tool_repair" => {
-                let unit = self.unit(line);
+                let unit = self.unit(line, hash);
                 let tool = self.names.id(line.tool.as_deref().unwrap_or_default());
                 self.repairs.push(RepairRow {
                     unit,
@@ -416,9 +441,10 @@ impl Rows {
         for (r, u) in order.iter().enumerate() {
             rank[*u as usize] = r as u32;
         }
-        self.requests.sort_by_key(|r| rank[r.unit as usize]);
-        self.repairs.sort_by_key(|r| rank[r.unit as usize]);
-        self.scenarios.sort_by_key(|r| rank[r.unit as usize]);
+        use rayon::slice::ParallelSliceMut;
+        self.requests.par_sort_by_key(|r| rank[r.unit as usize]);
+        self.repairs.par_sort_by_key(|r| rank[r.unit as usize]);
+        self.scenarios.par_sort_by_key(|r| rank[r.unit as usize]);
         // Models seen in rows but not announced (e.g. merged runs) go last.
         // Each model is looked at once, in the order its rows first come.
         let mut seen = std::collections::HashSet::new();

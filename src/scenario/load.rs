@@ -170,8 +170,7 @@ impl Suite {
         let entry = &self.entries[index];
         let path = &self.files[entry.file as usize];
         let line = entry.line as usize;
-        let changed =
-            |what: String| LoadError::new(path, line, 1, format!("{what}: the file changed since the suite was checked; run again"));
+        let changed = |what: String| LoadError::new(path, line, 1, format!("{what}: the file changed since the suite was checked"));
         let mut bytes = vec![0; entry.len as usize];
         std::fs::File::open(path)
             .and_then(|mut f| {
