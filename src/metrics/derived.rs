@@ -3,11 +3,16 @@
 //! scenario, the Pareto front of pass rate against cost, and paired
 //! comparisons of every two models (McNemar's exact test).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use polars::prelude::*;
 
 use crate::stats;
+
+/// Row `i` of a string column (`""` for null).
+fn at(ca: &StringChunked, i: usize) -> &str {
+    ca.get(i).unwrap_or_default()
+}
 
 fn series(df: &DataFrame, name: &str, to: &DataType) -> PolarsResult<Series> {
     df.column(name)?.as_materialized_series().cast(to)
@@ -215,8 +220,6 @@ pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
 
 /// One unit's verdict and cost, by (suite, scenario, trial); ordered, so
 /// float sums run in the same order on every machine.
-type UnitRuns<'a> = BTreeMap<(&'a str, &'a str, u64), (bool, f64)>;
-
 /// One row of the pairs table.
 struct PairRow {
     a: String,
@@ -230,28 +233,33 @@ struct PairRow {
 /// model order: how their verdicts split, McNemar's exact p-value, and the
 /// cost of each on those shared units.
 pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResult<DataFrame> {
-    let (m, suite, scenario) = (strings(scenarios, "model")?, strings(scenarios, "suite")?, strings(scenarios, "scenario")?);
+    let text = |name: &str| scenarios.column(name).and_then(|c| c.str());
+    let (m, suite, scenario) = (text("model")?, text("suite")?, text("scenario")?);
     let (trial, passed, cost) = (u64s(scenarios, "trial")?, bools(scenarios, "passed")?, f64s(scenarios, "cost_usd")?);
-    let mut runs: HashMap<&str, UnitRuns> = HashMap::new();
-    for i in 0..m.len() {
-        runs.entry(m[i].as_str()).or_default().insert((suite[i].as_str(), scenario[i].as_str(), trial[i]), (passed[i], cost[i]));
+    // Each model's rows, in table order (by suite, scenario, trial), and
+    // every row by its unit, to find the other model's verdict on it.
+    let mut rows_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut row_of: HashMap<(&str, &str, &str, u64), usize> = HashMap::with_capacity(scenarios.height());
+    for (i, &t) in trial.iter().enumerate() {
+        rows_of.entry(at(m, i)).or_default().push(i);
+        row_of.insert((at(m, i), at(suite, i), at(scenario, i), t), i);
     }
     let mut rows = Vec::new();
     for (i, a) in model_order.iter().enumerate() {
         for b in &model_order[i + 1..] {
-            let (Some(ra), Some(rb)) = (runs.get(a.as_str()), runs.get(b.as_str())) else { continue };
+            let (Some(ra), true) = (rows_of.get(a.as_str()), rows_of.contains_key(b.as_str())) else { continue };
             let mut row = PairRow { a: a.clone(), b: b.clone(), shared: 0, split: [0; 4], cost: (0.0, 0.0) };
-            for (key, (pass_a, cost_a)) in ra {
-                let Some((pass_b, cost_b)) = rb.get(key) else { continue };
+            for &ia in ra {
+                let Some(&ib) = row_of.get(&(b.as_str(), at(suite, ia), at(scenario, ia), trial[ia])) else { continue };
                 row.shared += 1;
-                row.split[match (pass_a, pass_b) {
+                row.split[match (passed[ia], passed[ib]) {
                     (true, true) => 0,
                     (true, false) => 1,
                     (false, true) => 2,
                     (false, false) => 3,
                 }] += 1;
-                row.cost.0 += cost_a;
-                row.cost.1 += cost_b;
+                row.cost.0 += cost[ia];
+                row.cost.1 += cost[ib];
             }
             if row.shared > 0 {
                 rows.push(row);
