@@ -149,17 +149,16 @@ fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -
 fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::Result<Vec<u8>>) -> bool) {
     let mut block: Vec<u8> = Vec::new();
     loop {
-        // The block starts with the unfinished line of the last read.
-        let start = block.len();
-        block.resize(start + block_bytes, 0);
-        let read = match read_up_to(&mut file, &mut block[start..]) {
+        // The block starts with the unfinished line of the last read; the
+        // rest is read into room reserved, not zeroed, first.
+        block.reserve(block_bytes);
+        let read = match (&mut file).take(block_bytes as u64).read_to_end(&mut block) {
             Ok(read) => read,
             Err(e) => {
                 send(Err(e));
                 return;
             }
         };
-        block.truncate(start + read);
         if read == 0 {
             if !block.is_empty() {
                 send(Ok(block));
@@ -186,20 +185,6 @@ fn split_lines(block: &[u8]) -> Vec<&[u8]> {
         lines.push(&block[start..]);
     }
     lines
-}
-
-/// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_up_to(file: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 #[cfg(test)]

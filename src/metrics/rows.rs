@@ -67,14 +67,20 @@ pub(super) struct Unit {
     /// A call of this unit needed repair.
     pub(super) repaired: bool,
     /// `unit_hash` of its key, for the units index.
-    hash: u64,
+    hash: UnitHash,
 }
 
-/// A hash of a line's (model, suite, scenario, trial), taken while lines
-/// are parsed on every core, so the one thread that adds them up only
-/// probes the units index with it.
-fn unit_hash(model: &str, suite: &str, scenario: &str, trial: u32) -> u64 {
-    foldhash::fast::FixedState::default().hash_one((model, suite, scenario, trial))
+/// Two independent 64-bit hashes of a line's (model, suite, scenario,
+/// trial), taken while lines are parsed on every core, so the one thread
+/// that adds them up finds a line's unit by a probe, without reading its
+/// names again. 128 bits stand for the key: two different units of a run
+/// share them with a chance of about n² / 2¹²⁹ (10⁻²⁷ for a million).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct UnitHash(u64, u64);
+
+fn unit_hash(model: &str, suite: &str, scenario: &str, trial: u32) -> UnitHash {
+    let key = (model, suite, scenario, trial);
+    UnitHash(foldhash::fast::FixedState::with_seed(1).hash_one(key), foldhash::fast::FixedState::with_seed(2).hash_one(key))
 }
 
 /// Call counts of one model × tool.
@@ -219,9 +225,9 @@ impl<'de> Deserialize<'de> for Present {
 // Held a block of lines at a time: boxing the row would allocate per line.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Parsed<'a> {
-    /// An event the tables count, with the `unit_hash` of its unit (0 for
-    /// an event of no unit).
-    Row(Line<'a>, u64),
+    /// An event the tables count, with the `unit_hash` of its unit (zero
+    /// for an event of no unit).
+    Row(Line<'a>, UnitHash),
     /// The run's own description, read whole (one a run).
     RunStarted(Box<EventKind>),
     /// An event no table reads.
@@ -279,7 +285,7 @@ pub(super) fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
     if complete {
         let hash = match (&line.model, &line.suite, &line.scenario, line.trial) {
             (Some(model), Some(suite), Some(scenario), Some(trial)) => unit_hash(model, suite, scenario, trial),
-            _ => 0,
+            _ => UnitHash::default(),
         };
         Ok(Parsed::Row(line, hash))
     } else {
@@ -289,25 +295,18 @@ pub(super) fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
 
 impl Rows {
     /// The id of a line's unit; `hash` is its `unit_hash`.
-    fn unit(&mut self, line: &Line, hash: u64) -> u32 {
+    fn unit(&mut self, line: &Line, hash: UnitHash) -> u32 {
         let (Some(model), Some(suite), Some(scenario), Some(trial)) = (&line.model, &line.suite, &line.scenario, line.trial) else {
             unreachable!("parse_line keeps only events with a unit")
         };
-        let (units, names) = (&self.units, &self.names);
-        let same = |&id: &u32| {
-            let u = &units[id as usize];
-            u.trial == trial
-                && names.name(u.scenario) == scenario.as_ref()
-                && names.name(u.model) == model.as_ref()
-                && names.name(u.suite) == suite.as_ref()
-        };
-        if let Some(&id) = self.unit_ids.find(hash, same) {
+        let units = &self.units;
+        if let Some(&id) = self.unit_ids.find(hash.0, |&id| units[id as usize].hash == hash) {
             return id;
         }
         let id = self.units.len() as u32;
         let (model, suite, scenario) = (self.names.id(model), self.names.id(suite), self.names.id(scenario));
         self.units.push(Unit { model, suite, scenario, trial, latency_ms: 0.0, cost_usd: 0.0, repaired: false, hash });
-        self.unit_ids.insert_unique(hash, id, |&id| self.units[id as usize].hash);
+        self.unit_ids.insert_unique(hash.0, id, |&id| self.units[id as usize].hash.0);
         id
     }
 
@@ -343,7 +342,7 @@ impl Rows {
         }
     }
 
-    fn add_row(&mut self, line: &Line, hash: u64) {
+    fn add_row(&mut self, line: &Line, hash: UnitHash) {
         let flag = |v: Option<bool>| v.unwrap_or(false);
         match line.event.as_ref() {
             "scenario_finished" => {
