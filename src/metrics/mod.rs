@@ -107,11 +107,27 @@ pub fn tables_from_file(path: &Path) -> Result<Tables, TablesError> {
     tables_from_reader(path, file, BLOCK_BYTES)
 }
 
+/// Lines parsed together on every core while the previous chunk is added
+/// up: small enough that the last chunk of a block, added alone, is short.
+const CHUNK_LINES: usize = 2048;
+
 /// `tables_from_file` over any reader; `path` names it in errors. A thread
-/// reads the next block while this one parses the last.
+/// reads the next block while this one parses the last, and each chunk of
+/// lines is parsed on every core while the one before is added up.
 fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -> Result<Tables, TablesError> {
     let parse_error = |line: usize, message: String| EventsError::Parse { path: path.into(), line, message };
     let mut rows = rows::Rows::default();
+    // By reference: a parsed line is a few hundred bytes, not worth moving.
+    let add = |rows: &mut rows::Rows, parsed: &[Result<Option<rows::Parsed>, String>], first_line: usize| {
+        for (i, parsed) in parsed.iter().enumerate() {
+            match parsed {
+                Ok(Some(parsed)) => rows.add(parsed),
+                Ok(None) => {}
+                Err(message) => return Err(parse_error(first_line + i, message.clone())),
+            }
+        }
+        Ok(())
+    };
     let mut first_line = 1;
     std::thread::scope(|scope| {
         let (blocks, received) = std::sync::mpsc::sync_channel(1);
@@ -120,28 +136,31 @@ fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -
         for block in received {
             let block = block.map_err(|source| EventsError::Io { path: path.into(), source })?;
             let lines = split_lines(&block);
-            let parsed: Vec<_> = lines
-                .par_iter()
-                .map(|line| match std::str::from_utf8(line) {
-                    Ok(line) if line.trim().is_empty() => Ok(None),
-                    Ok(line) => rows::parse_line(line).map(Some),
-                    Err(_) => Err("not UTF-8 text".to_string()),
-                })
-                .collect();
-            // By reference: a parsed line is a few hundred bytes, not worth moving.
-            for (i, parsed) in parsed.iter().enumerate() {
-                match parsed {
-                    Ok(Some(parsed)) => rows.add(parsed),
-                    Ok(None) => {}
-                    Err(message) => return Err(parse_error(first_line + i, message.clone())),
-                }
+            let mut chunks = lines.chunks(CHUNK_LINES);
+            let mut current = chunks.next().map(parse_chunk);
+            while let Some(parsed) = current {
+                let (added, next) = rayon::join(|| add(&mut rows, &parsed, first_line), || chunks.next().map(parse_chunk));
+                added?;
+                first_line += parsed.len();
+                current = next;
             }
-            first_line += lines.len();
         }
         Ok::<(), EventsError>(())
     })?;
     rows.finish();
     Ok(aggregate::aggregate(rows)?)
+}
+
+/// Parses lines on every core; blank lines are `None`.
+fn parse_chunk<'a>(lines: &[&'a [u8]]) -> Vec<Result<Option<rows::Parsed<'a>>, String>> {
+    lines
+        .par_iter()
+        .map(|line| match std::str::from_utf8(line) {
+            Ok(line) if line.trim().is_empty() => Ok(None),
+            Ok(line) => rows::parse_line(line).map(Some),
+            Err(_) => Err("not UTF-8 text".to_string()),
+        })
+        .collect()
 }
 
 /// Reads `file` in blocks of whole lines (the last may lack its `\n`) of
@@ -401,6 +420,14 @@ mod tests {
         assert_eq!(err, "e.jsonl:3: not a calltape event: not UTF-8 text");
         let err = tables_from_reader(Path::new("e.jsonl"), "{\"ts_ms\":1,\"event\":\"nope\"}".as_bytes(), 50).unwrap_err().to_string();
         assert!(err.contains("e.jsonl:1: not a calltape event: unknown variant `nope`"), "{err}");
+        // Past several chunks of a block, and past a block: the line is still counted right.
+        let line = jsonl(&events()[1..2]);
+        let mut many = jsonl(&events()[..1]) + &line.repeat(3 * CHUNK_LINES);
+        many.push_str("{}\n");
+        for block in [1 << 20, 100_000] {
+            let err = tables_from_reader(Path::new("e.jsonl"), many.as_bytes(), block).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("e.jsonl:{}: ", 3 * CHUNK_LINES + 2)), "{err}");
+        }
     }
 
     #[test]
