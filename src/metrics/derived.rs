@@ -10,7 +10,7 @@ use polars::prelude::*;
 use crate::stats;
 
 /// Row `i` of a string column (`""` for null).
-fn at(ca: &StringChunked, i: usize) -> &str {
+pub fn at(ca: &StringChunked, i: usize) -> &str {
     ca.get(i).unwrap_or_default()
 }
 

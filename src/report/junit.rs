@@ -37,19 +37,19 @@ pub fn render(tables: &Tables) -> std::io::Result<String> {
 
 /// Writes the document a test case at a time.
 fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
+    use crate::metrics::columns as c;
     let df = &tables.scenarios;
     let strings = |name: &str| df.column(name).and_then(|c| c.str()).map_err(std::io::Error::other);
     let (models, suites, scenarios, reasons) = (strings("model")?, strings("suite")?, strings("scenario")?, strings("reason")?);
-    let text = |ca: &polars::prelude::StringChunked, i: usize| ca.get(i).unwrap_or_default().to_string();
     let (trials, passed, latency) = (
-        crate::metrics::columns::u64s(df, "trial").map_err(std::io::Error::other)?,
-        crate::metrics::columns::bools(df, "passed").map_err(std::io::Error::other)?,
-        crate::metrics::columns::f64s(df, "latency_ms").map_err(std::io::Error::other)?,
+        c::u64s(df, "trial").map_err(std::io::Error::other)?,
+        c::bools(df, "passed").map_err(std::io::Error::other)?,
+        c::f64s(df, "latency_ms").map_err(std::io::Error::other)?,
     );
     let n = df.height();
-    let mut order: Vec<String> = Vec::new();
+    let mut order: Vec<&str> = Vec::new();
     for i in 0..n {
-        let m = text(models, i);
+        let m = c::at(models, i);
         if !order.contains(&m) {
             order.push(m);
         }
@@ -59,23 +59,23 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(out, "<testsuites name=\"calltape\" tests=\"{n}\" failures=\"{failures}\" time=\"{total_time:.3}\">")?;
     for model in order {
-        let rows = || (0..n).filter(|&i| models.get(i).unwrap_or_default() == model);
+        let rows = || (0..n).filter(|&i| c::at(models, i) == model);
         let fails = rows().filter(|&i| !passed[i]).count();
         let time: f64 = rows().map(|i| latency[i]).sum::<f64>() / 1e3;
         writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" time=\"{time:.3}\">",
-            xml_escape(&model),
+            xml_escape(model),
             rows().count()
         )?;
         for i in rows() {
-            let name = xml_escape(&format!("{} [trial {}]", text(scenarios, i), trials[i]));
-            let class = xml_escape(&format!("{}.{}", model, text(suites, i)));
+            let name = xml_escape(&format!("{} [trial {}]", c::at(scenarios, i), trials[i]));
+            let class = xml_escape(&format!("{}.{}", model, c::at(suites, i)));
             let time = latency[i] / 1e3;
             if passed[i] {
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\"/>")?;
             } else {
-                let reason = xml_escape(&text(reasons, i));
+                let reason = xml_escape(c::at(reasons, i));
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">")?;
                 writeln!(out, "      <failure message=\"{reason}\" type=\"scenario_failed\">{reason}</failure>")?;
                 writeln!(out, "    </testcase>")?;
