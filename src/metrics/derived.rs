@@ -9,6 +9,11 @@ use polars::prelude::*;
 
 use crate::stats;
 
+/// A string column, borrowed (no copy of its strings).
+pub fn texts<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a StringChunked> {
+    df.column(name)?.str()
+}
+
 /// Row `i` of a string column (`""` for null).
 pub fn at(ca: &StringChunked, i: usize) -> &str {
     ca.get(i).unwrap_or_default()
@@ -218,8 +223,6 @@ pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
     add_interval(suites, "pass_rate", &passed, &runs)
 }
 
-/// One unit's verdict and cost, by (suite, scenario, trial); ordered, so
-/// float sums run in the same order on every machine.
 /// One row of the pairs table.
 struct PairRow {
     a: String,
@@ -233,11 +236,11 @@ struct PairRow {
 /// model order: how their verdicts split, McNemar's exact p-value, and the
 /// cost of each on those shared units.
 pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResult<DataFrame> {
-    let text = |name: &str| scenarios.column(name).and_then(|c| c.str());
-    let (m, suite, scenario) = (text("model")?, text("suite")?, text("scenario")?);
+    let (m, suite, scenario) = (texts(scenarios, "model")?, texts(scenarios, "suite")?, texts(scenarios, "scenario")?);
     let (trial, passed, cost) = (u64s(scenarios, "trial")?, bools(scenarios, "passed")?, f64s(scenarios, "cost_usd")?);
-    // Each model's rows, in table order (by suite, scenario, trial), and
-    // every row by its unit, to find the other model's verdict on it.
+    // Each model's rows, in table order (by suite, scenario, trial), so float
+    // sums run in the same order on every machine; and every row by its
+    // unit, to find the other model's verdict on it.
     let mut rows_of: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut row_of: HashMap<(&str, &str, &str, u64), usize> = HashMap::with_capacity(scenarios.height());
     for (i, &t) in trial.iter().enumerate() {

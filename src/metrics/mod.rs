@@ -11,7 +11,7 @@ mod rows;
 
 /// Reading a table's columns as plain vectors.
 pub mod columns {
-    pub use super::derived::{at, bools, f64s, strings, u64s};
+    pub use super::derived::{at, bools, f64s, strings, texts, u64s};
 }
 
 use std::io::Read;

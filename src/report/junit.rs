@@ -39,7 +39,7 @@ pub fn render(tables: &Tables) -> std::io::Result<String> {
 fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
     use crate::metrics::columns as c;
     let df = &tables.scenarios;
-    let strings = |name: &str| df.column(name).and_then(|c| c.str()).map_err(std::io::Error::other);
+    let strings = |name: &str| c::texts(df, name).map_err(std::io::Error::other);
     let (models, suites, scenarios, reasons) = (strings("model")?, strings("suite")?, strings("scenario")?, strings("reason")?);
     let (trials, passed, latency) = (
         c::u64s(df, "trial").map_err(std::io::Error::other)?,

@@ -110,31 +110,26 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     // Id → index in `entries`, to report duplicates with the first's place.
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
     for (file_index, path) in files.iter().enumerate() {
-        let read =
-            std::fs::File::open(path).and_then(|f| {
-                for_each_piece(path, std::io::BufReader::with_capacity(1 << 16, f), |piece| {
-                    let Some(scenario) = check_piece(path, &piece, &name, &toolsets, &mut errors) else { return };
-                    if let Some(&first) = seen_ids.get(&scenario.id) {
-                        let first = &entries[first];
-                        let origin = format!("{}:{}", files[first.file as usize].display(), first.line);
-                        let src = SourceText { path, text: piece.text(), first_line: piece.line };
-                        errors.push(src.error_at(
-                            &format!("\"{}\"", scenario.id),
-                            format!("duplicate scenario id {:?} (first at {origin})", scenario.id),
-                        ));
-                        return;
-                    }
-                    seen_ids.insert(scenario.id.clone(), entries.len());
-                    entries.push(Entry {
-                        id: scenario.id.as_str().into(),
-                        file: file_index as u32,
-                        offset: piece.offset,
-                        len: piece.bytes.len() as u32,
-                        line: piece.line as u32,
-                        interactive: scenario.approvals.mode == Some(ApprovalMode::Interactive),
-                    });
-                })
-            });
+        let read = std::fs::File::open(path).and_then(|f| {
+            for_each_piece(path, std::io::BufReader::with_capacity(1 << 16, f), |piece| {
+                let Some(scenario) = check_piece(path, &piece, &name, &toolsets, &mut errors) else { return };
+                if let Some(&first) = seen_ids.get(&scenario.id) {
+                    let first = &entries[first];
+                    let origin = format!("{}:{}", files[first.file as usize].display(), first.line);
+                    errors.push(duplicate_id(path, &piece, &scenario.id, &origin));
+                    return;
+                }
+                seen_ids.insert(scenario.id.clone(), entries.len());
+                entries.push(Entry {
+                    id: scenario.id.as_str().into(),
+                    file: file_index as u32,
+                    offset: piece.offset,
+                    len: piece.bytes.len() as u32,
+                    line: piece.line as u32,
+                    interactive: scenario.approvals.mode == Some(ApprovalMode::Interactive),
+                });
+            })
+        });
         if let Err(e) = read {
             errors.push(LoadError::new(path, 0, 0, format!("cannot read: {e}")));
         }
@@ -241,14 +236,15 @@ fn for_each_piece(path: &Path, mut reader: impl BufRead, mut f: impl FnMut(Piece
 pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
     let mut errors = Vec::new();
     let mut scenarios: Vec<Arc<Scenario>> = Vec::new();
-    let mut seen_ids = HashSet::new();
+    // Id → line of its first scenario.
+    let mut seen_ids: HashMap<String, usize> = HashMap::new();
     for_each_piece(path, bytes.as_slice(), |piece| {
         let Some(scenario) = check_piece(path, &piece, suite, &Toolsets::new(), &mut errors) else { return };
-        if !seen_ids.insert(scenario.id.clone()) {
-            let src = SourceText { path, text: piece.text(), first_line: piece.line };
-            errors.push(src.error_at(&format!("\"{}\"", scenario.id), format!("duplicate scenario id {:?}", scenario.id)));
+        if let Some(&first) = seen_ids.get(&scenario.id) {
+            errors.push(duplicate_id(path, &piece, &scenario.id, &format!("{}:{first}", path.display())));
             return;
         }
+        seen_ids.insert(scenario.id.clone(), piece.line);
         scenarios.push(Arc::new(scenario));
     })
     .expect("reading from memory does not fail");
@@ -257,6 +253,12 @@ pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<V
     } else {
         Err(errors)
     }
+}
+
+/// A scenario id seen before, at `first` (`file:line`).
+fn duplicate_id(path: &Path, piece: &Piece<'_>, id: &str, first: &str) -> LoadError {
+    let src = SourceText { path, text: piece.text(), first_line: piece.line };
+    src.error_at(&format!("\"{id}\""), format!("duplicate scenario id {id:?} (first at {first})"))
 }
 
 /// Parses and builds one scenario; its problems go to `errors`.
