@@ -72,14 +72,40 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
 }
 
 /// Optimal-string-alignment distance: insertions, deletions, substitutions
-/// and swaps of adjacent characters each cost one. Three rolling rows, so
-/// it allocates once per call.
+/// and swaps of adjacent characters each cost one.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    if a.is_ascii() && b.is_ascii() {
+        return osa(a.as_bytes(), b.as_bytes());
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    osa(&a, &b)
+}
+
+/// Whether `a` and `b` are at most `limit` edits apart. ASCII names whose
+/// lengths differ by more are not measured (alias matching asks this of
+/// every unexpected name against every missing one).
+pub fn within_edits(a: &str, b: &str, limit: usize) -> bool {
+    if a.is_ascii() && b.is_ascii() && a.len().abs_diff(b.len()) > limit {
+        return false;
+    }
+    edit_distance(a, b) <= limit
+}
+
+/// The distance over three rolling rows, on the stack for names up to 63
+/// characters.
+fn osa<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    const STACK_WIDTH: usize = 64;
     let width = b.len() + 1;
+    let mut on_stack = [0usize; 3 * STACK_WIDTH];
+    let mut on_heap = Vec::new();
+    let rows: &mut [usize] = if width <= STACK_WIDTH {
+        &mut on_stack[..3 * width]
+    } else {
+        on_heap.resize(3 * width, 0);
+        &mut on_heap
+    };
     // rows[0] = i-2, rows[1] = i-1, rows[2] = i
-    let mut rows = vec![0usize; 3 * width];
     for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
         *cell = j;
     }

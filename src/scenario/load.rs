@@ -305,7 +305,8 @@ pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
     }
     let validator = jsonschema::validator_for(&spec.parameters)
         .map_err(|e| format!("tool {:?}: parameters is not a valid JSON Schema: {e}", spec.name))?;
-    Ok(Tool { spec, validator })
+    let repair_schema = crate::pipeline::repair::RepairSchema::compile(&spec.parameters);
+    Ok(Tool { spec, validator, repair_schema })
 }
 
 pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;

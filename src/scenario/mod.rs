@@ -33,11 +33,13 @@ fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object", "properties": {}})
 }
 
-/// A tool ready for use: its spec and its compiled argument validator.
-/// Shared (`Arc`) by every scenario that uses the same toolset entry.
+/// A tool ready for use: its spec, its compiled argument validator and its
+/// schema compiled for local repair. Shared (`Arc`) by every scenario that
+/// uses the same toolset entry.
 pub struct Tool {
     pub spec: ToolSpec,
     pub validator: jsonschema::Validator,
+    pub repair_schema: crate::pipeline::repair::RepairSchema,
 }
 
 impl std::fmt::Debug for Tool {

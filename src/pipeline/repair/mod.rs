@@ -11,10 +11,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::resolve::{edit_distance, normalise_name};
+use super::resolve::{normalise_name, within_edits};
 use super::validate::validate_args;
 use super::CallIssue;
 use crate::scenario::Tool;
+
+mod schema;
+pub use schema::RepairSchema;
+use schema::{types, Additional, Node, NodeId, Property, Ref};
 
 /// Rounds of fix-then-validate before giving up.
 pub const MAX_ROUNDS: usize = 4;
@@ -73,14 +77,14 @@ pub struct LocalRepair {
 /// Repairs `args` of `tool`, given the validator's `issues` with them.
 pub fn repair_locally(tool: &Tool, args: Value, issues: &[CallIssue], rules: &RepairRules) -> LocalRepair {
     let mut repair = LocalRepair { args, fixes: Vec::new(), remaining: issues.to_vec() };
-    let root = &tool.spec.parameters;
-    let fixer = Fixer { root, aliases: rules.aliases.get(&tool.spec.name), defaults: rules.defaults.get(&tool.spec.name) };
+    let fixer =
+        Fixer { schema: &tool.repair_schema, aliases: rules.aliases.get(&tool.spec.name), defaults: rules.defaults.get(&tool.spec.name) };
     for _ in 0..MAX_ROUNDS {
         if repair.remaining.is_empty() {
             break;
         }
         let before = repair.fixes.len();
-        fixer.fix(root, &mut repair.args, "", &mut repair.fixes);
+        fixer.fix(RepairSchema::ROOT, &mut repair.args, Path::Root, &mut repair.fixes);
         if repair.fixes.len() == before {
             break;
         }
@@ -89,16 +93,51 @@ pub fn repair_locally(tool: &Tool, args: Value, issues: &[CallIssue], rules: &Re
     repair
 }
 
-/// The walk over one call's arguments.
-struct Fixer<'a> {
-    root: &'a Value,
-    aliases: Option<&'a BTreeMap<String, String>>,
-    defaults: Option<&'a Map<String, Value>>,
+/// Where the walk is, as a chain of parents: the JSON Pointer is written
+/// only for a fix, not for every value visited.
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    Root,
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
 }
 
-/// A JSON Pointer segment.
-fn pointer(path: &str, key: &str) -> String {
-    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"))
+impl Path<'_> {
+    fn pointer(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.write(out);
+                out.push('/');
+                // JSON Pointer escapes: `~` first, so a `/` written as `~1` stays.
+                for c in key.chars() {
+                    match c {
+                        '~' => out.push_str("~0"),
+                        '/' => out.push_str("~1"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            Path::Index(parent, i) => {
+                parent.write(out);
+                out.push('/');
+                out.push_str(&i.to_string());
+            }
+        }
+    }
+}
+
+/// The walk over one call's arguments.
+struct Fixer<'a> {
+    schema: &'a RepairSchema,
+    aliases: Option<&'a BTreeMap<String, String>>,
+    defaults: Option<&'a Map<String, Value>>,
 }
 
 /// The JSON type name of a value, as JSON Schema spells it.
@@ -114,84 +153,91 @@ fn type_of(v: &Value) -> &'static str {
     }
 }
 
+/// The type bits a value fits: an integer is a number too.
+fn fitting_types(v: &Value) -> u8 {
+    match v {
+        Value::Null => types::NULL,
+        Value::Bool(_) => types::BOOLEAN,
+        Value::Number(n) if n.is_i64() || n.is_u64() => types::INTEGER | types::NUMBER,
+        Value::Number(_) => types::NUMBER,
+        Value::String(_) => types::STRING,
+        Value::Array(_) => types::ARRAY,
+        Value::Object(_) => types::OBJECT,
+    }
+}
+
+/// How many `$ref` and `anyOf` steps resolving one schema may take: a
+/// schema whose branches refer back to itself ends here, not in the stack.
+const RESOLVE_BUDGET: usize = 8;
+
 impl<'a> Fixer<'a> {
+    fn node(&self, id: NodeId) -> &'a Node {
+        self.schema.node(id)
+    }
+
     /// The schema with local `$ref`s followed and `anyOf`/`oneOf` narrowed to
     /// the first branch the value's type fits (or the first branch).
-    fn resolve(&self, schema: &'a Value, value: &Value) -> &'a Value {
-        let mut s = schema;
-        for _ in 0..8 {
-            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-                match r.strip_prefix('#').and_then(|p| self.root.pointer(p)) {
-                    Some(target) => {
-                        s = target;
-                        continue;
-                    }
-                    None => return s,
+    fn resolve(&self, id: NodeId, value: &Value, budget: usize) -> NodeId {
+        let mut s = id;
+        for step in 0..budget {
+            let node = self.node(s);
+            match node.reference {
+                Ref::To(target) => {
+                    s = target;
+                    continue;
                 }
+                Ref::Broken => return s,
+                Ref::Absent | Ref::NotAString => {}
             }
-            let branches = s.get("anyOf").or_else(|| s.get("oneOf")).and_then(Value::as_array);
-            match branches {
-                Some(bs) if !bs.is_empty() => {
-                    s = bs.iter().find(|b| self.type_fits(b, value)).unwrap_or(&bs[0]);
+            match &node.branches {
+                Some(bs) => {
+                    let left = budget - step - 1;
+                    s = bs.iter().copied().find(|b| self.type_fits_within(*b, value, left)).unwrap_or(bs[0]);
                 }
-                _ => return s,
+                None => return s,
             }
         }
         s
     }
 
-    /// The types a schema allows (empty: any).
-    fn types(schema: &Value) -> Vec<&str> {
-        match schema.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        }
+    /// Whether the value's JSON type is one the schema allows.
+    fn type_fits(&self, id: NodeId, value: &Value) -> bool {
+        self.type_fits_within(id, value, RESOLVE_BUDGET)
     }
 
-    /// Whether the value's JSON type is one the schema allows (no allocation: a hot path).
-    fn type_fits(&self, schema: &Value, value: &Value) -> bool {
-        let schema = if schema.get("$ref").is_some() { self.resolve(schema, value) } else { schema };
-        let t = type_of(value);
-        let fits = |allowed: &str| allowed == t || (t == "integer" && allowed == "number");
-        match schema.get("type") {
-            Some(Value::String(allowed)) => fits(allowed),
-            Some(Value::Array(allowed)) => allowed.iter().filter_map(Value::as_str).any(fits),
-            _ => true,
-        }
+    fn type_fits_within(&self, id: NodeId, value: &Value, budget: usize) -> bool {
+        let id = if self.node(id).reference == Ref::Absent || budget == 0 { id } else { self.resolve(id, value, budget) };
+        self.node(id).types.is_none_or(|allowed| allowed & fitting_types(value) != 0)
     }
 
-    /// Fixes `value` in place against `schema`, recording each fix.
-    fn fix(&self, schema: &'a Value, value: &mut Value, path: &str, fixes: &mut Vec<LocalFix>) {
-        let schema = self.resolve(schema, value);
-        if !self.type_fits(schema, value) {
-            if let Some((fixed, kind)) = coerce(schema, value) {
-                fixes.push(LocalFix { kind, path: path.to_string(), detail: format!("{value} → {fixed}") });
+    /// Fixes `value` in place against schema node `id`, recording each fix.
+    fn fix(&self, id: NodeId, value: &mut Value, path: Path<'_>, fixes: &mut Vec<LocalFix>) {
+        let id = self.resolve(id, value, RESOLVE_BUDGET);
+        let node = self.node(id);
+        if !self.type_fits(id, value) {
+            if let Some((fixed, kind)) = coerce(node, value) {
+                fixes.push(LocalFix { kind, path: path.pointer(), detail: format!("{value} → {fixed}") });
                 *value = fixed;
             }
         }
-        if let (Some(options), Value::String(s)) = (schema.get("enum").and_then(Value::as_array), &*value) {
+        if let (Some(options), Value::String(s)) = (&node.enum_options, &*value) {
             if !options.contains(value) {
                 let folded = fold(s);
                 let mut matching = options.iter().filter(|o| o.as_str().is_some_and(|o| fold(o) == folded));
                 if let (Some(option), None) = (matching.next(), matching.next()) {
                     fixes.push(LocalFix {
-                        kind: LocalFixKind::EnumCaseFixed,
-                        path: path.to_string(),
-                        detail: format!("{value} → {option}"),
+                        kind: LocalFixKind::EnumCaseFixed, path: path.pointer(), detail: format!("{value} → {option}")
                     });
                     *value = option.clone();
                 }
             }
         }
         match value {
-            Value::Object(map) => self.fix_object(schema, map, path, fixes),
+            Value::Object(map) => self.fix_object(node, map, path, fixes),
             Value::Array(items) => {
-                let prefix = schema.get("prefixItems").and_then(Value::as_array);
-                let rest = schema.get("items").filter(|i| i.is_object());
                 for (i, item) in items.iter_mut().enumerate() {
-                    if let Some(s) = prefix.and_then(|p| p.get(i)).or(rest) {
-                        self.fix(s, item, &format!("{path}/{i}"), fixes);
+                    if let Some(s) = node.prefix_items.as_ref().and_then(|p| p.get(i).copied()).or(node.items) {
+                        self.fix(s, item, Path::Index(&path, i), fixes);
                     }
                 }
             }
@@ -199,63 +245,66 @@ impl<'a> Fixer<'a> {
         }
     }
 
-    fn fix_object(&self, schema: &'a Value, map: &mut Map<String, Value>, path: &str, fixes: &mut Vec<LocalFix>) {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
-        let required: Vec<&str> =
-            schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-        let top = path.is_empty();
+    fn fix_object(&self, node: &'a Node, map: &mut Map<String, Value>, path: Path<'_>, fixes: &mut Vec<LocalFix>) {
+        let Some(properties) = &node.properties else { return };
+        let top = matches!(path, Path::Root);
 
         // Configured aliases first (top level: they are per tool).
         if let (true, Some(aliases)) = (top, self.aliases) {
             for (alias, target) in aliases {
-                if map.contains_key(alias) && !map.contains_key(target) && properties.contains_key(target) {
+                if map.contains_key(alias) && !map.contains_key(target) && node.declares(target) {
                     rename(map, alias, target, path, "configured alias", fixes);
                 }
             }
         }
-        self.rename_automatically(properties, &required, map, path, fixes);
+        self.rename_automatically(node, properties, map, path, fixes);
 
-        for (key, sub) in properties {
-            let Some(v) = map.get_mut(key) else { continue };
-            if v.is_null() && !required.contains(&key.as_str()) && !self.type_fits(sub, &Value::Null) {
-                map.remove(key);
-                fixes.push(LocalFix { kind: LocalFixKind::NullDropped, path: pointer(path, key), detail: format!("`{key}`: null") });
+        for p in properties {
+            let Some(v) = map.get_mut(&p.name) else { continue };
+            if v.is_null() && !node.requires(&p.name) && !self.type_fits(p.node, &Value::Null) {
+                map.remove(&p.name);
+                let key = &p.name;
+                fixes.push(LocalFix {
+                    kind: LocalFixKind::NullDropped,
+                    path: Path::Key(&path, key).pointer(),
+                    detail: format!("`{key}`: null"),
+                });
                 continue;
             }
-            self.fix(sub, v, &pointer(path, key), fixes);
+            self.fix(p.node, v, Path::Key(&path, &p.name), fixes);
         }
-        if let Some(extra) = schema.get("additionalProperties").filter(|a| a.is_object()) {
-            for (key, v) in map.iter_mut().filter(|(k, _)| !properties.contains_key(*k)) {
-                self.fix(extra, v, &pointer(path, key), fixes);
+        if let Additional::Schema(extra) = node.additional {
+            for (key, v) in map.iter_mut().filter(|(k, _)| !node.declares(k)) {
+                self.fix(extra, v, Path::Key(&path, key), fixes);
             }
         }
 
-        for key in &required {
-            if map.contains_key(*key) {
+        for key in &node.required {
+            if map.contains_key(key) {
                 continue;
             }
-            let from_schema =
-                properties.get(*key).and_then(|p| p.get("default")).filter(|d| properties.get(*key).is_some_and(|p| self.type_fits(p, d)));
-            let (default, origin) = match (from_schema, self.defaults.filter(|_| top).and_then(|d| d.get(*key))) {
+            let declared = node.property(key);
+            let from_schema = declared.and_then(|p| self.node(p.node).default.as_ref().filter(|d| self.type_fits(p.node, d)));
+            let (default, origin) = match (from_schema, self.defaults.filter(|_| top).and_then(|d| d.get(key))) {
                 (Some(d), _) => (d.clone(), "schema default"),
                 (None, Some(d)) => (d.clone(), "configured default"),
                 (None, None) => continue,
             };
             fixes.push(LocalFix {
                 kind: LocalFixKind::DefaultFilled,
-                path: pointer(path, key),
+                path: Path::Key(&path, key).pointer(),
                 detail: format!("`{key}` = {default} ({origin})"),
             });
-            map.insert(key.to_string(), default);
+            map.insert(key.clone(), default);
         }
 
-        if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-            let forbidden: Vec<String> = map.keys().filter(|k| !properties.contains_key(*k)).cloned().collect();
+        if node.additional == Additional::Forbidden {
+            let forbidden: Vec<String> = map.keys().filter(|k| !node.declares(k)).cloned().collect();
             for key in forbidden {
                 map.remove(&key);
                 fixes.push(LocalFix {
                     kind: LocalFixKind::PropertyDropped,
-                    path: pointer(path, &key),
+                    path: Path::Key(&path, &key).pointer(),
                     detail: format!("`{key}` is not a parameter"),
                 });
             }
@@ -268,68 +317,68 @@ impl<'a> Fixer<'a> {
     /// only unexpected property against the only missing required one.
     fn rename_automatically(
         &self,
-        properties: &'a Map<String, Value>,
-        required: &[&str],
+        node: &'a Node,
+        properties: &'a [Property],
         map: &mut Map<String, Value>,
-        path: &str,
+        path: Path<'_>,
         fixes: &mut Vec<LocalFix>,
     ) {
-        let unexpected: Vec<String> = map.keys().filter(|k| !properties.contains_key(*k)).cloned().collect();
+        let unexpected: Vec<String> = map.keys().filter(|k| !node.declares(k)).cloned().collect();
         if unexpected.is_empty() {
             return;
         }
-        let mut missing: Vec<&str> = properties.keys().map(String::as_str).filter(|k| !map.contains_key(*k)).collect();
+        let mut missing: Vec<&Property> = properties.iter().filter(|p| !map.contains_key(&p.name)).collect();
         // Required parameters first: they are what the model most likely meant.
-        missing.sort_by_key(|k| !required.contains(k));
-        let missing_required = missing.iter().filter(|k| required.contains(k)).count();
+        missing.sort_by_key(|p| !node.requires(&p.name));
+        let missing_required = missing.iter().filter(|p| node.requires(&p.name)).count();
         let lone = unexpected.len() == 1 && missing_required == 1;
-        // Names folded once: the rules compare every unexpected name with every missing one.
-        let mut folded: Vec<(String, Vec<String>)> = missing.iter().map(|m| (normalise_name(m), words(m))).collect();
         for key in &unexpected {
             let value = &map[key];
-            let fits = |target: &str| properties.get(target).is_some_and(|s| self.type_fits(s, value) || coerce(s, value).is_some());
+            let fits = |p: &Property| self.type_fits(p.node, value) || coerce(self.node(p.node), value).is_some();
             let norm = normalise_name(key);
             let key_words = words(key);
-            let same = |i: usize| folded[i].0 == norm;
-            let near = |i: usize| norm.chars().count() >= 5 && edit_distance(&norm, &folded[i].0) <= 2;
-            let shared_word = |i: usize| key_words.iter().any(|w| folded[i].1.contains(w)) && fits(missing[i]);
-            let rules: [&dyn Fn(usize) -> bool; 3] = [&same, &near, &shared_word];
+            let near_enough = norm.chars().count() >= 5;
+            let same = |p: &Property| p.folded == norm;
+            let near = |p: &Property| near_enough && within_edits(&norm, &p.folded, 2);
+            let shared_word = |p: &Property| key_words.iter().any(|w| p.words.contains(w)) && fits(p);
+            let rules: [&dyn Fn(&Property) -> bool; 3] = [&same, &near, &shared_word];
             let mut chosen = None;
             for rule in rules {
-                let candidates: Vec<&str> = (0..missing.len()).filter(|i| rule(*i)).map(|i| missing[i]).collect();
-                match candidates.as_slice() {
-                    [one] => {
-                        chosen = Some((*one, "same parameter"));
+                let mut candidates = missing.iter().copied().filter(|p| rule(p));
+                match (candidates.next(), candidates.next()) {
+                    (Some(one), None) => {
+                        chosen = Some((one.name.as_str(), "same parameter"));
                         break;
                     }
-                    [] => continue,
+                    (None, _) => continue,
                     _ => break, // ambiguous: rename nothing rather than guess
                 }
             }
             if chosen.is_none() && lone {
-                chosen = missing.iter().copied().find(|t| required.contains(t) && fits(t)).map(|t| (t, "only candidate"));
+                chosen = missing.iter().copied().find(|p| node.requires(&p.name) && fits(p)).map(|p| (p.name.as_str(), "only candidate"));
             }
             if let Some((target, why)) = chosen {
                 rename(map, key, target, path, why, fixes);
-                // A target is taken once: keep `missing` and `folded` in step.
-                if let Some(i) = missing.iter().position(|m| *m == target) {
-                    missing.remove(i);
-                    folded.remove(i);
-                }
+                // A target is taken once.
+                missing.retain(|p| p.name != target);
             }
         }
     }
 }
 
-fn rename(map: &mut Map<String, Value>, from: &str, to: &str, path: &str, why: &str, fixes: &mut Vec<LocalFix>) {
+fn rename(map: &mut Map<String, Value>, from: &str, to: &str, path: Path<'_>, why: &str, fixes: &mut Vec<LocalFix>) {
     if let Some(v) = map.remove(from) {
         map.insert(to.to_string(), v);
-        fixes.push(LocalFix { kind: LocalFixKind::AliasRenamed, path: pointer(path, to), detail: format!("`{from}` → `{to}` ({why})") });
+        fixes.push(LocalFix {
+            kind: LocalFixKind::AliasRenamed,
+            path: Path::Key(&path, to).pointer(),
+            detail: format!("`{from}` → `{to}` ({why})"),
+        });
     }
 }
 
 /// Words of a parameter name (snake, kebab or camel case), longer than two letters.
-fn words(name: &str) -> Vec<String> {
+pub(super) fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut prev_lower = false;
@@ -356,79 +405,80 @@ fn fold(s: &str) -> String {
 }
 
 /// A safe conversion of `value` to a type the schema wants, if there is one.
-fn coerce(schema: &Value, value: &Value) -> Option<(Value, LocalFixKind)> {
-    let types = Fixer::types(schema);
-    let wants = |t: &str| types.contains(&t);
+fn coerce(node: &Node, value: &Value) -> Option<(Value, LocalFixKind)> {
+    let bits = node.types.unwrap_or(0);
+    let wants = |t: u8| bits & t != 0;
     match value {
         Value::String(s) => {
             let t = s.trim();
-            if wants("integer") {
+            if wants(types::INTEGER) {
                 if let Ok(i) = t.parse::<i64>() {
                     return Some((Value::from(i), LocalFixKind::TypeCoerced));
                 }
             }
-            if wants("number") {
+            if wants(types::NUMBER) {
                 if let Some(n) = t.parse::<f64>().ok().filter(|n| n.is_finite()).and_then(serde_json::Number::from_f64) {
                     return Some((Value::Number(n), LocalFixKind::TypeCoerced));
                 }
             }
-            if wants("boolean") {
+            if wants(types::BOOLEAN) {
                 match t.to_ascii_lowercase().as_str() {
                     "true" => return Some((Value::Bool(true), LocalFixKind::TypeCoerced)),
                     "false" => return Some((Value::Bool(false), LocalFixKind::TypeCoerced)),
                     _ => {}
                 }
             }
-            if wants("object") || wants("array") {
+            if wants(types::OBJECT | types::ARRAY) {
                 let decoded = serde_json::from_str::<Value>(t)
                     .ok()
                     .or_else(|| super::lenient::parse_lenient(t).ok().map(|(v, _)| v))
-                    .filter(|v| wants(type_of(v)));
+                    .filter(|v| wants(types::of_name(type_of(v))));
                 if let Some(v) = decoded {
                     return Some((v, LocalFixKind::JsonStringDecoded));
                 }
             }
-            if wants("array") {
+            if wants(types::ARRAY) {
                 return Some((Value::Array(vec![value.clone()]), LocalFixKind::WrappedInArray));
             }
-            if wants("null") && t.eq_ignore_ascii_case("null") {
+            if wants(types::NULL) && t.eq_ignore_ascii_case("null") {
                 return Some((Value::Null, LocalFixKind::TypeCoerced));
             }
             None
         }
         Value::Number(n) => {
-            if wants("integer") {
+            if wants(types::INTEGER) {
                 if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
                     return Some((Value::from(f as i64), LocalFixKind::TypeCoerced));
                 }
             }
-            if wants("string") {
+            if wants(types::STRING) {
                 return Some((Value::String(n.to_string()), LocalFixKind::TypeCoerced));
             }
-            if wants("array") {
+            if wants(types::ARRAY) {
                 return Some((Value::Array(vec![value.clone()]), LocalFixKind::WrappedInArray));
             }
             None
         }
         Value::Bool(b) => {
-            if wants("string") {
+            if wants(types::STRING) {
                 return Some((Value::String(b.to_string()), LocalFixKind::TypeCoerced));
             }
-            if wants("array") {
+            if wants(types::ARRAY) {
                 return Some((Value::Array(vec![value.clone()]), LocalFixKind::WrappedInArray));
             }
             None
         }
-        Value::Array(items) if items.len() == 1 && !wants("array") => {
+        Value::Array(items) if items.len() == 1 && !wants(types::ARRAY) => {
             let item = &items[0];
-            let fitting = types.is_empty() || types.contains(&type_of(item)) || (type_of(item) == "integer" && wants("number"));
+            // Any type (no list, or an empty one), or the item's own type.
+            let fitting = bits == 0 || bits & fitting_types(item) != 0;
             if fitting {
                 Some((item.clone(), LocalFixKind::UnwrappedArray))
             } else {
-                coerce(schema, item).map(|(v, _)| (v, LocalFixKind::UnwrappedArray))
+                coerce(node, item).map(|(v, _)| (v, LocalFixKind::UnwrappedArray))
             }
         }
-        Value::Object(_) if wants("string") => Some((Value::String(value.to_string()), LocalFixKind::TypeCoerced)),
+        Value::Object(_) if wants(types::STRING) => Some((Value::String(value.to_string()), LocalFixKind::TypeCoerced)),
         _ => None,
     }
 }
