@@ -74,8 +74,26 @@ pub(super) fn hex_val(b: u8) -> u32 {
 /// ASCII that plays no part in string repairs: no quote, backslash,
 /// bracket, delimiter or control character.
 pub(super) fn is_plain(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b" -_.:;!?@#$%^&*=<>|~".contains(&b)
+    PLAIN[b as usize]
 }
+
+/// [`is_plain`] as a table: strings are read a run of plain bytes at a time.
+static PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric();
+        b += 1;
+    }
+    let others = b" -_.:;!?@#$%^&*=<>|~";
+    let mut k = 0;
+    while k < others.len() {
+        table[others[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
 
 pub(super) fn count_bracket(counts: &mut [usize; 6], b: u8) {
     if let Some(k) = b"()[]{}".iter().position(|&x| x == b) {

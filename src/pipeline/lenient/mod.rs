@@ -118,6 +118,16 @@ pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientErro
     if text.chars().all(|c| c.is_whitespace() || is_special_ws(c)) {
         return Ok((Value::Object(Map::new()), vec![LenientFix::EmptyAsObject]));
     }
+    // Text that opens with a plain word (`Sure, here it is: {…}`) reads as
+    // an unquoted string, which only counts when no value is found inside:
+    // look inside first rather than read all the prose as values.
+    if Parser::new(text, 0).opens_with_word() {
+        if let Some(found) = parse_inside(text) {
+            return Ok(found);
+        }
+        let mut p = Parser::new(text, 0);
+        return p.parse_document(false).map(|v| (v, p.fixes));
+    }
     let mut p = Parser::new(text, 0);
     let main = p.parse_document(false);
     let want_other = match &main {
@@ -125,38 +135,45 @@ pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientErro
         Ok(_) => p.root_unquoted,
     };
     if want_other {
-        // Prose around the value: read from a code fence, else the first
-        // `{`, else the first `[`, ignoring what follows the value.
-        let mut tried: [Option<usize>; 3] = [None; 3];
-        let fence = text.find("```");
-        let brace = text.find('{');
-        let bracket = text.find('[');
-        for (n, cand) in [fence, brace, bracket].into_iter().enumerate() {
-            let Some(at) = cand else { continue };
-            if tried.contains(&Some(at)) {
-                continue;
-            }
-            tried[n] = Some(at);
-            let mut q = Parser::new(text, at);
-            let Ok(value) = q.parse_document(true) else {
-                continue;
-            };
-            let container_ok = match &value {
-                Value::Object(m) => q.root_closed || !m.is_empty(),
-                Value::Array(a) => q.root_closed || !a.is_empty(),
-                _ => n == 0,
-            };
-            if !container_ok {
-                continue;
-            }
-            let mut fixes = vec![LenientFix::SurroundingText];
-            for f in q.fixes {
-                if !fixes.contains(&f) {
-                    fixes.push(f);
-                }
-            }
-            return Ok((value, fixes));
+        if let Some(found) = parse_inside(text) {
+            return Ok(found);
         }
     }
     main.map(|v| (v, p.fixes))
+}
+
+/// Prose around the value: reads from a code fence, else the first `{`,
+/// else the first `[`, ignoring what follows the value.
+fn parse_inside(text: &str) -> Option<(Value, Vec<LenientFix>)> {
+    let mut tried: [Option<usize>; 3] = [None; 3];
+    let fence = text.find("```");
+    let brace = text.find('{');
+    let bracket = text.find('[');
+    for (n, cand) in [fence, brace, bracket].into_iter().enumerate() {
+        let Some(at) = cand else { continue };
+        if tried.contains(&Some(at)) {
+            continue;
+        }
+        tried[n] = Some(at);
+        let mut q = Parser::new(text, at);
+        let Ok(value) = q.parse_document(true) else {
+            continue;
+        };
+        let container_ok = match &value {
+            Value::Object(m) => q.root_closed || !m.is_empty(),
+            Value::Array(a) => q.root_closed || !a.is_empty(),
+            _ => n == 0,
+        };
+        if !container_ok {
+            continue;
+        }
+        let mut fixes = vec![LenientFix::SurroundingText];
+        for f in q.fixes {
+            if !fixes.contains(&f) {
+                fixes.push(f);
+            }
+        }
+        return Some((value, fixes));
+    }
+    None
 }

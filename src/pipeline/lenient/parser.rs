@@ -212,6 +212,24 @@ impl<'a> Parser<'a> {
         self.quote_at(i).is_some() || c == b'[' || c == b'{' || c == b'-' || c == b'_' || c.is_ascii_alphanumeric()
     }
 
+    /// Whether the document's root value is an unquoted string for sure:
+    /// past any fence, whitespace and comments, a word that is no keyword
+    /// and no function call (`Sure, …`). Such a root makes the caller look
+    /// for a value inside the text.
+    pub(super) fn opens_with_word(mut self) -> bool {
+        self.skip_markdown_fence(&[b"```", b"[```", b"{```"]);
+        self.skip_ws_comments(true);
+        let start = self.i;
+        if !self.at(start).is_ascii_alphabetic() || self.function_call_at(start).is_some() {
+            return false;
+        }
+        let mut end = start;
+        while is_fn_char(self.at(end)) {
+            end += 1;
+        }
+        !matches!(&self.b[start..end], b"true" | b"false" | b"null" | b"True" | b"False" | b"None")
+    }
+
     pub(super) fn prev_non_ws(&self, start: usize) -> usize {
         let mut p = start;
         while p > 0 && is_ws(self.at(p)) {

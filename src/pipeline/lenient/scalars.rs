@@ -9,6 +9,9 @@ use super::LenientFix;
 
 impl Parser<'_> {
     pub(super) fn parse_number(&mut self, ctx: Ctx) -> Option<Value> {
+        if let Some(found) = self.parse_plain_integer(ctx) {
+            return found;
+        }
         let start = self.i;
         let mut i = start;
         let mut num = String::new();
@@ -85,6 +88,30 @@ impl Parser<'_> {
         self.i = i;
         self.last_end = i;
         Some(value)
+    }
+
+    /// The usual number, a plain integer (`-?(0|[1-9][0-9]*)`, under 19
+    /// characters), read without building a normalised copy. `None` when the
+    /// text is some other number (or none), for [`Self::parse_number`].
+    fn parse_plain_integer(&mut self, ctx: Ctx) -> Option<Option<Value>> {
+        let start = self.i;
+        let mut i = start + usize::from(self.at(start) == b'-');
+        let first = i;
+        while self.at(i).is_ascii_digit() {
+            i += 1;
+        }
+        let digits = i - first;
+        let zero_led = self.at(first) == b'0' && (digits > 1 || first > start);
+        if digits == 0 || zero_led || i - start >= 19 || matches!(self.at(i), b'.' | b'e' | b'E') {
+            return None;
+        }
+        if !self.at_end_of_number(i) || (ctx == Ctx::Member && !self.member_value_ends(i)) {
+            return Some(None);
+        }
+        let n: i64 = self.s[start..i].parse().ok()?;
+        self.i = i;
+        self.last_end = i;
+        Some(Some(Value::Number(n.into())))
     }
 
     pub(super) fn parse_keyword(&mut self, ctx: Ctx) -> Option<Value> {

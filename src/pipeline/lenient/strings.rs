@@ -57,7 +57,12 @@ impl Parser<'_> {
         let i_before = i;
         i += q.len_utf8();
         let content_start = i;
-        let mut out = String::new();
+        // Room for the usual string, all of it up to the next such quote.
+        let guess = match q {
+            '"' | '\'' => memchr::memchr(q as u8, &self.b[i..]).unwrap_or(len - i),
+            _ => 0,
+        };
+        let mut out = String::with_capacity(guess);
         let mut spaces = 0usize; // trailing literal spaces in `out`
         let mut brackets = [0usize; 6]; // ( ) [ ] { } seen raw in the string
         loop {

@@ -59,6 +59,15 @@ fn surrounding_text() {
     check("json\n{\"a\": 1}", json!({"a": 1}), &[SurroundingText]);
     // plain prose without a value stays a string
     check("hello world", json!("hello world"), &[UnquotedValue]);
+    check("undefined", Value::Null, &[JsLiteral]);
+    check("Note: [1, 2] and more", json!([1, 2]), &[SurroundingText]);
+    check("Note: {} and more", json!({}), &[SurroundingText]);
+    // words that are values are read as such, not searched past
+    check("True, {\"a\": 1}", json!([true, {"a": 1}]), &[PythonLiteral, Concatenated]);
+    check("callback({\"a\": 1});", json!({"a": 1}), &[FunctionCall]);
+    check("// a comment\nSure: {\"a\": 1}", json!({"a": 1}), &[SurroundingText]);
+    // a fence comes first, even around prose
+    check("```\nOK {\"a\": 1}\n```", json!("OK"), &[SurroundingText, CodeFence, UnquotedValue]);
 }
 
 #[test]
@@ -181,6 +190,14 @@ fn numbers() {
     check("[.5, -.5, 2., -]", json!([0.5, -0.5, 2.0, -0.0]), &[InvalidNumber]);
     check("[1e400]", json!(["1e400"]), &[]);
     check("[0.0.1]", json!(["0.0.1"]), &[UnquotedValue]);
+    // plain integers take a shorter road to the same values
+    check(
+        "[0, -0, 7, -12, 00, -01, 123456789012345678, 1234567890123456789]",
+        json!([0, -0.0, 7, -12, "00", "-01", 123456789012345678_i64, 1234567890123456789_i64]),
+        &[InvalidNumber],
+    );
+    check("{\"n\": 5 apples, \"m\": 12:30, \"k\": 3}", json!({"n": "5 apples", "m": "12:30", "k": 3}), &[UnquotedValue]);
+    check("[1,2}", json!([1, 2]), &[UnbalancedBracket]);
 }
 
 #[test]
