@@ -3,7 +3,7 @@
 # inputs through calltape (the whole local pipeline: resolve, parse, validate,
 # local repair; and parsing alone), Python json_repair and JS jsonrepair. Each
 # is timed per call inside its own process, start-up excluded, fastest of
-# ROUNDS rounds (Python and JS after 1 s of untimed warm-up, so V8's JIT is
+# ROUNDS rounds (each after 1 s of untimed warm-up, so V8's JIT is
 # done), and the ratios are printed, then the same as Markdown.
 # Two input sets: the jsonrepair test corpus (417 inputs, no schema) and 200
 # tool-call arguments with their schemas (benches/compare_repair/make_inputs.py).
@@ -53,6 +53,6 @@ done
 
 python3 "$here/report.py" "$work" "$rounds" \
   "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds)" \
-  "Method: µs per call in each tool's own process, start-up excluded, fastest of $rounds rounds; Python and JS warmed up 1 s first" \
+  "Method: µs per call in each tool's own process, start-up excluded, fastest of $rounds rounds, each tool warmed up 1 s first" \
   "Machine: $cpu, $(nproc) cores, load average $load" \
   "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version"

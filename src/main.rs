@@ -165,8 +165,8 @@ struct RepairArgs {
     /// How much repair to apply.
     #[arg(long, value_enum, default_value = "local")]
     repair: RepairMode,
-    /// With --batch: time every line this many rounds in-process and print
-    /// per-call means as JSON, instead of the reports.
+    /// With --batch: time every line this many rounds in-process (after 1 s
+    /// of warm-up) and print per-call means as JSON, instead of the reports.
     #[arg(long, requires = "batch", value_name = "ROUNDS")]
     time: Option<usize>,
     /// Configuration whose [pipeline.aliases] and [pipeline.defaults] apply.

@@ -184,6 +184,17 @@ impl Lap {
     }
 }
 
+/// The issue message for arguments serde_json rejected, written into room
+/// made for it (formatting it was a visible share of a broken call's cost).
+fn not_json_message(e: &serde_json::Error) -> String {
+    use std::fmt::Write;
+    const PREFIX: &str = "arguments are not valid JSON: ";
+    let mut message = String::with_capacity(PREFIX.len() + 64);
+    message.push_str(PREFIX);
+    let _ = write!(message, "{e}");
+    message
+}
+
 fn issue(kind: InvalidKind, message: String) -> CallIssue {
     CallIssue { kind, path: String::new(), message }
 }
@@ -242,7 +253,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     let args = match parsed {
         Ok(args) => args,
         Err(e) => {
-            let not_json = issue(InvalidKind::ParseError, format!("arguments are not valid JSON: {e}"));
+            let not_json = issue(InvalidKind::ParseError, not_json_message(&e));
             if !repairing {
                 v.first_issues.push(not_json.clone());
                 v.issues.push(not_json);

@@ -123,6 +123,9 @@ impl Parser<'_> {
             ("False", Value::Bool(false), true),
             ("None", Value::Null, true),
         ];
+        if !matches!(self.at(self.i), b't' | b'f' | b'n' | b'T' | b'F' | b'N') {
+            return None;
+        }
         for (name, value, python) in KEYWORDS {
             let end = self.i + name.len();
             if self.starts_with(self.i, name.as_bytes()) && !is_fn_char(self.at(end)) && (ctx == Ctx::Plain || self.member_value_ends(end))

@@ -202,7 +202,7 @@ impl Parser<'_> {
                 }
                 let run = &self.s[run_start..i];
                 out.push_str(run);
-                let trailing = run.len() - run.trim_end_matches(' ').len();
+                let trailing = run.bytes().rev().take_while(|&b| b == b' ').count();
                 spaces = if trailing == run.len() { spaces + trailing } else { trailing };
             } else {
                 if (ch as u32) < 0x20 {
