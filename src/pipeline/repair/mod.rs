@@ -104,7 +104,7 @@ enum Path<'p> {
 
 impl Path<'_> {
     fn pointer(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(32);
         self.write(&mut out);
         out
     }
@@ -115,6 +115,10 @@ impl Path<'_> {
             Path::Key(parent, key) => {
                 parent.write(out);
                 out.push('/');
+                if !key.contains(['~', '/']) {
+                    out.push_str(key);
+                    return;
+                }
                 // JSON Pointer escapes: `~` first, so a `/` written as `~1` stays.
                 for c in key.chars() {
                     match c {
@@ -125,12 +129,23 @@ impl Path<'_> {
                 }
             }
             Path::Index(parent, i) => {
+                use std::fmt::Write;
                 parent.write(out);
-                out.push('/');
-                out.push_str(&i.to_string());
+                let _ = write!(out, "/{i}");
             }
         }
     }
+}
+
+/// A fix's detail, `old → new` in JSON, written by serde_json straight into
+/// bytes (through `format!` it cost as much as the fix).
+fn change(from: &Value, to: &Value) -> String {
+    let mut out = Vec::with_capacity(32);
+    // Writing a Value into a Vec cannot fail, and serde_json writes UTF-8.
+    let _ = serde_json::to_writer(&mut out, from);
+    out.extend_from_slice(" → ".as_bytes());
+    let _ = serde_json::to_writer(&mut out, to);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The walk over one call's arguments.
@@ -216,7 +231,7 @@ impl<'a> Fixer<'a> {
         let node = self.node(id);
         if !self.type_fits(id, value) {
             if let Some((fixed, kind)) = coerce(node, value) {
-                fixes.push(LocalFix { kind, path: path.pointer(), detail: format!("{value} → {fixed}") });
+                fixes.push(LocalFix { kind, path: path.pointer(), detail: change(value, &fixed) });
                 *value = fixed;
             }
         }
@@ -225,9 +240,7 @@ impl<'a> Fixer<'a> {
                 let folded = fold(s);
                 let mut matching = options.iter().filter(|o| o.as_str().is_some_and(|o| fold(o) == folded));
                 if let (Some(option), None) = (matching.next(), matching.next()) {
-                    fixes.push(LocalFix {
-                        kind: LocalFixKind::EnumCaseFixed, path: path.pointer(), detail: format!("{value} → {option}")
-                    });
+                    fixes.push(LocalFix { kind: LocalFixKind::EnumCaseFixed, path: path.pointer(), detail: change(value, option) });
                     *value = option.clone();
                 }
             }
