@@ -651,6 +651,26 @@ mod tests {
     }
 
     #[test]
+    fn branches_that_refer_back_to_themselves_end() {
+        // Walked over the JSON, this schema recursed until the stack ran out.
+        let schema = RepairSchema::compile(&json!({"anyOf": [{"$ref": "#"}, {"type": "integer"}]}));
+        let fixer = Fixer { schema: &schema, aliases: None, defaults: None };
+        let mut value = json!("5");
+        let mut fixes = Vec::new();
+        fixer.fix(RepairSchema::ROOT, &mut value, Path::Root, &mut fixes);
+        assert_eq!(value, json!("5"), "{fixes:?}");
+    }
+
+    #[test]
+    fn pointers_escape_and_index() {
+        let root = Path::Root;
+        let a = Path::Key(&root, "a/b~c");
+        assert_eq!(Path::Index(&a, 3).pointer(), "/a~1b~0c/3");
+        assert_eq!(Path::Key(&root, "plain").pointer(), "/plain");
+        assert_eq!(root.pointer(), "");
+    }
+
+    #[test]
     fn words_split_every_case() {
         assert_eq!(words("filePath"), vec!["file", "path"]);
         assert_eq!(words("relative_workspace_path"), vec!["relative", "workspace", "path"]);
