@@ -8,12 +8,13 @@
 # Two input sets: the jsonrepair test corpus (417 inputs, no schema) and 200
 # tool-call arguments with their schemas (benches/compare_repair/make_inputs.py).
 #
-# usage: bash benches/compare_repair.sh      (ROUNDS=N to change; default 5)
+# usage: bash benches/compare_repair.sh      (ROUNDS=N, SITTINGS=N to change; defaults 5 and 3)
 # Needs cargo, python3 and node/npm; the first run installs the pinned
 # json-repair (PyPI) and jsonrepair (npm) into $cache, later runs reuse them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
+sittings=${SITTINGS:-3}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/calltape-bench
 py_version=0.64.6   # json-repair on PyPI; pinned so figures stay comparable
 js_version=3.15.0   # jsonrepair on npm
@@ -42,17 +43,22 @@ python3 "$here/make_inputs.py" tests/fixtures/json-repair/jsonrepair.jsonl "$wor
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || echo unknown)
 load=$(cut -d' ' -f1-3 /proc/loadavg)   # before timing: a busy machine skews every column
-echo "timing ($rounds rounds per tool and input set)…" >&2
-for set in corpus tool_calls; do
-  {
-    target/release/calltape repair --batch "$work/$set.jsonl" --time "$rounds"
-    "$cache/venv/bin/python" "$here/time_python.py" "$work/$set.jsonl" "$rounds"
-    node "$cache/node/time_node.mjs" "$work/$set.jsonl" "$rounds"
-  } >"$work/$set.times"
+# The machine's speed drifts by tens of percent within minutes: the three
+# tools are timed back to back, in several sittings, so a slow spell does
+# not fall on one tool alone; each keeps its fastest sitting.
+echo "timing ($sittings sittings of $rounds rounds per tool and input set)…" >&2
+for sitting in $(seq "$sittings"); do
+  for set in corpus tool_calls; do
+    {
+      target/release/calltape repair --batch "$work/$set.jsonl" --time "$rounds"
+      "$cache/venv/bin/python" "$here/time_python.py" "$work/$set.jsonl" "$rounds"
+      node "$cache/node/time_node.mjs" "$work/$set.jsonl" "$rounds"
+    } >>"$work/$set.times"
+  done
 done
 
 python3 "$here/report.py" "$work" "$rounds" \
-  "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds)" \
-  "Method: µs per call in each tool's own process, start-up excluded, fastest of $rounds rounds, each tool warmed up 1 s first" \
+  "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds SITTINGS=$sittings)" \
+  "Method: µs per call in each tool's own process, start-up excluded, each tool warmed up 1 s, then fastest of $rounds rounds; the tools in turn, $sittings sittings, each tool's fastest sitting" \
   "Machine: $cpu, $(nproc) cores, load average $load" \
   "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version"
