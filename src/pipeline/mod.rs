@@ -284,7 +284,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v.timings.validate_us = clock.lap();
     v.first_issues.extend(issues.iter().cloned());
     let args = if !issues.is_empty() && repairing {
-        let repaired = repair::repair_locally(tool, args, &issues, options.rules);
+        let repaired = repair::repair_locally(tool, args, issues, options.rules);
         v.timings.repair_us += clock.lap();
         v.fixes.extend(repaired.fixes.into_iter().map(|f| Fix {
             stage: FixStage::Schema,

@@ -74,9 +74,10 @@ pub struct LocalRepair {
     pub remaining: Vec<CallIssue>,
 }
 
-/// Repairs `args` of `tool`, given the validator's `issues` with them.
-pub fn repair_locally(tool: &Tool, args: Value, issues: &[CallIssue], rules: &RepairRules) -> LocalRepair {
-    let mut repair = LocalRepair { args, fixes: Vec::new(), remaining: issues.to_vec() };
+/// Repairs `args` of `tool`, given the validator's `issues` with them
+/// (taken, not copied: they are what remains if nothing can be fixed).
+pub fn repair_locally(tool: &Tool, args: Value, issues: Vec<CallIssue>, rules: &RepairRules) -> LocalRepair {
+    let mut repair = LocalRepair { args, fixes: Vec::new(), remaining: issues };
     let fixer =
         Fixer { schema: &tool.repair_schema, aliases: rules.aliases.get(&tool.spec.name), defaults: rules.defaults.get(&tool.spec.name) };
     for _ in 0..MAX_ROUNDS {
@@ -518,7 +519,7 @@ mod tests {
 
     fn run(t: &Tool, args: Value, rules: &RepairRules) -> LocalRepair {
         let issues = validate_args(&t.validator, &args);
-        repair_locally(t, args, &issues, rules)
+        repair_locally(t, args, issues, rules)
     }
 
     fn kinds(r: &LocalRepair) -> Vec<LocalFixKind> {
