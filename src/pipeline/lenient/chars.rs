@@ -57,6 +57,10 @@ pub(super) fn is_unquoted_delim(b: u8) -> bool {
 pub(super) fn is_fn_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b == b'$'
 }
+/// A word that reads as a value: JSON's keywords and Python's.
+pub(super) fn is_keyword(word: &[u8]) -> bool {
+    matches!(word, b"true" | b"false" | b"null" | b"True" | b"False" | b"None")
+}
 pub(super) fn is_fn_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
 }

@@ -137,7 +137,7 @@ impl Parser<'_> {
         while is_fn_char(self.at(k)) {
             k += 1;
         }
-        if matches!(&self.b[i..k], b"true" | b"false" | b"null" | b"True" | b"False" | b"None") {
+        if is_keyword(&self.b[i..k]) {
             return None;
         }
         while is_ws(self.at(k)) {

@@ -243,7 +243,7 @@ impl<'a> Parser<'a> {
         while is_fn_char(self.at(end)) {
             end += 1;
         }
-        !matches!(&self.b[start..end], b"true" | b"false" | b"null" | b"True" | b"False" | b"None")
+        !is_keyword(&self.b[start..end])
     }
 
     pub(super) fn prev_non_ws(&self, start: usize) -> usize {
