@@ -4,14 +4,14 @@
 use serde_json::{Map, Value};
 
 use super::chars::*;
-use super::parser::{Parser, R};
+use super::parser::{Parser, OPENING_FENCES, R};
 use super::{LenientError, LenientFix, MAX_DEPTH};
 
 impl Parser<'_> {
     /// Reads one document from `self.i`. With `prefix`, text after the value
     /// is ignored (the caller reports it as surrounding text).
     pub(super) fn parse_document(&mut self, prefix: bool) -> R<Value> {
-        if self.skip_markdown_fence(&[b"```", b"[```", b"{```"]) && self.starts_with(self.i, b"```") {
+        if self.skip_markdown_fence(OPENING_FENCES) && self.starts_with(self.i, b"```") {
             self.note(LenientFix::EmptyAsObject); // an empty code block
             return Ok(Value::Object(Map::new()));
         }

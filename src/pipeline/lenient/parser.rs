@@ -25,6 +25,9 @@ pub(super) struct Parser<'a> {
 
 pub(super) type R<T> = Result<T, LenientError>;
 
+/// Fences a document may open with (a bracket may come before one).
+pub(super) const OPENING_FENCES: &[&[u8]] = &[b"```", b"[```", b"{```"];
+
 impl<'a> Parser<'a> {
     pub(super) fn new(s: &'a str, start: usize) -> Self {
         Parser {
@@ -233,7 +236,7 @@ impl<'a> Parser<'a> {
     /// and no function call (`Sure, …`). Such a root makes the caller look
     /// for a value inside the text.
     pub(super) fn opens_with_word(mut self) -> bool {
-        self.skip_markdown_fence(&[b"```", b"[```", b"{```"]);
+        self.skip_markdown_fence(OPENING_FENCES);
         self.skip_ws_comments(true);
         let start = self.i;
         if !self.at(start).is_ascii_alphabetic() || self.function_call_at(start).is_some() {

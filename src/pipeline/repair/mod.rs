@@ -156,29 +156,24 @@ struct Fixer<'a> {
     defaults: Option<&'a Map<String, Value>>,
 }
 
-/// The JSON type name of a value, as JSON Schema spells it.
-fn type_of(v: &Value) -> &'static str {
+/// The bit of a value's JSON type, as JSON Schema names it.
+fn type_bit(v: &Value) -> u8 {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        Value::Null => types::NULL,
+        Value::Bool(_) => types::BOOLEAN,
+        Value::Number(n) if n.is_i64() || n.is_u64() => types::INTEGER,
+        Value::Number(_) => types::NUMBER,
+        Value::String(_) => types::STRING,
+        Value::Array(_) => types::ARRAY,
+        Value::Object(_) => types::OBJECT,
     }
 }
 
 /// The type bits a value fits: an integer is a number too.
 fn fitting_types(v: &Value) -> u8 {
-    match v {
-        Value::Null => types::NULL,
-        Value::Bool(_) => types::BOOLEAN,
-        Value::Number(n) if n.is_i64() || n.is_u64() => types::INTEGER | types::NUMBER,
-        Value::Number(_) => types::NUMBER,
-        Value::String(_) => types::STRING,
-        Value::Array(_) => types::ARRAY,
-        Value::Object(_) => types::OBJECT,
+    match type_bit(v) {
+        types::INTEGER => types::INTEGER | types::NUMBER,
+        bit => bit,
     }
 }
 
@@ -446,7 +441,7 @@ fn coerce(node: &Node, value: &Value) -> Option<(Value, LocalFixKind)> {
                 let decoded = serde_json::from_str::<Value>(t)
                     .ok()
                     .or_else(|| super::lenient::parse_lenient(t).ok().map(|(v, _)| v))
-                    .filter(|v| wants(types::of_name(type_of(v))));
+                    .filter(|v| wants(type_bit(v)));
                 if let Some(v) = decoded {
                     return Some((v, LocalFixKind::JsonStringDecoded));
                 }
