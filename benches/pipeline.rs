@@ -63,7 +63,7 @@ fn stages(c: &mut Criterion) {
     let issues = validate::validate_args(&tool.validator, &broken);
     g.bench_function("validate/alias_and_extra", |b| b.iter(|| validate::validate_args(&tool.validator, black_box(&broken))));
     g.bench_function("repair_locally/alias_and_extra", |b| {
-        b.iter(|| repair::repair_locally(&tool, black_box(broken.clone()), issues.clone(), &rules))
+        b.iter(|| repair::repair_locally(&tool, black_box(broken.clone()), &issues, &rules))
     });
     g.finish();
 

@@ -14,6 +14,7 @@ pub mod resolve;
 pub mod text_calls;
 pub mod validate;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -62,23 +63,16 @@ pub enum FixStage {
 pub struct Fix {
     pub stage: FixStage,
     /// What kind of fix, in the stage's own terms (`trailing_comma`, `alias_renamed`, ...).
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     /// JSON Pointer to what was fixed (`""` for the whole call).
     pub path: String,
     pub detail: String,
 }
 
-/// The snake_case name a fix-kind enum serialises to: serde writes a unit
-/// variant's name straight into a formatter (no JSON value in between, which
-/// cost a visible share of a repaired call).
-fn kind_name<T: Serialize>(kind: &T) -> String {
-    struct Name<'a, T>(&'a T);
-    impl<T: Serialize> std::fmt::Display for Name<'_, T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            self.0.serialize(f)
-        }
-    }
-    Name(kind).to_string()
+/// The snake_case name of a fix kind, the same serde gives it (a test
+/// checks every variant), kept static: no allocation per fix.
+fn kind_name(kind: impl Into<&'static str>) -> Cow<'static, str> {
+    Cow::Borrowed(kind.into())
 }
 
 /// Microseconds spent in each stage.
@@ -241,7 +235,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", call.name)));
         v.fixes.push(Fix {
             stage: FixStage::Name,
-            kind: kind_name(&name_match),
+            kind: kind_name(name_match),
             path: String::new(),
             detail: format!("`{}` → `{}`", call.name, tool.spec.name),
         });
@@ -266,7 +260,7 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
                 Ok((args, fixes)) => {
                     v.fixes.extend(fixes.iter().map(|f| Fix {
                         stage: FixStage::Syntax,
-                        kind: kind_name(f),
+                        kind: kind_name(*f),
                         path: String::new(),
                         detail: String::new(),
                     }));
@@ -282,20 +276,22 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
 
     let issues = validate::validate_args(&tool.validator, &args);
     v.timings.validate_us = clock.lap();
-    v.first_issues.extend(issues.iter().cloned());
-    let args = if !issues.is_empty() && repairing {
-        let repaired = repair::repair_locally(tool, args, issues, options.rules);
+    let schema_invalid = !issues.is_empty();
+    let schema_issues_from = v.first_issues.len();
+    v.first_issues.extend(issues);
+    let args = if schema_invalid && repairing {
+        let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
         v.timings.repair_us += clock.lap();
         v.fixes.extend(repaired.fixes.into_iter().map(|f| Fix {
             stage: FixStage::Schema,
-            kind: kind_name(&f.kind),
+            kind: kind_name(f.kind),
             path: f.path,
             detail: f.detail,
         }));
         v.issues = repaired.remaining;
         repaired.args
     } else {
-        v.issues = issues;
+        v.issues = v.first_issues[schema_issues_from..].to_vec();
         args
     };
     v.outcome = if !v.issues.is_empty() {
@@ -360,6 +356,21 @@ mod tests {
         check_call(&call(name, args), &tools(), PipelineOptions { repair, rules: &RepairRules::default() })
     }
 
+    /// Fix kinds are named by strum (static) in the pipeline and by serde in
+    /// events: the two must agree on every variant.
+    #[test]
+    fn fix_kind_names_are_serdes() {
+        fn check<T: strum::IntoEnumIterator + Serialize + Into<&'static str>>() {
+            for kind in T::iter() {
+                let serde_name = serde_json::to_value(&kind).unwrap();
+                assert_eq!(serde_name, json!(kind_name(kind)));
+            }
+        }
+        check::<lenient::LenientFix>();
+        check::<repair::LocalFixKind>();
+        check::<NameMatch>();
+    }
+
     #[test]
     fn valid_call() {
         let v = run("read_file", r#"{"target_file":"a","should_read_entire_file":true}"#, RepairMode::Full);
@@ -374,7 +385,7 @@ mod tests {
         assert_eq!(v.outcome, CallOutcome::Repaired);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::UnknownTool]);
         assert_eq!(
-            (v.fixes[0].stage, v.fixes[0].kind.as_str(), v.fixes[0].detail.as_str()),
+            (v.fixes[0].stage, &*v.fixes[0].kind, v.fixes[0].detail.as_str()),
             (FixStage::Name, "normalised", "`ReadFile` → `read_file`")
         );
         assert_eq!(run("ReadFile", args, RepairMode::Off).outcome, CallOutcome::Invalid);

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use crate::scenario::Tool;
 
 /// How a call's tool name was matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::IntoStaticStr, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum NameMatch {
     Exact,
     Normalised,
@@ -52,7 +53,7 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
     let mut best: Option<(usize, &Arc<Tool>)> = None;
     let mut tie = false;
     for t in tools {
-        let d = edit_distance(&wanted, &normalise_name(&t.spec.name));
+        let d = bounded_distance(&wanted, &normalise_name(&t.spec.name), limit);
         if d == 0 || d > limit {
             continue;
         }
@@ -74,27 +75,35 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
 /// Optimal-string-alignment distance: insertions, deletions, substitutions
 /// and swaps of adjacent characters each cost one.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    if a.is_ascii() && b.is_ascii() {
-        return osa(a.as_bytes(), b.as_bytes());
-    }
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    osa(&a, &b)
+    bounded_distance(a, b, usize::MAX)
 }
 
 /// Whether `a` and `b` are at most `limit` edits apart. ASCII names whose
-/// lengths differ by more are not measured (alias matching asks this of
-/// every unexpected name against every missing one).
+/// lengths differ by more are not measured, and the measuring stops once
+/// the distance must exceed `limit` (alias matching asks this of every
+/// unexpected name against every missing one).
 pub fn within_edits(a: &str, b: &str, limit: usize) -> bool {
     if a.is_ascii() && b.is_ascii() && a.len().abs_diff(b.len()) > limit {
         return false;
     }
-    edit_distance(a, b) <= limit
+    bounded_distance(a, b, limit) <= limit
+}
+
+/// The distance, or `limit + 1` as soon as it must be over `limit`.
+fn bounded_distance(a: &str, b: &str, limit: usize) -> usize {
+    if a.is_ascii() && b.is_ascii() {
+        return osa(a.as_bytes(), b.as_bytes(), limit);
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    osa(&a, &b, limit)
 }
 
 /// The distance over three rolling rows, on the stack for names up to 63
-/// characters.
-fn osa<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+/// characters. A row comes only from the two before it, each cell at least
+/// their smallest (plus one for the older): once both are over `limit`,
+/// every later row is too.
+fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
     const STACK_WIDTH: usize = 64;
     let width = b.len() + 1;
     let mut on_stack = [0usize; 3 * STACK_WIDTH];
@@ -109,8 +118,10 @@ fn osa<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
         *cell = j;
     }
+    let mut previous_min = 0;
     for i in 1..=a.len() {
         rows[2 * width] = i;
+        let mut row_min = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             let mut d = (rows[width + j] + 1).min(rows[2 * width + j - 1] + 1).min(rows[width + j - 1] + cost);
@@ -118,7 +129,12 @@ fn osa<T: PartialEq>(a: &[T], b: &[T]) -> usize {
                 d = d.min(rows[j - 2] + 1);
             }
             rows[2 * width + j] = d;
+            row_min = row_min.min(d);
         }
+        if row_min > limit && previous_min >= limit {
+            return limit + 1;
+        }
+        previous_min = row_min;
         rows.copy_within(width..3 * width, 0);
     }
     rows[width + b.len()]
@@ -171,5 +187,34 @@ mod tests {
         assert_eq!(edit_distance("readfile", "readfiel"), 1);
         assert_eq!(edit_distance("abc", ""), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+    }
+
+    #[test]
+    fn bounded_distance_agrees_with_the_full_one() {
+        let names = [
+            "filepath",
+            "targetfile",
+            "readfile",
+            "readfiel",
+            "path",
+            "file_path",
+            "kitten",
+            "sitting",
+            "ab",
+            "ba",
+            "",
+            "abcdef",
+            "badcfe",
+        ];
+        for a in names {
+            for b in names {
+                let d = edit_distance(a, b);
+                for limit in 0..4 {
+                    assert_eq!(within_edits(a, b, limit), d <= limit, "{a} {b} {limit}");
+                    assert_eq!(bounded_distance(a, b, limit).min(limit + 1), d.min(limit + 1), "{a} {b} {limit}");
+                }
+            }
+        }
     }
 }

@@ -78,8 +78,17 @@ pub fn validate_args(validator: &jsonschema::Validator, args: &Value) -> Vec<Cal
     }
     validator
         .iter_errors(args)
-        .map(|e| CallIssue { kind: kind_of(e.kind()), path: e.instance_path().to_string(), message: e.to_string() })
+        .map(|e| CallIssue { kind: kind_of(e.kind()), path: e.instance_path().as_str().to_owned(), message: message_of(&e) })
         .collect()
+}
+
+/// The error's message, written into room made for the usual one (grown
+/// step by step, it was reallocated several times per error).
+fn message_of(e: &jsonschema::ValidationError<'_>) -> String {
+    use std::fmt::Write;
+    let mut message = String::with_capacity(96);
+    let _ = write!(message, "{e}");
+    message
 }
 
 fn kind_of(kind: &ValidationErrorKind) -> InvalidKind {

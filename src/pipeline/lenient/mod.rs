@@ -40,8 +40,9 @@ pub const MAX_DEPTH: usize = 127;
 const WORK_PER_BYTE: usize = 32;
 
 /// One kind of fix the lenient parser applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::IntoStaticStr, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum LenientFix {
     /// A Markdown code fence (```` ```json … ``` ````) around the value.
     CodeFence,

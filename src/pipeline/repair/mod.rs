@@ -34,8 +34,9 @@ pub struct RepairRules {
 }
 
 /// One kind of local fix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum LocalFixKind {
     /// A parameter under another name, renamed.
     AliasRenamed,
@@ -75,21 +76,27 @@ pub struct LocalRepair {
 }
 
 /// Repairs `args` of `tool`, given the validator's `issues` with them
-/// (taken, not copied: they are what remains if nothing can be fixed).
-pub fn repair_locally(tool: &Tool, args: Value, issues: Vec<CallIssue>, rules: &RepairRules) -> LocalRepair {
-    let mut repair = LocalRepair { args, fixes: Vec::new(), remaining: issues };
+/// (copied only if nothing can be fixed: they are what remains then).
+pub fn repair_locally(tool: &Tool, args: Value, issues: &[CallIssue], rules: &RepairRules) -> LocalRepair {
+    let mut repair = LocalRepair { args, fixes: Vec::new(), remaining: Vec::new() };
+    if issues.is_empty() {
+        return repair;
+    }
     let fixer =
         Fixer { schema: &tool.repair_schema, aliases: rules.aliases.get(&tool.spec.name), defaults: rules.defaults.get(&tool.spec.name) };
-    for _ in 0..MAX_ROUNDS {
-        if repair.remaining.is_empty() {
-            break;
-        }
+    for round in 0..MAX_ROUNDS {
         let before = repair.fixes.len();
         fixer.fix(RepairSchema::ROOT, &mut repair.args, Path::Root, &mut repair.fixes);
         if repair.fixes.len() == before {
+            if round == 0 {
+                repair.remaining = issues.to_vec();
+            }
             break;
         }
         repair.remaining = validate_args(&tool.validator, &repair.args);
+        if repair.remaining.is_empty() {
+            break;
+        }
     }
     repair
 }
@@ -116,7 +123,7 @@ impl Path<'_> {
             Path::Key(parent, key) => {
                 parent.write(out);
                 out.push('/');
-                if !key.contains(['~', '/']) {
+                if !key.bytes().any(|b| b == b'~' || b == b'/') {
                     out.push_str(key);
                     return;
                 }
@@ -276,7 +283,7 @@ impl<'a> Fixer<'a> {
                 fixes.push(LocalFix {
                     kind: LocalFixKind::NullDropped,
                     path: Path::Key(&path, key).pointer(),
-                    detail: format!("`{key}`: null"),
+                    detail: ["`", key, "`: null"].concat(),
                 });
                 continue;
             }
@@ -314,7 +321,7 @@ impl<'a> Fixer<'a> {
                 fixes.push(LocalFix {
                     kind: LocalFixKind::PropertyDropped,
                     path: Path::Key(&path, &key).pointer(),
-                    detail: format!("`{key}` is not a parameter"),
+                    detail: ["`", &key, "` is not a parameter"].concat(),
                 });
             }
         }
@@ -345,11 +352,12 @@ impl<'a> Fixer<'a> {
             let value = &map[key];
             let fits = |p: &Property| self.type_fits(p.node, value) || coerce(self.node(p.node), value).is_some();
             let norm = normalise_name(key);
-            let key_words = words(key);
+            // Words are only needed by the third rule.
+            let key_words = std::cell::OnceCell::new();
             let near_enough = norm.chars().count() >= 5;
             let same = |p: &Property| p.folded == norm;
             let near = |p: &Property| near_enough && within_edits(&norm, &p.folded, 2);
-            let shared_word = |p: &Property| key_words.iter().any(|w| p.words.contains(w)) && fits(p);
+            let shared_word = |p: &Property| key_words.get_or_init(|| words(key)).iter().any(|w| p.words.contains(w)) && fits(p);
             let rules: [&dyn Fn(&Property) -> bool; 3] = [&same, &near, &shared_word];
             let mut chosen = None;
             for rule in rules {
@@ -381,7 +389,7 @@ fn rename(map: &mut Map<String, Value>, from: &str, to: &str, path: Path<'_>, wh
         fixes.push(LocalFix {
             kind: LocalFixKind::AliasRenamed,
             path: Path::Key(&path, to).pointer(),
-            detail: format!("`{from}` → `{to}` ({why})"),
+            detail: ["`", from, "` → `", to, "` (", why, ")"].concat(),
         });
     }
 }
@@ -431,10 +439,10 @@ fn coerce(node: &Node, value: &Value) -> Option<(Value, LocalFixKind)> {
                 }
             }
             if wants(types::BOOLEAN) {
-                match t.to_ascii_lowercase().as_str() {
-                    "true" => return Some((Value::Bool(true), LocalFixKind::TypeCoerced)),
-                    "false" => return Some((Value::Bool(false), LocalFixKind::TypeCoerced)),
-                    _ => {}
+                for b in [true, false] {
+                    if t.eq_ignore_ascii_case(if b { "true" } else { "false" }) {
+                        return Some((Value::Bool(b), LocalFixKind::TypeCoerced));
+                    }
                 }
             }
             if wants(types::OBJECT | types::ARRAY) {
@@ -514,7 +522,7 @@ mod tests {
 
     fn run(t: &Tool, args: Value, rules: &RepairRules) -> LocalRepair {
         let issues = validate_args(&t.validator, &args);
-        repair_locally(t, args, issues, rules)
+        repair_locally(t, args, &issues, rules)
     }
 
     fn kinds(r: &LocalRepair) -> Vec<LocalFixKind> {

@@ -115,6 +115,10 @@ impl Node {
     /// The declared property `name`.
     pub fn property(&self, name: &str) -> Option<&Property> {
         let props = self.properties.as_deref()?;
+        // A few properties are found sooner by length and bytes than by halving.
+        if props.len() <= 8 {
+            return props.iter().find(|p| p.name.len() == name.len() && p.name == name);
+        }
         props.binary_search_by(|p| p.name.as_str().cmp(name)).ok().map(|i| &props[i])
     }
 
