@@ -197,9 +197,7 @@ impl Parser<'_> {
                 // fast path: a run of ASCII that needs no decision
                 let end = stop_at.map_or(len, |s| s.max(i + 1).min(len));
                 let run_start = i;
-                while i < end && is_plain(self.at(i)) {
-                    i += 1;
-                }
+                i += self.b[i..end].iter().position(|&b| !is_plain(b)).unwrap_or(end - i);
                 let run = &self.s[run_start..i];
                 out.push_str(run);
                 let trailing = run.bytes().rev().take_while(|&b| b == b' ').count();
