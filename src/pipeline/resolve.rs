@@ -21,7 +21,11 @@ pub enum NameMatch {
 /// The name with case and `-`/`_`/`.`/space separators folded away, so that
 /// camelCase, snake_case and kebab-case spellings compare equal.
 pub fn normalise_name(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '_' | '-' | '.' | ' ')).flat_map(char::to_lowercase).collect()
+    let separator = |c: &char| matches!(c, '_' | '-' | '.' | ' ');
+    if name.is_ascii() {
+        return name.chars().filter(|c| !separator(c)).map(|c| c.to_ascii_lowercase()).collect();
+    }
+    name.chars().filter(|c| !separator(c)).flat_map(char::to_lowercase).collect()
 }
 
 /// How far name resolution may go beyond an exact match.
@@ -42,7 +46,7 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
         return (None, NameMatch::Unknown);
     }
     let wanted = normalise_name(name);
-    let mut candidates = tools.iter().filter(|t| normalise_name(&t.spec.name) == wanted);
+    let mut candidates = tools.iter().filter(|t| t.folded_name == wanted);
     if let (Some(t), None) = (candidates.next(), candidates.next()) {
         return (Some(t), NameMatch::Normalised);
     }
@@ -53,7 +57,7 @@ pub fn resolve_tool<'a>(name: &str, tools: &'a [Arc<Tool>], repair: NameRepair) 
     let mut best: Option<(usize, &Arc<Tool>)> = None;
     let mut tie = false;
     for t in tools {
-        let d = bounded_distance(&wanted, &normalise_name(&t.spec.name), limit);
+        let d = bounded_distance(&wanted, &t.folded_name, limit);
         if d == 0 || d > limit {
             continue;
         }

@@ -306,7 +306,8 @@ pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
     let validator = jsonschema::validator_for(&spec.parameters)
         .map_err(|e| format!("tool {:?}: parameters is not a valid JSON Schema: {e}", spec.name))?;
     let repair_schema = crate::pipeline::repair::RepairSchema::compile(&spec.parameters);
-    Ok(Tool { spec, validator, repair_schema })
+    let folded_name = crate::pipeline::resolve::normalise_name(&spec.name);
+    Ok(Tool { spec, validator, repair_schema, folded_name })
 }
 
 pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;

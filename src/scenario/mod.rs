@@ -40,6 +40,8 @@ pub struct Tool {
     pub spec: ToolSpec,
     pub validator: jsonschema::Validator,
     pub repair_schema: crate::pipeline::repair::RepairSchema,
+    /// The name with case and separators folded away, for name repair.
+    pub folded_name: String,
 }
 
 impl std::fmt::Debug for Tool {
