@@ -189,6 +189,16 @@ fn not_json_message(e: &serde_json::Error) -> String {
     message
 }
 
+/// Appends to a verdict's list; an empty one takes the items collected at
+/// their exact size (a moved Vec keeps its buffer) instead of growing.
+fn append<T>(to: &mut Vec<T>, items: impl Iterator<Item = T>) {
+    if to.is_empty() {
+        *to = items.collect();
+    } else {
+        to.extend(items);
+    }
+}
+
 fn issue(kind: InvalidKind, message: String) -> CallIssue {
     CallIssue { kind, path: String::new(), message }
 }
@@ -258,12 +268,13 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
             v.timings.repair_us += clock.lap();
             match lenient {
                 Ok((args, fixes)) => {
-                    v.fixes.extend(fixes.iter().map(|f| Fix {
+                    let syntax_fixes = fixes.iter().map(|f| Fix {
                         stage: FixStage::Syntax,
                         kind: kind_name(*f),
                         path: String::new(),
                         detail: String::new(),
-                    }));
+                    });
+                    append(&mut v.fixes, syntax_fixes);
                     args
                 }
                 Err(e) => {
@@ -278,16 +289,13 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v.timings.validate_us = clock.lap();
     let schema_invalid = !issues.is_empty();
     let schema_issues_from = v.first_issues.len();
-    v.first_issues.extend(issues);
+    append(&mut v.first_issues, issues.into_iter());
     let args = if schema_invalid && repairing {
         let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
         v.timings.repair_us += clock.lap();
-        v.fixes.extend(repaired.fixes.into_iter().map(|f| Fix {
-            stage: FixStage::Schema,
-            kind: kind_name(f.kind),
-            path: f.path,
-            detail: f.detail,
-        }));
+        let schema_fixes =
+            repaired.fixes.into_iter().map(|f| Fix { stage: FixStage::Schema, kind: kind_name(f.kind), path: f.path, detail: f.detail });
+        append(&mut v.fixes, schema_fixes);
         v.issues = repaired.remaining;
         repaired.args
     } else {

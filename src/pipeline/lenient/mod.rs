@@ -123,7 +123,7 @@ pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientErro
     // Text that opens with a plain word (`Sure, here it is: {…}`) reads as
     // an unquoted string, which only counts when no value is found inside:
     // look inside first rather than read all the prose as values.
-    if Parser::new(text, 0).opens_with_word() {
+    if may_open_with_word(text) && Parser::new(text, 0).opens_with_word() {
         if let Some(found) = parse_inside(text) {
             return Ok(found);
         }
@@ -144,11 +144,34 @@ pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientErro
     main.map(|v| (v, p.fixes))
 }
 
+/// Whether the text may open with a plain word: not when it opens with a
+/// bracket or a quote, the usual case, decided before the full look.
+fn may_open_with_word(text: &str) -> bool {
+    match text.trim_start_matches([' ', '\n', '\t', '\r']).as_bytes() {
+        [b'{' | b'[', rest @ ..] => rest.starts_with(b"```"),
+        [b'"' | b'\'', ..] => false,
+        _ => true,
+    }
+}
+
+/// The first code fence (three backticks) in `text`.
+fn find_fence(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'`', &b[from..]) {
+        if b[from + p..].starts_with(b"```") {
+            return Some(from + p);
+        }
+        from += p + 1;
+    }
+    None
+}
+
 /// Prose around the value: reads from a code fence, else the first `{`,
 /// else the first `[`, ignoring what follows the value.
 fn parse_inside(text: &str) -> Option<(Value, Vec<LenientFix>)> {
     let mut tried: [Option<usize>; 3] = [None; 3];
-    let fence = text.find("```");
+    let fence = find_fence(text);
     let brace = text.find('{');
     let bracket = text.find('[');
     for (n, cand) in [fence, brace, bracket].into_iter().enumerate() {

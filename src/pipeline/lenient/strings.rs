@@ -45,6 +45,11 @@ impl Parser<'_> {
             return Ok(None);
         };
         let kind = QuoteKind::of(q);
+        if kind == QuoteKind::Double && !skip_escapes && !stop_at_delim && stop_at.is_none() {
+            if let Some(s) = self.plain_string(i + 1) {
+                return Ok(Some(s));
+            }
+        }
         let mark = self.fixes.len();
         if skip_escapes {
             self.note(LenientFix::EscapedQuotes);
@@ -219,6 +224,37 @@ impl Parser<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// The usual string, `"` + plain bytes + `"` with a delimiter or the end
+    /// after it, read in one scan: what the general loop below would read,
+    /// with the same work counted. `None` (nothing consumed) for any other.
+    #[inline]
+    fn plain_string(&mut self, content_start: usize) -> Option<String> {
+        let rest = &self.b[content_start..];
+        let n = rest.iter().position(|&b| !is_plain(b)).unwrap_or(rest.len());
+        let end_quote = content_start + n;
+        if self.at(end_quote) != b'"' {
+            return None;
+        }
+        let mut j = end_quote + 1;
+        while matches!(self.at(j), b' ' | b'\t' | b'\r') {
+            j += 1;
+        }
+        // The general loop accepts more (a comment, a digit, another
+        // quote after the end quote); those take it.
+        if !(j >= self.len() || matches!(self.at(j), b',' | b':' | b']' | b'}' | b'\n')) {
+            return None;
+        }
+        // One tick for the run of plain bytes (if any), one for the quote.
+        let ticks = 1 + usize::from(n > 0);
+        if self.work + ticks > self.budget {
+            return None;
+        }
+        self.work += ticks;
+        self.i = j;
+        self.last_end = end_quote + 1;
+        Some(self.s[content_start..end_quote].to_owned())
     }
 
     /// Decodes `\uXXXX` at `i` (four hex digits known present), joining a
