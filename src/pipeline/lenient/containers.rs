@@ -90,9 +90,15 @@ impl Parser<'_> {
         let (v, unquoted) = match self.at(self.i) {
             b'{' => (Some(self.parse_object()?), false),
             b'[' => (Some(self.parse_array()?), false),
-            _ => match self.function_call_at(self.i) {
-                Some(open) => (Some(self.parse_function_call(open)?), false),
-                None => self.parse_scalar(ctx)?,
+            // No function name starts with a quote.
+            b'"' => self.parse_scalar(ctx)?,
+            _ => match self.parse_keyword(ctx) {
+                // A keyword is no function name either (`true (`).
+                Some(keyword) => (Some(keyword), false),
+                None => match self.function_call_at(self.i) {
+                    Some(open) => (Some(self.parse_function_call(open)?), false),
+                    None => self.parse_scalar(ctx)?,
+                },
             },
         };
         self.last_unquoted = unquoted;
@@ -184,7 +190,11 @@ impl Parser<'_> {
         let mut initial = true;
         while self.i < self.len() && self.at(self.i) != b'}' {
             let iter_start = self.i;
-            let Some((key, colon)) = self.parse_member_start(initial)? else {
+            let start = match self.plain_member_start(initial) {
+                Some(start) => Some(start),
+                None => self.parse_member_start(initial)?,
+            };
+            let Some((key, colon)) = start else {
                 break;
             };
             match self.parse_value(Ctx::Member)? {
@@ -248,6 +258,36 @@ impl Parser<'_> {
             }
         }
         Ok(Some((key, colon)))
+    }
+
+    /// The usual member start, `"key":` (or `'key':`) after a comma (unless `initial`)
+    /// and plain whitespace, read without the general look-ahead: what
+    /// [`Self::parse_member_start`] would read, or `None` with nothing consumed.
+    #[inline]
+    fn plain_member_start(&mut self, initial: bool) -> Option<(String, bool)> {
+        let mut i = self.i;
+        if !initial {
+            if self.at(i) != b',' {
+                return None;
+            }
+            i += 1;
+            while is_ws(self.at(i)) {
+                i += 1;
+            }
+        }
+        let quote = self.at(i);
+        if !matches!(quote, b'"' | b'\'') {
+            return None;
+        }
+        let saved = (self.i, self.work, self.last_end, self.fixes.len());
+        let key = self.plain_string(i + 1, quote)?;
+        if self.at(self.i) != b':' {
+            (self.i, self.work, self.last_end) = (saved.0, saved.1, saved.2);
+            self.fixes.truncate(saved.3);
+            return None;
+        }
+        self.i += 1;
+        Some((key, true))
     }
 
     /// A member without a value: dropped if the text ended (a dangling key

@@ -34,7 +34,9 @@ impl<'a> Parser<'a> {
             s,
             b: s.as_bytes(),
             i: start,
-            fixes: Vec::new(),
+            // Text read here was rejected by the strict parser: a fix is
+            // all but certain, and room made at once costs less than growing.
+            fixes: Vec::with_capacity(4),
             depth: 0,
             work: 0,
             budget: s.len().saturating_mul(WORK_PER_BYTE).saturating_add(4096),

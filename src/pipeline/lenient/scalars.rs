@@ -115,7 +115,9 @@ impl Parser<'_> {
     }
 
     pub(super) fn parse_keyword(&mut self, ctx: Ctx) -> Option<Value> {
-        const KEYWORDS: [(&str, Value, bool); 6] = [
+        // A static, walked by reference: a const array walked by value was
+        // built and dropped on every call.
+        static KEYWORDS: [(&str, Value, bool); 6] = [
             ("true", Value::Bool(true), false),
             ("false", Value::Bool(false), false),
             ("null", Value::Null, false),
@@ -123,22 +125,26 @@ impl Parser<'_> {
             ("False", Value::Bool(false), true),
             ("None", Value::Null, true),
         ];
-        if !matches!(self.at(self.i), b't' | b'f' | b'n' | b'T' | b'F' | b'N') {
+        // Each keyword has its own first letter: at most one to try.
+        let (name, value, python) = match self.at(self.i) {
+            b't' => &KEYWORDS[0],
+            b'f' => &KEYWORDS[1],
+            b'n' => &KEYWORDS[2],
+            b'T' => &KEYWORDS[3],
+            b'F' => &KEYWORDS[4],
+            b'N' => &KEYWORDS[5],
+            _ => return None,
+        };
+        let end = self.i + name.len();
+        if !(self.starts_with(self.i, name.as_bytes()) && !is_fn_char(self.at(end)) && (ctx == Ctx::Plain || self.member_value_ends(end))) {
             return None;
         }
-        for (name, value, python) in KEYWORDS {
-            let end = self.i + name.len();
-            if self.starts_with(self.i, name.as_bytes()) && !is_fn_char(self.at(end)) && (ctx == Ctx::Plain || self.member_value_ends(end))
-            {
-                if python {
-                    self.note(LenientFix::PythonLiteral);
-                }
-                self.i = end;
-                self.last_end = end;
-                return Some(value);
-            }
+        if *python {
+            self.note(LenientFix::PythonLiteral);
         }
-        None
+        self.i = end;
+        self.last_end = end;
+        Some(value.clone())
     }
 
     /// An unquoted string, key or value (`undefined`, `NaN` and `Infinity`

@@ -45,8 +45,8 @@ impl Parser<'_> {
             return Ok(None);
         };
         let kind = QuoteKind::of(q);
-        if kind == QuoteKind::Double && !skip_escapes && !stop_at_delim && stop_at.is_none() {
-            if let Some(s) = self.plain_string(i + 1) {
+        if matches!(kind, QuoteKind::Double | QuoteKind::Single) && !skip_escapes && !stop_at_delim && stop_at.is_none() {
+            if let Some(s) = self.plain_string(i + 1, q as u8) {
                 return Ok(Some(s));
             }
         }
@@ -226,15 +226,16 @@ impl Parser<'_> {
         }
     }
 
-    /// The usual string, `"` + plain bytes + `"` with a delimiter or the end
-    /// after it, read in one scan: what the general loop below would read,
-    /// with the same work counted. `None` (nothing consumed) for any other.
+    /// The usual string, a `quote` (`"` or `'`) + plain bytes + the same
+    /// quote with a delimiter or the end after it, read in one scan: what the
+    /// general loop below would read, with the same work counted and fix
+    /// noted. `None` (nothing consumed) for any other.
     #[inline]
-    fn plain_string(&mut self, content_start: usize) -> Option<String> {
+    pub(super) fn plain_string(&mut self, content_start: usize, quote: u8) -> Option<String> {
         let rest = &self.b[content_start..];
         let n = rest.iter().position(|&b| !is_plain(b)).unwrap_or(rest.len());
         let end_quote = content_start + n;
-        if self.at(end_quote) != b'"' {
+        if self.at(end_quote) != quote {
             return None;
         }
         let mut j = end_quote + 1;
@@ -252,6 +253,9 @@ impl Parser<'_> {
             return None;
         }
         self.work += ticks;
+        if quote == b'\'' {
+            self.note(LenientFix::SingleQuotes);
+        }
         self.i = j;
         self.last_end = end_quote + 1;
         Some(self.s[content_start..end_quote].to_owned())
