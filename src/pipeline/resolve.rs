@@ -104,12 +104,18 @@ fn bounded_distance(a: &str, b: &str, limit: usize) -> usize {
     osa(&a, &b, limit)
 }
 
-/// The distance over three rolling rows, on the stack for names up to 63
-/// characters. A row comes only from the two before it, each cell at least
-/// their smallest (plus one for the older): once both are over `limit`,
-/// every later row is too.
+/// The distance over three rolling rows, on the stack for names up to 31
+/// characters, computing only the band of cells within `limit` of the
+/// diagonal: a cell outside it is over `limit` whatever it holds, so it is
+/// read as `limit + 1` (each row marks the cell just past either edge).
+/// Once two rows in a row are over `limit`, every later row is too: a cell
+/// comes only from the two rows before it, at least their smallest plus one.
 fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
-    const STACK_WIDTH: usize = 64;
+    const STACK_WIDTH: usize = 32;
+    let over = limit.saturating_add(1);
+    if a.len().abs_diff(b.len()) > limit {
+        return over;
+    }
     let width = b.len() + 1;
     let mut on_stack = [0usize; 3 * STACK_WIDTH];
     let mut on_heap = Vec::new();
@@ -119,30 +125,41 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
         on_heap.resize(3 * width, 0);
         &mut on_heap
     };
-    // rows[0] = i-2, rows[1] = i-1, rows[2] = i
+    // rows[0..width] = row i-2, rows[width..2 width] = i-1, rows[2 width..] = i
     for (j, cell) in rows[width..2 * width].iter_mut().enumerate() {
-        *cell = j;
+        *cell = if j <= limit { j } else { over };
     }
     let mut previous_min = 0;
     for i in 1..=a.len() {
-        rows[2 * width] = i;
-        let mut row_min = i;
-        for j in 1..=b.len() {
+        let lo = i.saturating_sub(limit).max(1);
+        let hi = i.saturating_add(limit).min(b.len());
+        let (older, current) = rows.split_at_mut(2 * width);
+        let (before, last) = older.split_at(width);
+        current[0] = if i <= limit { i } else { over };
+        if lo > 1 {
+            current[lo - 1] = over;
+        }
+        let mut row_min = if lo == 1 { current[0] } else { over };
+        for j in lo..=hi {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[width + j] + 1).min(rows[2 * width + j - 1] + 1).min(rows[width + j - 1] + cost);
+            let mut d = (last[j].saturating_add(1)).min(current[j - 1].saturating_add(1)).min(last[j - 1].saturating_add(cost));
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(rows[j - 2] + 1);
+                d = d.min(before[j - 2].saturating_add(1));
             }
-            rows[2 * width + j] = d;
+            let d = d.min(over);
+            current[j] = d;
             row_min = row_min.min(d);
         }
+        if hi < b.len() {
+            current[hi + 1] = over;
+        }
         if row_min > limit && previous_min >= limit {
-            return limit + 1;
+            return over;
         }
         previous_min = row_min;
         rows.copy_within(width..3 * width, 0);
     }
-    rows[width + b.len()]
+    rows[width + b.len()].min(over)
 }
 
 #[cfg(test)]
@@ -195,6 +212,28 @@ mod tests {
         assert_eq!(edit_distance("ab", "ba"), 1);
     }
 
+    /// The textbook full-matrix distance, as the reference.
+    fn full_osa(a: &str, b: &str) -> usize {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for j in 0..=b.len() {
+            d[0][j] = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        d[a.len()][b.len()]
+    }
+
     #[test]
     fn bounded_distance_agrees_with_the_full_one() {
         let names = [
@@ -211,11 +250,18 @@ mod tests {
             "",
             "abcdef",
             "badcfe",
+            "startlineoneindexed",
+            "start_line_one_index",
+            "ａｂｃｄé",
+            "abcde",
+            "a_much_longer_parameter_name_than_thirty_two_chars",
+            "a_much_longer_parameter_name_than_thirty_two_char",
         ];
         for a in names {
             for b in names {
-                let d = edit_distance(a, b);
-                for limit in 0..4 {
+                let d = full_osa(a, b);
+                assert_eq!(edit_distance(a, b), d, "{a} {b}");
+                for limit in 0..6 {
                     assert_eq!(within_edits(a, b, limit), d <= limit, "{a} {b} {limit}");
                     assert_eq!(bounded_distance(a, b, limit).min(limit + 1), d.min(limit + 1), "{a} {b} {limit}");
                 }

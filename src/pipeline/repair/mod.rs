@@ -397,23 +397,30 @@ fn rename(map: &mut Map<String, Value>, from: &str, to: &str, path: Path<'_>, wh
 
 /// Words of a parameter name (snake, kebab or camel case), longer than two letters.
 pub(super) fn words(name: &str) -> Vec<String> {
+    // A word too short to keep is cleared, its room kept for the next.
+    fn finish(word: &mut String, out: &mut Vec<String>) {
+        if word.chars().count() > 2 {
+            out.push(std::mem::take(word));
+        } else {
+            word.clear();
+        }
+    }
     let mut out = Vec::new();
     let mut current = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
         let boundary = matches!(c, '_' | '-' | '.' | ' ') || (c.is_uppercase() && prev_lower);
         if boundary && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
+            finish(&mut current, &mut out);
         }
-        if c.is_alphanumeric() {
+        if c.is_ascii_alphanumeric() {
+            current.push(c.to_ascii_lowercase());
+        } else if c.is_alphanumeric() {
             current.extend(c.to_lowercase());
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
     }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out.retain(|w| w.chars().count() > 2);
+    finish(&mut current, &mut out);
     out
 }
 
