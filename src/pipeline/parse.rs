@@ -6,7 +6,10 @@ use serde_json::Value;
 /// Parses argument text strictly; the error says why it is not JSON (it is
 /// formatted only where it is reported).
 pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
-    if text.trim().is_empty() {
+    // Text opening with a visible ASCII byte (a bracket, as a rule) is not
+    // blank: that is decided without trimming it.
+    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if !visible_first && text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
     serde_json::from_str(text)
