@@ -316,15 +316,17 @@ impl<'a> Fixer<'a> {
         }
 
         if node.additional == Additional::Forbidden {
-            let forbidden: Vec<String> = map.keys().filter(|k| !node.declares(k)).cloned().collect();
-            for key in forbidden {
-                map.remove(&key);
-                fixes.push(LocalFix {
-                    kind: LocalFixKind::PropertyDropped,
-                    path: Path::Key(&path, &key).pointer(),
-                    detail: ["`", &key, "` is not a parameter"].concat(),
-                });
-            }
+            map.retain(|key, _| {
+                let declared = node.declares(key);
+                if !declared {
+                    fixes.push(LocalFix {
+                        kind: LocalFixKind::PropertyDropped,
+                        path: Path::Key(&path, key).pointer(),
+                        detail: ["`", key, "` is not a parameter"].concat(),
+                    });
+                }
+                declared
+            });
         }
     }
 
@@ -345,6 +347,9 @@ impl<'a> Fixer<'a> {
             return;
         }
         let mut missing: Vec<&Property> = properties.iter().filter(|p| !map.contains_key(&p.name)).collect();
+        if missing.is_empty() {
+            return; // nothing an unexpected name could be meant as
+        }
         // Required parameters first: they are what the model most likely meant.
         missing.sort_by_key(|p| !node.requires(&p.name));
         let missing_required = missing.iter().filter(|p| node.requires(&p.name)).count();
