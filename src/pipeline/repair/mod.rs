@@ -265,6 +265,10 @@ impl<'a> Fixer<'a> {
     fn fix_object(&self, node: &'a Node, map: &mut Map<String, Value>, path: Path<'_>, fixes: &mut Vec<LocalFix>) {
         let Some(properties) = &node.properties else { return };
         let top = matches!(path, Path::Root);
+        // Renaming, extra-property schemas and dropping concern undeclared
+        // properties only. Looked for once: none now means none later, as
+        // renames and defaults add declared names only.
+        let undeclared = map.keys().any(|k| !node.declares(k));
 
         // Configured aliases first (top level: they are per tool).
         if let (true, Some(aliases)) = (top, self.aliases) {
@@ -274,7 +278,9 @@ impl<'a> Fixer<'a> {
                 }
             }
         }
-        self.rename_automatically(node, properties, map, path, fixes);
+        if undeclared {
+            self.rename_automatically(node, properties, map, path, fixes);
+        }
 
         for p in properties {
             let Some(v) = map.get_mut(&p.name) else { continue };
@@ -290,7 +296,7 @@ impl<'a> Fixer<'a> {
             }
             self.fix(p.node, v, Path::Key(&path, &p.name), fixes);
         }
-        if let Additional::Schema(extra) = node.additional {
+        if let (true, Additional::Schema(extra)) = (undeclared, node.additional) {
             for (key, v) in map.iter_mut().filter(|(k, _)| !node.declares(k)) {
                 self.fix(extra, v, Path::Key(&path, key), fixes);
             }
@@ -315,7 +321,7 @@ impl<'a> Fixer<'a> {
             map.insert(key.clone(), default);
         }
 
-        if node.additional == Additional::Forbidden {
+        if undeclared && node.additional == Additional::Forbidden {
             map.retain(|key, _| {
                 let declared = node.declares(key);
                 if !declared {
