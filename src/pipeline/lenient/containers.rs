@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::chars::*;
-use super::parser::{Parser, OPENING_FENCES, R};
+use super::parser::{fast_paths, Parser, OPENING_FENCES, R};
 use super::{LenientError, LenientFix, MAX_DEPTH};
 
 impl Parser<'_> {
@@ -92,7 +92,7 @@ impl Parser<'_> {
             b'[' => (Some(self.parse_array()?), false),
             // No function name starts with a quote.
             b'"' => self.parse_scalar(ctx)?,
-            _ => match self.parse_keyword(ctx) {
+            _ => match if fast_paths() { self.parse_keyword(ctx) } else { None } {
                 // A keyword is no function name either (`true (`).
                 Some(keyword) => (Some(keyword), false),
                 None => match self.function_call_at(self.i) {
@@ -190,7 +190,8 @@ impl Parser<'_> {
         let mut initial = true;
         while self.i < self.len() && self.at(self.i) != b'}' {
             let iter_start = self.i;
-            let start = match self.plain_member_start(initial) {
+            let plain = if fast_paths() { self.plain_member_start(initial) } else { None };
+            let start = match plain {
                 Some(start) => Some(start),
                 None => self.parse_member_start(initial)?,
             };

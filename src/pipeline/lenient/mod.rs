@@ -123,7 +123,7 @@ pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientErro
     // Text that opens with a plain word (`Sure, here it is: {…}`) reads as
     // an unquoted string, which only counts when no value is found inside:
     // look inside first rather than read all the prose as values.
-    if may_open_with_word(text) && Parser::new(text, 0).opens_with_word() {
+    if (!parser::fast_paths() || may_open_with_word(text)) && Parser::new(text, 0).opens_with_word() {
         if let Some(found) = parse_inside(text) {
             return Ok(found);
         }

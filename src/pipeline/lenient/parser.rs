@@ -4,6 +4,23 @@
 use super::chars::*;
 use super::{LenientError, LenientFix, WORK_PER_BYTE};
 
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the fast paths off to check that they read exactly what
+    /// the general path reads.
+    pub(super) static FAST_PATHS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether the fast paths for the usual pieces (plain strings, plain
+/// member starts, keywords before function calls) are taken: always,
+/// but in tests that compare them with the general path.
+pub(super) fn fast_paths() -> bool {
+    #[cfg(test)]
+    return FAST_PATHS.with(|on| on.get());
+    #[cfg(not(test))]
+    true
+}
+
 pub(super) struct Parser<'a> {
     pub(super) s: &'a str,
     pub(super) b: &'a [u8],

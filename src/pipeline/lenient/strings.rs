@@ -2,7 +2,7 @@
 //! mismatched quotes, unescaped inner quotes, raw newlines, bad escapes.
 
 use super::chars::*;
-use super::parser::{Parser, R};
+use super::parser::{fast_paths, Parser, R};
 use super::LenientFix;
 
 impl Parser<'_> {
@@ -45,7 +45,7 @@ impl Parser<'_> {
             return Ok(None);
         };
         let kind = QuoteKind::of(q);
-        if matches!(kind, QuoteKind::Double | QuoteKind::Single) && !skip_escapes && !stop_at_delim && stop_at.is_none() {
+        if fast_paths() && matches!(kind, QuoteKind::Double | QuoteKind::Single) && !skip_escapes && !stop_at_delim && stop_at.is_none() {
             if let Some(s) = self.plain_string(i + 1, q as u8) {
                 return Ok(Some(s));
             }

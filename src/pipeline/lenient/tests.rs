@@ -340,3 +340,86 @@ fn corpus() {
     assert!(total >= 400, "corpus too small: {total}");
     assert!(rate >= 0.97, "only {good}/{total} ok cases equal expected");
 }
+
+/// Pieces of the text models write, for the fast-path test: strings plain
+/// and not, keys with and without quotes, keywords, separators, brackets
+/// and the repairs that sit next to them (a `+` after a newline, comments,
+/// prose, an ellipsis).
+const PIECES: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"a\"",
+    "'b'",
+    "\"cmd\"",
+    "c",
+    "\"k y\"",
+    "\"x\\\"y\"",
+    "\"é\"",
+    "\"a:b\"",
+    ":",
+    ": ",
+    " : ",
+    ",",
+    ", ",
+    ",\n",
+    "\n",
+    " ",
+    "\t",
+    "true",
+    "True",
+    "None",
+    "null",
+    "false",
+    "12",
+    "-1",
+    "1.5",
+    "\"v\"",
+    "'w'",
+    "\"a\nb\"",
+    "+",
+    "\n+ ",
+    "\"x\" + \"y\"",
+    "ls -la",
+    "\"/tmp\"",
+    "`q`",
+    "//c\n",
+    "/*c*/",
+    "# c\n",
+    "...",
+    "Sure: ",
+    "```json\n",
+    "\n```",
+    "\u{a0}",
+    "fn(",
+    ")",
+    "\\",
+    "\"",
+];
+
+fn json_like() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    (any::<bool>(), proptest::collection::vec(proptest::sample::select(PIECES), 0..24)).prop_map(|(open, pieces)| {
+        if open {
+            format!("{{{}", pieces.concat())
+        } else {
+            pieces.concat()
+        }
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+    /// The fast paths (plain strings, plain member starts, keywords before
+    /// function calls, the prose check) read exactly what the general path
+    /// reads: the same value and fixes, or the same error.
+    #[test]
+    fn fast_paths_read_what_the_general_path_reads(text in json_like()) {
+        let fast = parse_lenient(&text);
+        parser::FAST_PATHS.with(|on| on.set(false));
+        let general = parse_lenient(&text);
+        parser::FAST_PATHS.with(|on| on.set(true));
+        proptest::prop_assert_eq!(fast, general, "{:?}", text);
+    }
+}
