@@ -40,7 +40,7 @@ pub const MAX_DEPTH: usize = 127;
 const WORK_PER_BYTE: usize = 32;
 
 /// One kind of fix the lenient parser applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, strum::IntoStaticStr, strum::EnumCount)]
 #[cfg_attr(test, derive(strum::EnumIter))]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -105,6 +105,10 @@ pub enum LenientFix {
     EmptyAsObject,
 }
 
+/// The fixes made, in the order first made, each kind once: room for every
+/// kind, kept inline (a list on the heap cost an allocation per parse).
+pub type LenientFixes = arrayvec::ArrayVec<LenientFix, { <LenientFix as strum::EnumCount>::COUNT }>;
+
 /// Why text could not be read as JSON even leniently.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} at byte {offset}")]
@@ -116,9 +120,9 @@ pub struct LenientError {
 /// Parses `text` as JSON, repairing what models commonly get wrong. Strict JSON
 /// is NOT tried here (the caller tries serde_json first); an input that is
 /// already valid JSON must still come back as the same value with no fixes.
-pub fn parse_lenient(text: &str) -> Result<(Value, Vec<LenientFix>), LenientError> {
+pub fn parse_lenient(text: &str) -> Result<(Value, LenientFixes), LenientError> {
     if text.chars().all(|c| c.is_whitespace() || is_special_ws(c)) {
-        return Ok((Value::Object(Map::new()), vec![LenientFix::EmptyAsObject]));
+        return Ok((Value::Object(Map::new()), LenientFixes::from_iter([LenientFix::EmptyAsObject])));
     }
     // Text that opens with a plain word (`Sure, here it is: {…}`) reads as
     // an unquoted string, which only counts when no value is found inside:
@@ -169,7 +173,7 @@ fn find_fence(text: &str) -> Option<usize> {
 
 /// Prose around the value: reads from a code fence, else the first `{`,
 /// else the first `[`, ignoring what follows the value.
-fn parse_inside(text: &str) -> Option<(Value, Vec<LenientFix>)> {
+fn parse_inside(text: &str) -> Option<(Value, LenientFixes)> {
     let mut tried: [Option<usize>; 3] = [None; 3];
     let fence = find_fence(text);
     let brace = text.find('{');
@@ -192,7 +196,7 @@ fn parse_inside(text: &str) -> Option<(Value, Vec<LenientFix>)> {
         if !container_ok {
             continue;
         }
-        let mut fixes = vec![LenientFix::SurroundingText];
+        let mut fixes = LenientFixes::from_iter([LenientFix::SurroundingText]);
         for f in q.fixes {
             if !fixes.contains(&f) {
                 fixes.push(f);

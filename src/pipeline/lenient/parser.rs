@@ -2,7 +2,7 @@
 //! skipping whitespace, comments and fences, and looking ahead.
 
 use super::chars::*;
-use super::{LenientError, LenientFix, WORK_PER_BYTE};
+use super::{LenientError, LenientFix, LenientFixes, WORK_PER_BYTE};
 
 #[cfg(test)]
 thread_local! {
@@ -25,7 +25,7 @@ pub(super) struct Parser<'a> {
     pub(super) s: &'a str,
     pub(super) b: &'a [u8],
     pub(super) i: usize,
-    pub(super) fixes: Vec<LenientFix>,
+    pub(super) fixes: LenientFixes,
     pub(super) depth: usize,
     pub(super) work: usize,
     pub(super) budget: usize,
@@ -51,9 +51,7 @@ impl<'a> Parser<'a> {
             s,
             b: s.as_bytes(),
             i: start,
-            // Text read here was rejected by the strict parser: a fix is
-            // all but certain, and room made at once costs less than growing.
-            fixes: Vec::with_capacity(4),
+            fixes: LenientFixes::new(),
             depth: 0,
             work: 0,
             budget: s.len().saturating_mul(WORK_PER_BYTE).saturating_add(4096),
