@@ -280,11 +280,11 @@ impl Parser<'_> {
         if !matches!(quote, b'"' | b'\'') {
             return None;
         }
-        let saved = (self.i, self.work, self.last_end, self.fixes.len());
+        let (saved, fixes) = ((self.i, self.work, self.last_end), self.fixes.len());
         let key = self.plain_string(i + 1, quote)?;
         if self.at(self.i) != b':' {
-            (self.i, self.work, self.last_end) = (saved.0, saved.1, saved.2);
-            self.fixes.truncate(saved.3);
+            (self.i, self.work, self.last_end) = saved;
+            self.fixes.truncate(fixes);
             return None;
         }
         self.i += 1;

@@ -12,8 +12,8 @@ thread_local! {
 }
 
 /// Whether the fast paths for the usual pieces (plain strings, plain
-/// member starts, keywords before function calls) are taken: always,
-/// but in tests that compare them with the general path.
+/// member starts, keywords before function calls, the quick prose check)
+/// are taken: always, but in tests that compare them with the general path.
 pub(super) fn fast_paths() -> bool {
     #[cfg(test)]
     return FAST_PATHS.with(|on| on.get());

@@ -266,9 +266,10 @@ impl<'a> Fixer<'a> {
         let Some(properties) = &node.properties else { return };
         let top = matches!(path, Path::Root);
         // Renaming, extra-property schemas and dropping concern undeclared
-        // properties only. Looked for once: none now means none later, as
-        // renames and defaults add declared names only.
-        let undeclared = map.keys().any(|k| !node.declares(k));
+        // properties only. Looked for once: renames add declared names only,
+        // and a default for a required name the schema does not declare
+        // sets it again.
+        let mut undeclared = map.keys().any(|k| !node.declares(k));
 
         // Configured aliases first (top level: they are per tool).
         if let (true, Some(aliases)) = (top, self.aliases) {
@@ -319,6 +320,7 @@ impl<'a> Fixer<'a> {
                 detail: format!("`{key}` = {default} ({origin})"),
             });
             map.insert(key.clone(), default);
+            undeclared |= declared.is_none();
         }
 
         if undeclared && node.additional == Additional::Forbidden {
@@ -584,6 +586,25 @@ mod tests {
         assert_eq!(r.args, json!({"target_file": "a", "should_read_entire_file": false}));
         assert_eq!(kinds(&r), vec![LocalFixKind::AliasRenamed, LocalFixKind::DefaultFilled]);
         assert!(r.remaining.is_empty());
+    }
+
+    #[test]
+    fn a_default_for_an_undeclared_name_is_still_dropped_where_forbidden() {
+        // Required but not declared, with no other properties allowed: the
+        // schema cannot be met. The configured default goes in, then out
+        // again as a forbidden property, even when nothing else was extra.
+        let t = tool(
+            "t",
+            json!({"type": "object", "additionalProperties": false,
+                "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}),
+        );
+        let rules: RepairRules = serde_json::from_value(json!({"defaults": {"t": {"b": 1}}})).unwrap();
+        let r = run(&t, json!({"a": "x"}), &rules);
+        // Each round puts it in and takes it out again, until the rounds run out.
+        let pair = [LocalFixKind::DefaultFilled, LocalFixKind::PropertyDropped];
+        assert_eq!(kinds(&r), pair.repeat(MAX_ROUNDS));
+        assert_eq!(r.args, json!({"a": "x"}));
+        assert!(!r.remaining.is_empty());
     }
 
     #[test]
