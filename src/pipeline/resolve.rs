@@ -83,14 +83,11 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     bounded_distance(a, b, usize::MAX)
 }
 
-/// Whether `a` and `b` are at most `limit` edits apart. ASCII names whose
-/// lengths differ by more are not measured, and the measuring stops once
-/// the distance must exceed `limit` (alias matching asks this of every
+/// Whether `a` and `b` are at most `limit` edits apart. Names whose lengths
+/// differ by more are not measured, and the measuring stops once the
+/// distance must exceed `limit` (alias matching asks this of every
 /// unexpected name against every missing one).
 pub fn within_edits(a: &str, b: &str, limit: usize) -> bool {
-    if a.is_ascii() && b.is_ascii() && a.len().abs_diff(b.len()) > limit {
-        return false;
-    }
     bounded_distance(a, b, limit) <= limit
 }
 
