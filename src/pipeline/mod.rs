@@ -178,14 +178,51 @@ impl Lap {
     }
 }
 
-/// The issue message for arguments serde_json rejected, written into room
-/// made for it (formatting it was a visible share of a broken call's cost).
-fn not_json_message(e: &serde_json::Error) -> String {
-    use std::fmt::Write;
-    const PREFIX: &str = "arguments are not valid JSON: ";
-    let mut message = String::with_capacity(PREFIX.len() + 64);
-    message.push_str(PREFIX);
-    let _ = write!(message, "{e}");
+/// The issue message for arguments serde_json rejected, with its reason.
+fn strict_error_message(e: &serde_json::Error) -> String {
+    format!("arguments are not valid JSON: {e}")
+}
+
+/// Where strict reading of the arguments stopped.
+enum NotJson {
+    /// serde_json's error.
+    Strict(serde_json::Error),
+    /// The text's shape ruled JSON out at this byte, without reading it.
+    Shape(usize),
+}
+
+impl NotJson {
+    /// The error serde_json gives (it reads the text when the shape ruled it out).
+    fn into_strict_error(self, text: &str) -> Option<serde_json::Error> {
+        match self {
+            NotJson::Strict(e) => Some(e),
+            NotJson::Shape(_) => parse::parse_strict(text).err(),
+        }
+    }
+}
+
+/// The issue message for arguments that lenient reading could read: where
+/// strict reading stopped and what lenient reading fixed (the fix kinds,
+/// named as in the fixes list), written by hand
+/// (formatting serde's error was a visible share of a broken call's cost).
+fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::LenientFix]) -> String {
+    let (line, column) = match not_json {
+        NotJson::Strict(e) => (e.line(), e.column()),
+        NotJson::Shape(at) => parse::line_column(text, *at),
+    };
+    let mut numbers = itoa::Buffer::new();
+    let mut message = String::with_capacity(96);
+    message.push_str("arguments are not valid JSON at line ");
+    message.push_str(numbers.format(line));
+    message.push_str(" column ");
+    message.push_str(numbers.format(column));
+    for (n, fix) in fixes.iter().enumerate() {
+        message.push_str(if n == 0 { " (read leniently: " } else { ", " });
+        message.push_str(fix.into());
+    }
+    if !fixes.is_empty() {
+        message.push(')');
+    }
     message
 }
 
@@ -252,22 +289,26 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     }
     v.tool = Some(tool.clone());
 
-    let parsed = parse::parse_strict(&call.arguments);
+    // Strict JSON first, unless the text's shape already rules it out.
+    let parsed = match parse::surely_not_json(&call.arguments).filter(|_| repairing) {
+        Some(at) => Err(NotJson::Shape(at)),
+        None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
+    };
     v.timings.parse_us = clock.lap();
     let args = match parsed {
         Ok(args) => args,
-        Err(e) => {
-            let not_json = issue(InvalidKind::ParseError, not_json_message(&e));
-            if !repairing {
-                v.first_issues.push(not_json.clone());
-                v.issues.push(not_json);
-                return v;
-            }
-            v.first_issues.push(not_json);
+        Err(NotJson::Strict(e)) if !repairing => {
+            let not_json = issue(InvalidKind::ParseError, strict_error_message(&e));
+            v.first_issues.push(not_json.clone());
+            v.issues.push(not_json);
+            return v;
+        }
+        Err(not_json) => {
             let lenient = lenient::parse_lenient(&call.arguments);
             v.timings.repair_us += clock.lap();
             match lenient {
                 Ok((args, fixes)) => {
+                    v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
                     let syntax_fixes = fixes.iter().map(|f| Fix {
                         stage: FixStage::Syntax,
                         kind: kind_name(*f),
@@ -278,6 +319,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
                     args
                 }
                 Err(e) => {
+                    let strict = not_json.into_strict_error(&call.arguments);
+                    let message = strict.map_or_else(|| "arguments are not valid JSON".to_owned(), |e| strict_error_message(&e));
+                    v.first_issues.push(issue(InvalidKind::ParseError, message));
                     v.issues.push(issue(InvalidKind::ParseError, format!("arguments are not valid JSON, even leniently: {e}")));
                     return v;
                 }

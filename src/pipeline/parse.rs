@@ -15,9 +15,46 @@ pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str(text)
 }
 
+/// Where strict JSON certainly fails, told from the text's shape alone: the
+/// first byte that rules it out when the first or last visible byte cannot
+/// open or close a JSON value, or an object opens with something other than
+/// a key or `}` (a fence, prose, a cut-off end, `{'a'`, `{a`). `None` says
+/// nothing: the text may still not be JSON. Only ASCII bytes count, so text
+/// that `parse_strict` reads as blank is never ruled out.
+pub fn surely_not_json(text: &str) -> Option<usize> {
+    const JSON_WS: [u8; 4] = [b' ', b'\t', b'\n', b'\r'];
+    let b = text.as_bytes();
+    let first = b.iter().position(|c| !JSON_WS.contains(c))?;
+    let last = b.iter().rposition(|c| !JSON_WS.contains(c))?;
+    let opens = |c: u8| matches!(c, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n');
+    let closes = |c: u8| matches!(c, b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l');
+    if b[first].is_ascii() && !opens(b[first]) {
+        return Some(first);
+    }
+    if b[first] == b'{' {
+        // JSON whitespace is ASCII, so the first byte after it is a char boundary.
+        let key = b[first + 1..].iter().position(|c| !JSON_WS.contains(c)).map(|n| first + 1 + n);
+        if let Some(key) = key.filter(|&k| !matches!(b[k], b'"' | b'}')) {
+            return Some(key);
+        }
+    }
+    if b[last].is_ascii() && !closes(b[last]) {
+        return Some(last);
+    }
+    None
+}
+
+/// The 1-based line and column (in bytes, as `serde_json` counts) of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
+    (memchr::memchr_iter(b'\n', before).count() + 1, before.len() - line_start + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn empty_is_an_empty_object_and_junk_is_an_error() {
@@ -25,5 +62,85 @@ mod tests {
         assert_eq!(parse_strict(r#"{"a":1}"#).unwrap(), serde_json::json!({"a": 1}));
         let err = parse_strict(r#"{"a":1,}"#).unwrap_err();
         assert!(err.to_string().contains("trailing comma"), "{err}");
+    }
+
+    #[test]
+    fn shapes_that_rule_json_out() {
+        for (text, at) in [
+            ("```json\n{}\n```", 0),
+            ("Sure: {\"a\": 1}", 0),
+            ("{'a': 1}", 1),
+            ("{ \n a: 1}", 4),
+            ("{\"a\": tru", 8),
+            ("{\"a\": \"b", 7),
+            ("[1, 2] and more.", 15),
+            ("{", 0),
+        ] {
+            assert_eq!(surely_not_json(text), Some(at), "{text:?}");
+            assert!(parse_strict(text).is_err(), "{text:?}");
+        }
+        // Not ruled out: JSON, blank text (read as `{}`), non-ASCII edges,
+        // and errors inside the text.
+        for text in ["{}", " [1] ", "\"a\"", "-1.5e3", "null", "", " \u{a0} ", "\u{feff}{}", "{\"a\": 1,}", "{\"a\": True}"] {
+            assert_eq!(surely_not_json(text), None, "{text:?}");
+        }
+    }
+
+    /// Text built from the pieces of JSON and of what models write around it.
+    fn jsonish_text() -> impl Strategy<Value = String> {
+        const PIECES: [&str; 22] = [
+            "{", "}", "[", "]", "\"a\"", ":", ",", " ", "\n", "\t", "\r", "1", "-2.5e3", "true", "null", "'", "x", "```", "\u{a0}",
+            "\u{feff}", "é", "\\",
+        ];
+        let piece = proptest::sample::select(&PIECES[..]);
+        proptest::collection::vec(piece, 0..10).prop_map(|pieces| pieces.concat())
+    }
+
+    /// JSON values written compactly or pretty, with JSON whitespace around.
+    fn json_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-z' {}\\[\\]]{0,6}".prop_map(Value::from),
+        ];
+        let value = leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z]{0,4}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        (value, any::<bool>(), "[ \t\n\r]{0,3}", "[ \t\n\r]{0,3}").prop_map(|(v, pretty, before, after)| {
+            let body = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) };
+            format!("{before}{}{after}", body.unwrap())
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Text the shape check rules out is never JSON: strict parsing,
+        /// which it lets the pipeline skip, would have failed too.
+        #[test]
+        fn what_the_shape_rules_out_is_never_json(text in prop_oneof![jsonish_text(), json_text()]) {
+            if surely_not_json(&text).is_some() {
+                prop_assert!(parse_strict(&text).is_err(), "{text:?}");
+            }
+        }
+
+        #[test]
+        fn json_is_never_ruled_out(text in json_text()) {
+            prop_assert_eq!(surely_not_json(&text), None, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn line_and_column_count_as_serde_does() {
+        for text in ["{\"a\":1,}", "{\n  \"a\": 1,\n}", "[1,\n\n 2,]"] {
+            let err = parse_strict(text).unwrap_err();
+            // serde points at the closing bracket after the trailing comma.
+            let at = text.rfind([']', '}']).unwrap();
+            assert_eq!(line_column(text, at), (err.line(), err.column()), "{text:?}");
+        }
     }
 }
