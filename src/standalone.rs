@@ -134,6 +134,7 @@ pub fn time_batch(input: impl BufRead, default_schema: Option<&Value>, rules: &R
     if calls.is_empty() {
         return Err("no lines to time".into());
     }
+    crate::pipeline::calibrate_clock();
     let options = PipelineOptions { repair: RepairMode::Local, rules };
     type Timed = (ToolCall, Arc<Tool>);
     let fastest_mean = |f: &dyn Fn(&Timed)| {

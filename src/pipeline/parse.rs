@@ -15,17 +15,18 @@ pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str(text)
 }
 
-/// Where strict JSON certainly fails, told from the text's shape alone: the
-/// first byte that rules it out when the first or last visible byte cannot
-/// open or close a JSON value, or an object opens with something other than
-/// a key or `}` (a fence, prose, a cut-off end, `{'a'`, `{a`). `None` says
-/// nothing: the text may still not be JSON. Only ASCII bytes count, so text
-/// that `parse_strict` reads as blank is never ruled out.
+/// Where strict JSON certainly fails, told from the text's shape alone: a
+/// byte that rules it out (not always the first error in the text) when the
+/// first or last visible byte cannot open or close a JSON value, an object
+/// opens with something other than a key or `}`, or the text ends with a
+/// trailing comma (a fence, prose, a cut-off end, `{'a'`, `{a`, `{"a": 1,}`).
+/// `None` says nothing: the text may still not be JSON. Only ASCII bytes
+/// count, so text that `parse_strict` reads as blank is never ruled out.
 pub fn surely_not_json(text: &str) -> Option<usize> {
-    const JSON_WS: [u8; 4] = [b' ', b'\t', b'\n', b'\r'];
+    let visible = |c: &u8| !matches!(c, b' ' | b'\t' | b'\n' | b'\r');
     let b = text.as_bytes();
-    let first = b.iter().position(|c| !JSON_WS.contains(c))?;
-    let last = b.iter().rposition(|c| !JSON_WS.contains(c))?;
+    let first = b.iter().position(visible)?;
+    let last = b.iter().rposition(visible)?;
     let opens = |c: u8| matches!(c, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n');
     let closes = |c: u8| matches!(c, b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l');
     if b[first].is_ascii() && !opens(b[first]) {
@@ -33,12 +34,17 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
     }
     if b[first] == b'{' {
         // JSON whitespace is ASCII, so the first byte after it is a char boundary.
-        let key = b[first + 1..].iter().position(|c| !JSON_WS.contains(c)).map(|n| first + 1 + n);
+        let key = b[first + 1..].iter().position(visible).map(|n| first + 1 + n);
         if let Some(key) = key.filter(|&k| !matches!(b[k], b'"' | b'}')) {
             return Some(key);
         }
     }
     if b[last].is_ascii() && !closes(b[last]) {
+        return Some(last);
+    }
+    // A closing bracket at the end is structural in JSON, so a comma before
+    // it (JSON whitespace between) is a trailing comma, not string content.
+    if matches!(b[last], b'}' | b']') && b[..last].iter().rev().find(|c| visible(c)) == Some(&b',') {
         return Some(last);
     }
     None
@@ -75,13 +81,27 @@ mod tests {
             ("{\"a\": \"b", 7),
             ("[1, 2] and more.", 15),
             ("{", 0),
+            ("{\"a\": 1,}", 8),
+            ("[1, 2 ,\n]", 8),
         ] {
             assert_eq!(surely_not_json(text), Some(at), "{text:?}");
             assert!(parse_strict(text).is_err(), "{text:?}");
         }
         // Not ruled out: JSON, blank text (read as `{}`), non-ASCII edges,
         // and errors inside the text.
-        for text in ["{}", " [1] ", "\"a\"", "-1.5e3", "null", "", " \u{a0} ", "\u{feff}{}", "{\"a\": 1,}", "{\"a\": True}"] {
+        for text in [
+            "{}",
+            " [1] ",
+            "\"a\"",
+            "-1.5e3",
+            "null",
+            "",
+            " \u{a0} ",
+            "\u{feff}{}",
+            "{\"a\": \",}\"}",
+            "{\"a\": [1,], \"b\": 2}",
+            "{\"a\": True}",
+        ] {
             assert_eq!(surely_not_json(text), None, "{text:?}");
         }
     }
