@@ -166,7 +166,8 @@ struct RepairArgs {
     #[arg(long, value_enum, default_value = "local")]
     repair: RepairMode,
     /// With --batch: time every line this many rounds in-process (after 1 s
-    /// of warm-up) and print per-call means as JSON, instead of the reports.
+    /// of warm-up) and print per-call means as JSON, instead of the reports:
+    /// the whole local pipeline, parsing alone, and serde_json + jsonschema alone.
     #[arg(long, requires = "batch", value_name = "ROUNDS")]
     time: Option<usize>,
     /// Configuration whose [pipeline.aliases] and [pipeline.defaults] apply.

@@ -134,9 +134,9 @@ pub struct BatchTiming {
 /// How long a timed batch runs untimed first.
 const WARM_UP: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Times every line of a batch `rounds` times through the pipeline and
-/// through parsing alone, each after [`WARM_UP`]; each figure is the
-/// fastest round's mean.
+/// Times every line of a batch `rounds` times through the pipeline,
+/// through parsing alone and through the libraries' share of the pipeline,
+/// each after [`WARM_UP`]; each figure is the fastest round's mean.
 pub fn time_batch(input: impl BufRead, default_schema: Option<&Value>, rules: &RepairRules, rounds: usize) -> Result<BatchTiming, String> {
     let mut calls = Vec::new();
     let mut tools = ToolCache::default();
