@@ -6,7 +6,8 @@
 # ROUNDS rounds (each after 1 s of untimed warm-up, so V8's JIT is
 # done), and the ratios are printed, then the same as Markdown.
 # Two input sets: the jsonrepair test corpus (417 inputs, no schema) and 200
-# tool-call arguments with their schemas (benches/compare_repair/make_inputs.py).
+# tool-call arguments with their schemas (benches/compare_repair/make_inputs.py),
+# and the tool calls kind by kind (valid, trailing comma, ...).
 #
 # usage: bash benches/compare_repair.sh      (ROUNDS=N, SITTINGS=N to change; defaults 5 and 3)
 # Needs cargo, python3 and node/npm; the first run installs the pinned
@@ -48,12 +49,13 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)   # before timing: a busy machine skews ev
 # not fall on one tool alone; each keeps its fastest sitting.
 echo "timing ($sittings sittings of $rounds rounds per tool and input set)…" >&2
 for sitting in $(seq "$sittings"); do
-  for set in corpus tool_calls; do
+  # The two sets, then the tool calls kind by kind: where the ratio comes from.
+  for batch in "$work"/corpus.jsonl "$work"/tool_calls.jsonl "$work"/kinds/*.jsonl; do
     {
-      target/release/calltape repair --batch "$work/$set.jsonl" --time "$rounds"
-      "$cache/venv/bin/python" "$here/time_python.py" "$work/$set.jsonl" "$rounds"
-      node "$cache/node/time_node.mjs" "$work/$set.jsonl" "$rounds"
-    } >>"$work/$set.times"
+      target/release/calltape repair --batch "$batch" --time "$rounds"
+      "$cache/venv/bin/python" "$here/time_python.py" "$batch" "$rounds"
+      node "$cache/node/time_node.mjs" "$batch" "$rounds"
+    } >>"${batch%.jsonl}.times"
   done
 done
 

@@ -5,10 +5,13 @@
   corpus.jsonl      the jsonrepair test corpus inputs, no schema
   tool_calls.jsonl  200 tool-call arguments as models write them, valid and
                     broken, each with its tool's JSON Schema
+  kinds/KIND.jsonl  the same 200 split by kind (valid, trailing_comma, ...),
+                    for the comparison kind by kind
 
 usage: make_inputs.py CORPUS_JSONL OUT_DIR
 """
 import json
+import os
 import random
 import sys
 
@@ -80,10 +83,17 @@ def main():
         for line in f:
             w.write(json.dumps({"args": json.loads(line)["input"]}) + "\n")
     rng = random.Random(7)  # fixed seed: the same inputs on every run and machine
+    os.makedirs(f"{out}/kinds", exist_ok=True)
+    by_kind = {kind.__name__: open(f"{out}/kinds/{kind.__name__}.jsonl", "w") for kind in KINDS}
     with open(f"{out}/tool_calls.jsonl", "w") as w:
         for i in range(200):  # kinds in turn, so each is ~1/11 of the set
-            args, schema = KINDS[i % len(KINDS)](rng)
-            w.write(json.dumps({"args": args, "schema": schema}) + "\n")
+            kind = KINDS[i % len(KINDS)]
+            args, schema = kind(rng)
+            line = json.dumps({"args": args, "schema": schema}) + "\n"
+            w.write(line)
+            by_kind[kind.__name__].write(line)
+    for f in by_kind.values():
+        f.close()
 
 
 if __name__ == "__main__":

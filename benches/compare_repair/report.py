@@ -2,11 +2,16 @@
 as Markdown for the README.
 
 usage: report.py WORK_DIR ROUNDS HEADER...
-  WORK_DIR/<set>.times holds three JSON lines a sitting: calltape, Python, JS.
+  WORK_DIR/<set>.times holds three JSON lines a sitting: calltape, Python, JS;
+  WORK_DIR/kinds/<kind>.times the same over one kind of tool call
+  (WORK_DIR/kinds/<kind>.jsonl holds its inputs).
   HEADER lines (machine, versions, command) are printed above both forms.
 """
 import json
+import os
 import sys
+
+from make_inputs import KINDS
 
 SETS = {"corpus": "jsonrepair corpus, no schema", "tool_calls": "tool-call arguments, with schemas"}
 
@@ -16,14 +21,19 @@ def ratio(x):
     return f"{x:.0f}×" if x >= 100 else f"{x:.1f}×"
 
 
+def sittings_of(path):
+    """The sittings of a times file: three JSON lines each (calltape, Python, JS)."""
+    with open(path) as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    return [lines[k:k + 3] for k in range(0, len(lines), 3)]
+
+
 def load(work):
     """Per input set: its label, the inputs, each tool's fastest sitting
     (pipeline, parse, the libraries' floor, Python, JS) and the JS ÷
     pipeline and Python ÷ pipeline ratios of every sitting."""
     for name, label in SETS.items():
-        with open(f"{work}/{name}.times") as f:
-            lines = [json.loads(line) for line in f if line.strip()]
-        sittings = [lines[k:k + 3] for k in range(0, len(lines), 3)]
+        sittings = sittings_of(f"{work}/{name}.times")
         best = lambda pick: min(pick(s) for s in sittings)
         pipe, parse = best(lambda s: s[0]["pipeline_mean_us"]), best(lambda s: s[0]["parse_mean_us"])
         libs = best(lambda s: s[0]["libraries_mean_us"])
@@ -33,6 +43,30 @@ def load(work):
             "JS ÷ pipeline": [s[2]["mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
         }
         yield label, sittings[0][0]["inputs"], pipe, parse, libs, py, js, spread
+
+
+def load_kinds(work):
+    """Per kind of tool call, in make_inputs' order: its name, inputs, whether
+    they are valid JSON (Python json_repair then returns json.loads', in C),
+    and calltape's pipeline, Python's and JS's µs per call (each its fastest sitting)."""
+    for kind in KINDS:
+        base = f"{work}/kinds/{kind.__name__}"
+        if not os.path.exists(f"{base}.times"):
+            continue
+        with open(f"{base}.jsonl") as f:
+            texts = [json.loads(line)["args"] for line in f if line.strip()]
+        sittings = sittings_of(f"{base}.times")
+        ours = min(s[0]["pipeline_mean_us"] for s in sittings)
+        py, js = (min(s[k]["mean_us"] for s in sittings) for k in (1, 2))
+        yield kind.__name__, len(texts), all(is_json(t) for t in texts), ours, py, js
+
+
+def is_json(text):
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
 
 
 def spread_text(spread):
@@ -52,6 +86,12 @@ def main():
         print(f"  {'Python json_repair':24}{py:10.2f}")
         print(f"  {'JS jsonrepair':24}{js:10.2f}")
         print(f"  ratios sitting by sitting: {spread_text(spread)}")
+    kinds = list(load_kinds(work))
+    if kinds:
+        print("\ntool calls kind by kind (µs per call, each tool's fastest sitting; valid JSON: Python json_repair reads it with json.loads)")
+        print(f"  {'kind':18}{'inputs':>7}{'JSON':>6}{'calltape':>10}{'Python':>9}{'JS':>8}{'Python ÷':>10}{'JS ÷':>8}")
+        for name, n, valid, ours, py, js in kinds:
+            print(f"  {name:18}{n:7}{'yes' if valid else 'no':>6}{ours:10.2f}{py:9.2f}{js:8.2f}{ratio(py / ours):>10}{ratio(js / ours):>8}")
 
     print("\n--- Markdown ---\n")
     print("\n".join(f"{line}  " for line in header))  # trailing spaces: Markdown line breaks
@@ -62,6 +102,12 @@ def main():
     for label, n, pipe, parse, libs, py, js, spread in rows:
         print(f"| {label} ({n}) | {pipe:.2f} | {parse:.2f} | {libs:.2f} | {py:.1f} | {js:.2f} "
               f"| {ratio(py / pipe)} | {ratio(js / pipe)} | {ratio(py / parse)} | {ratio(js / parse)} | {spread_text(spread)} |")
+    if kinds:
+        print()
+        print("| tool-call kind | inputs | valid JSON | calltape pipeline µs | Python json_repair µs | JS jsonrepair µs | Python ÷ pipeline | JS ÷ pipeline |")
+        print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+        for name, n, valid, ours, py, js in kinds:
+            print(f"| {name.replace('_', ' ')} | {n} | {'yes' if valid else 'no'} | {ours:.2f} | {py:.2f} | {js:.2f} | {ratio(py / ours)} | {ratio(js / ours)} |")
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
 
 /// Where strict JSON certainly fails, told from the text's shape alone: a
 /// byte that rules it out (not always the first error in the text) when the
-/// first or last visible byte cannot open or close a JSON value, an object
-/// opens with something other than a key or `}`, or the text ends with a
-/// trailing comma (a fence, prose, a cut-off end, `{'a'`, `{a`, `{"a": 1,}`).
-/// `None` says nothing: the text may still not be JSON. Only ASCII bytes
-/// count, so text that `parse_strict` reads as blank is never ruled out.
+/// first or last visible byte cannot open or close a JSON value, the last
+/// cannot close the value the first opens, an object opens with something
+/// other than a key or `}`, or the text ends with a trailing comma (a fence,
+/// prose, a cut-off end, `{'a'`, `{a`, `{"a": 1,}`, `{"a": 30`).
+/// `None` says nothing: the text may still not be JSON. A first byte counts
+/// only when ASCII, so text that `parse_strict` reads as blank (Unicode
+/// whitespace) is never ruled out.
 pub fn surely_not_json(text: &str) -> Option<usize> {
     let visible = |c: &u8| !matches!(c, b' ' | b'\t' | b'\n' | b'\r');
     let b = text.as_bytes();
@@ -40,6 +42,22 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
         }
     }
     if b[last].is_ascii() && !closes(b[last]) {
+        return Some(last);
+    }
+    // The first byte says what the value is, and so how it must end: an
+    // object with `}`, an array with `]`, a string with a second `"`, a
+    // number with a digit, a keyword with its last letter (a cut-off call).
+    let must_close: Option<&[u8]> = match b[first] {
+        b'{' => Some(b"}"),
+        b'[' => Some(b"]"),
+        b'"' if first == last => Some(b""),
+        b'"' => Some(b"\""),
+        b'-' | b'0'..=b'9' => Some(b"0123456789"),
+        b't' | b'f' => Some(b"e"),
+        b'n' => Some(b"l"),
+        _ => None,
+    };
+    if must_close.is_some_and(|bytes| !bytes.contains(&b[last])) {
         return Some(last);
     }
     // A closing bracket at the end is structural in JSON, so a comma before
@@ -83,6 +101,16 @@ mod tests {
             ("{", 0),
             ("{\"a\": 1,}", 8),
             ("[1, 2 ,\n]", 8),
+            ("{\"a\": 30", 7),
+            ("[\"a\"", 3),
+            ("{\"a\": \"b\"", 8),
+            ("\"", 0),
+            ("\"abc\" ]", 6),
+            ("2e", 1),
+            ("-", 0),
+            ("[1] }", 4),
+            ("true]", 4),
+            ("{\"a\": 1} \u{a0}", 10),
         ] {
             assert_eq!(surely_not_json(text), Some(at), "{text:?}");
             assert!(parse_strict(text).is_err(), "{text:?}");
