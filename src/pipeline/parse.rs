@@ -30,7 +30,6 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
     let first = b.iter().position(visible)?;
     let last = b.iter().rposition(visible)?;
     let opens = |c: u8| matches!(c, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n');
-    let closes = |c: u8| matches!(c, b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l');
     if b[first].is_ascii() && !opens(b[first]) {
         return Some(first);
     }
@@ -41,23 +40,22 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
             return Some(key);
         }
     }
-    if b[last].is_ascii() && !closes(b[last]) {
-        return Some(last);
-    }
     // The first byte says what the value is, and so how it must end: an
     // object with `}`, an array with `]`, a string with a second `"`, a
     // number with a digit, a keyword with its last letter (a cut-off call).
-    let must_close: Option<&[u8]> = match b[first] {
-        b'{' => Some(b"}"),
-        b'[' => Some(b"]"),
-        b'"' if first == last => Some(b""),
-        b'"' => Some(b"\""),
-        b'-' | b'0'..=b'9' => Some(b"0123456789"),
-        b't' | b'f' => Some(b"e"),
-        b'n' => Some(b"l"),
-        _ => None,
+    // A non-ASCII first byte says nothing, and then only an ASCII last byte
+    // counts, against every byte that can close a value.
+    let closes: &[u8] = match b[first] {
+        b'{' => b"}",
+        b'[' => b"]",
+        b'"' if first == last => b"",
+        b'"' => b"\"",
+        b'-' | b'0'..=b'9' => b"0123456789",
+        b't' | b'f' => b"e",
+        b'n' => b"l",
+        _ => b"}]\"0123456789el",
     };
-    if must_close.is_some_and(|bytes| !bytes.contains(&b[last])) {
+    if (b[first].is_ascii() || b[last].is_ascii()) && !closes.contains(&b[last]) {
         return Some(last);
     }
     // A closing bracket at the end is structural in JSON, so a comma before
