@@ -216,9 +216,13 @@ pub struct ModelConfig {
     /// Name of the environment variable holding the API key (never the key).
     #[serde(default)]
     pub api_key_env: Option<String>,
-    /// Request timeout in seconds.
+    /// Request timeout in seconds: the whole exchange, a stream included.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// How much of a live response is read: body and stream bytes, event
+    /// size and count, idle time (`limits = { max_body_bytes = … }`).
+    #[serde(default)]
+    pub limits: crate::transport::body::ResponseLimits,
     /// Ask for a streamed (SSE) response.
     #[serde(default)]
     pub stream: bool,
@@ -321,6 +325,7 @@ impl Config {
             if m.concurrency == 0 {
                 return Err(format!("model {:?}: concurrency must be at least 1", m.name));
             }
+            m.limits.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
             if m.provider == ProviderKind::Sim && m.tool_format == ToolFormat::Text {
                 return Err(format!(
                     "model {:?}: simulated models make structured calls only; tool_format = \"text\" is for live models",

@@ -323,6 +323,7 @@ mod tests {
             base_url: base_url.map(str::to_string),
             api_key_env: None,
             timeout_secs: 10,
+            limits: Default::default(),
             stream,
             max_retries: 0,
             requests_per_minute: None,

@@ -3,9 +3,12 @@
 //! errors, and per-model rate limits. Streamed bodies are split into SSE
 //! events as they arrive, each stamped with its offset, so time to first
 //! token is measured and a stream cut off mid-way still yields what came.
+//! Bodies are read within the model's limits (see `body`): a server that
+//! sends too much, too long or nothing at all ends in an error, not an abort.
 
 use std::time::{Duration, Instant};
 
+use super::body::{BoundedBody, ReadError, ResponseLimits};
 use super::limit::{estimate_tokens, RateLimiter};
 use super::retry::{is_retryable_status, retry_after, RetryPolicy};
 use super::sse::SseParser;
@@ -26,6 +29,8 @@ pub enum LiveError {
 /// Real HTTP for one model, shared by all its units.
 pub struct LiveTransport {
     client: reqwest::Client,
+    /// The configured model's name, for errors.
+    model: String,
     /// The header carrying the API key, if the model needs one.
     auth: Option<(String, String)>,
     /// The key itself, only to redact it from what the server sends back.
@@ -34,6 +39,7 @@ pub struct LiveTransport {
     limiter: RateLimiter,
     retry: RetryPolicy,
     timeout: Duration,
+    limits: ResponseLimits,
 }
 
 impl LiveTransport {
@@ -56,12 +62,14 @@ impl LiveTransport {
             .map_err(|e| LiveError::Client { model: model.name.clone(), message: e.to_string() })?;
         Ok(LiveTransport {
             client,
+            model: model.name.clone(),
             auth,
             key,
             extra_headers: model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             limiter: RateLimiter::new(model.requests_per_minute, model.tokens_per_minute),
             retry: RetryPolicy { max_retries: model.max_retries, ..RetryPolicy::default() },
             timeout: Duration::from_secs(model.timeout_secs.max(1)),
+            limits: model.limits,
         })
     }
 
@@ -73,38 +81,47 @@ impl LiveTransport {
 
     /// One attempt, with no retry.
     async fn send_once(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
-        let started = Instant::now();
+        let started = tokio::time::Instant::now();
         let elapsed_ms = || started.elapsed().as_secs_f64() * 1e3;
         let method = reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
-        let mut builder = self.client.request(method, &request.url).timeout(self.timeout).json(&request.body);
+        // The deadline is kept here rather than by reqwest, so a body or a
+        // stream that outlasts it can be told apart from a silent server.
+        let mut builder = self.client.request(method, &request.url).json(&request.body);
         for (name, value) in request.headers.iter().chain(&self.extra_headers).chain(self.auth.iter()) {
             builder = builder.header(name, value);
         }
-        let mut response = builder.send().await.map_err(|e| self.classify(e))?;
+        let mut response = tokio::time::timeout(self.timeout, builder.send())
+            .await
+            .map_err(|_| TransportError::Timeout(self.timeout.as_secs()))?
+            .map_err(|e| self.classify(e))?;
+        let mut reader = BoundedBody::new(&self.limits, &self.model, started, self.timeout);
         let status = response.status().as_u16();
         let headers: Vec<(String, String)> =
             response.headers().iter().map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
         let streamed = headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
         let body = if streamed {
-            let mut parser = SseParser::new();
+            let mut parser = SseParser::with_max_event_bytes(usize::try_from(self.limits.max_event_bytes).unwrap_or(usize::MAX));
             let mut events = Vec::new();
             loop {
-                match response.chunk().await {
+                match reader.next_chunk(&mut response).await {
                     Ok(Some(bytes)) => events.extend(parser.feed(&self.redact(&bytes), elapsed_ms())),
                     Ok(None) => break,
+                    Err(ReadError::Deadline) => return Err(TransportError::Limit(reader.stream_deadline(events.len()))),
+                    Err(ReadError::Limit(message)) => return Err(TransportError::Limit(message)),
                     // A stream cut off mid-way keeps what arrived: the adapter
                     // hands truncated arguments to the repair pipeline.
-                    Err(e) if !events.is_empty() => {
-                        let _ = e;
-                        break;
-                    }
-                    Err(e) => return Err(self.classify(e)),
+                    Err(ReadError::Http(_)) if !events.is_empty() => break,
+                    Err(ReadError::Http(e)) => return Err(self.classify(e)),
                 }
+                if let Some(bytes) = parser.overflow() {
+                    return Err(self.read_error(reader.event_too_long(bytes)));
+                }
+                reader.check_events(events.len()).map_err(|e| self.read_error(e))?;
             }
             events.extend(parser.finish(elapsed_ms()));
             ResponseBody::Events(events)
         } else {
-            let bytes = response.bytes().await.map_err(|e| self.classify(e))?;
+            let bytes = reader.read_all(&mut response).await.map_err(|e| self.read_error(e))?;
             let bytes = self.redact(&bytes);
             match serde_json::from_slice(&bytes) {
                 Ok(json) => ResponseBody::Json(json),
@@ -121,6 +138,14 @@ impl LiveTransport {
         match std::str::from_utf8(bytes) {
             Ok(text) if text.contains(key) => text.replace(key, "[redacted]").into_bytes(),
             _ => bytes.to_vec(),
+        }
+    }
+
+    fn read_error(&self, e: ReadError) -> TransportError {
+        match e {
+            ReadError::Http(e) => self.classify(e),
+            ReadError::Deadline => TransportError::Timeout(self.timeout.as_secs()),
+            ReadError::Limit(message) => TransportError::Limit(message),
         }
     }
 
@@ -153,7 +178,7 @@ impl Transport for LiveTransport {
                 // asking again would only ask the same question.
                 let wait = match &result {
                     Ok(r) if is_retryable_status(r.status) && crate::provider::rejected_call(r).is_none() => retry_after(&r.headers),
-                    Ok(_) => return result,
+                    Ok(_) | Err(TransportError::Limit(_)) => return result,
                     Err(_) => None,
                 };
                 if retry >= self.retry.max_retries {

@@ -2,6 +2,7 @@
 //! goes out, a response comes back. The cassette layer sits here, under the
 //! adapters, so replay exercises the same parsing code as a live run.
 
+pub mod body;
 pub mod cassette;
 pub mod limit;
 pub mod live;
@@ -52,6 +53,11 @@ pub enum TransportError {
     Connection(String),
     #[error("request timed out after {0} s")]
     Timeout(u64),
+    /// The response passed one of the model's limits (size, events, idle
+    /// time, stream duration); the message names it and how to raise it.
+    /// Not retried: the same server would most likely do it again.
+    #[error("{0}")]
+    Limit(String),
     /// The cassette layer could not answer: no recording (replay), or nothing to record from.
     #[error("{0}")]
     Cassette(String),
