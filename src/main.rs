@@ -225,7 +225,7 @@ struct RunArgs {
     #[arg(long, value_enum)]
     replay_timing: Option<ReplayTiming>,
     /// With --replay-timing recorded: 2 replays twice as fast as recorded, 0.5 half as fast.
-    #[arg(long, value_name = "FACTOR")]
+    #[arg(long, value_name = "FACTOR", value_parser = parse_replay_speed, allow_negative_numbers = true)]
     replay_speed: Option<f64>,
     /// Exit 1 when a replay is not exact: a request with no recording, or a recorded interaction left unused.
     #[arg(long)]
@@ -622,6 +622,15 @@ fn repair(args: RepairArgs) -> Result<(), ExitCode> {
     let report = standalone::repair_report(&text, &tool, args.repair, &rules);
     println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     Ok(())
+}
+
+/// `--replay-speed`: a number in the range replays take, or clap's error saying it.
+fn parse_replay_speed(text: &str) -> Result<f64, String> {
+    use calltape::transport::cassette::check_speed;
+    match text.trim().parse::<f64>() {
+        Ok(speed) => check_speed(speed),
+        Err(_) => Err(check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),
+    }
 }
 
 #[tokio::main]

@@ -157,8 +157,11 @@ pub async fn run(
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
-    let recordings =
-        Recordings::new(config.cassettes.clone(), SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())));
+    let recordings = Recordings::until_stopped(
+        config.cassettes.clone(),
+        SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())),
+        stop.clone(),
+    );
     let lanes: Vec<Lane> = config
         .models
         .iter()

@@ -19,6 +19,11 @@ use crate::transport::{HttpRequest, HttpResponse, ResponseBody, SseEvent};
 /// The format this calltape writes, and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// The longest time a cassette may record for an exchange or an event's
+/// offset, in milliseconds (one day): anything outside 0 to this is a
+/// damaged or hostile file, refused before it can become a replay delay.
+pub const MAX_RECORDED_MS: f64 = 86_400_000.0;
+
 /// One unit's recorded exchanges.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -203,7 +208,33 @@ impl Cassette {
             None => return Err(bad("no \"format\" version: not a calltape cassette".into())),
         }
         // Parsed again from the text, so shape errors come with a line and column.
-        serde_json::from_str(text).map_err(|e| bad(e.to_string()))
+        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        cassette.check_times().map_err(bad)?;
+        Ok(cassette)
+    }
+
+    /// Every recorded time is a number of milliseconds from 0 to `MAX_RECORDED_MS`.
+    fn check_times(&self) -> Result<(), String> {
+        let ok = |ms: f64| (0.0..=MAX_RECORDED_MS).contains(&ms);
+        for (i, interaction) in self.interactions.iter().enumerate() {
+            let offsets = match &interaction.response.body {
+                RecordedBody::Events(events) => events.iter().map(|e| e.offset_ms).collect(),
+                _ => Vec::new(),
+            };
+            let bad = if !ok(interaction.latency_ms) {
+                Some(("latency_ms", interaction.latency_ms))
+            } else {
+                offsets.iter().copied().find(|&ms| !ok(ms)).map(|ms| ("an event's offset_ms", ms))
+            };
+            if let Some((field, ms)) = bad {
+                return Err(format!(
+                    "interaction {} (key {}): {field} is {ms:?}, not a time from 0 to {MAX_RECORDED_MS} ms; the file is damaged or was edited: record the unit again",
+                    i + 1,
+                    interaction.key
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether two cassettes hold the same exchanges for the same unit and
@@ -287,5 +318,32 @@ mod tests {
         assert!(err.contains("not JSON"), "{err}");
         let err = Cassette::parse("{}", p).unwrap_err().to_string();
         assert!(err.contains("not a calltape cassette"), "{err}");
+    }
+
+    #[test]
+    fn recorded_times_outside_a_day_are_refused_on_load() {
+        let events = vec![SseEvent { offset_ms: 5.0, event: None, data: "[DONE]".into() }];
+        let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 6.0 };
+        let good = Cassette::new(unit(), BTreeMap::new(), vec![Interaction::record("m", RecordedRequest::of(&request()), &response, &[])]);
+        let p = Path::new("c.json");
+        assert!(Cassette::parse(&good.to_text(), p).is_ok());
+        for (from, to, field) in [
+            ("\"latency_ms\": 6.0", "\"latency_ms\": 1e300", "latency_ms is 1e300"),
+            ("\"latency_ms\": 6.0", "\"latency_ms\": -5", "latency_ms is -5.0"),
+            ("\"latency_ms\": 6.0", "\"latency_ms\": 86400001", "latency_ms is 86400001.0"),
+            ("\"offset_ms\": 5.0", "\"offset_ms\": 1e300", "an event's offset_ms is 1e300"),
+            ("\"offset_ms\": 5.0", "\"offset_ms\": -0.001", "an event's offset_ms is -0.001"),
+        ] {
+            let text = good.to_text().replace(from, to);
+            assert_ne!(text, good.to_text(), "{from}");
+            let err = Cassette::parse(&text, p).unwrap_err().to_string();
+            assert!(err.starts_with("c.json: interaction 1 (key ") && err.contains(field), "{err}");
+            assert!(err.contains("record the unit again"), "{err}");
+        }
+        // JSON has no NaN or infinity: such a file is not JSON, and says where.
+        for bad in ["NaN", "Infinity", "1e400"] {
+            let text = good.to_text().replace("\"latency_ms\": 6.0", &format!("\"latency_ms\": {bad}"));
+            assert!(Cassette::parse(&text, p).is_err(), "{bad}");
+        }
     }
 }

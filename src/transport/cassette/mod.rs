@@ -102,12 +102,26 @@ impl Default for CassetteSettings {
     }
 }
 
+/// The replay speeds calltape takes: a slower one would make a replay sleep
+/// for ages, a faster one is instant anyway.
+pub const SPEED_RANGE: std::ops::RangeInclusive<f64> = 0.001..=1000.0;
+
+/// A replay speed, checked: `Err` says the valid range.
+pub fn check_speed(speed: f64) -> Result<f64, String> {
+    if SPEED_RANGE.contains(&speed) {
+        return Ok(speed);
+    }
+    Err(format!(
+        "the replay speed must be a positive number from {} to {} (1: as recorded, 2: twice as fast), got {speed:?}",
+        SPEED_RANGE.start(),
+        SPEED_RANGE.end()
+    ))
+}
+
 impl CassetteSettings {
     /// Checks what the types cannot.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.speed.is_finite() && self.speed > 0.0) {
-            return Err(format!("cassettes.speed must be a positive number, got {}", self.speed));
-        }
+        check_speed(self.speed).map_err(|e| format!("cassettes.speed: {e}"))?;
         if let Some(bad) = self.ignore_fields.iter().find(|f| f.is_empty()) {
             return Err(format!("cassettes.ignore_fields holds an empty name ({bad:?})"));
         }

@@ -19,6 +19,7 @@ use super::secrets::SecretScan;
 use super::{store, CassetteError, CassetteMode, CassetteSettings, ReplayTiming};
 use crate::config::ModelConfig;
 use crate::events::{EventKind, UnitKey};
+use crate::interrupt::StopFlag;
 use crate::scenario::Scenario;
 use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, TransportError};
 
@@ -27,11 +28,19 @@ use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, Transpor
 pub struct Recordings {
     settings: CassetteSettings,
     scan: SecretScan,
+    /// Set when the run is asked to stop: replayed delays end at once.
+    stop: StopFlag,
 }
 
 impl Recordings {
     pub fn new(settings: CassetteSettings, scan: SecretScan) -> Arc<Recordings> {
-        Arc::new(Recordings { settings, scan })
+        Recordings::until_stopped(settings, scan, StopFlag::default())
+    }
+
+    /// Recordings whose replayed delays end as soon as `stop` is set, so
+    /// Ctrl-C or SIGTERM stops a replay with recorded timing promptly.
+    pub fn until_stopped(settings: CassetteSettings, scan: SecretScan, stop: StopFlag) -> Arc<Recordings> {
+        Arc::new(Recordings { settings, scan, stop })
     }
 
     pub fn settings(&self) -> &CassetteSettings {
@@ -325,7 +334,7 @@ impl Transport for CassetteTransport {
             if shared.mode != CassetteMode::Record {
                 if let Some(interaction) = self.replay(&key).map_err(TransportError::Cassette)? {
                     if let Some(delay) = replay_delay(&interaction, settings.timing, settings.speed) {
-                        tokio::time::sleep(delay).await;
+                        sleep_unless_stopped(delay, &shared.recordings.stop).await;
                     }
                     return Ok(interaction.response());
                 }
@@ -335,9 +344,13 @@ impl Transport for CassetteTransport {
     }
 }
 
+/// The longest single replayed delay, whatever the recording and the speed.
+pub const MAX_REPLAY_DELAY: Duration = Duration::from_secs(300);
+
 /// How long to wait before handing back a replayed response: nothing when
 /// instant; else the recorded latency (or the last event's offset, if later)
-/// divided by `speed`.
+/// divided by `speed`, at most `MAX_REPLAY_DELAY`. Loading checked the
+/// recorded times, but this takes any float without panicking.
 pub fn replay_delay(interaction: &Interaction, timing: ReplayTiming, speed: f64) -> Option<Duration> {
     if timing == ReplayTiming::Instant {
         return None;
@@ -347,7 +360,19 @@ pub fn replay_delay(interaction: &Interaction, timing: ReplayTiming, speed: f64)
         _ => 0.0,
     };
     let ms = interaction.latency_ms.max(last_event) / speed;
-    (ms.is_finite() && ms > 0.0).then(|| Duration::from_secs_f64(ms / 1e3))
+    crate::transport::retry::bounded_secs(ms / 1e3, MAX_REPLAY_DELAY).filter(|d| !d.is_zero())
+}
+
+/// Sleeps `delay`, waking early when the run is asked to stop.
+async fn sleep_unless_stopped(delay: Duration, stop: &StopFlag) {
+    let end = tokio::time::Instant::now() + delay;
+    while !stop.is_set() {
+        let left = end.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+    }
 }
 
 /// A recorded interaction no request of the unit asked for.
@@ -489,6 +514,47 @@ mod tests {
         let events = vec![crate::transport::SseEvent { offset_ms: 900.0, event: None, data: "[DONE]".into() }];
         let stream = interaction(100.0, RecordedBody::Events(events));
         assert_eq!(replay_delay(&stream, ReplayTiming::Recorded, 2.0), Some(Duration::from_millis(450)));
+    }
+
+    #[test]
+    fn replay_delay_is_capped_and_takes_any_number() {
+        let i = interaction(900.0, RecordedBody::Json(json!({})));
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, 0.001), Some(MAX_REPLAY_DELAY));
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, 1e-300), Some(MAX_REPLAY_DELAY));
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, 0.0), Some(MAX_REPLAY_DELAY));
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, f64::NAN), None);
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, -1.0), None);
+        assert_eq!(replay_delay(&i, ReplayTiming::Recorded, f64::INFINITY), None);
+        for latency in [1e300, f64::INFINITY, f64::MAX] {
+            assert_eq!(
+                replay_delay(&interaction(latency, RecordedBody::Json(json!({}))), ReplayTiming::Recorded, 1.0),
+                Some(MAX_REPLAY_DELAY)
+            );
+        }
+        for latency in [f64::NAN, -5.0, f64::NEG_INFINITY, 0.0] {
+            assert_eq!(replay_delay(&interaction(latency, RecordedBody::Json(json!({}))), ReplayTiming::Recorded, 1.0), None, "{latency}");
+        }
+        let events = vec![crate::transport::SseEvent { offset_ms: 1e300, event: None, data: "[DONE]".into() }];
+        assert_eq!(replay_delay(&interaction(1.0, RecordedBody::Events(events)), ReplayTiming::Recorded, 1.0), Some(MAX_REPLAY_DELAY));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_replayed_delay_ends_when_the_run_is_stopped() {
+        let stop = StopFlag::default();
+        let started = tokio::time::Instant::now();
+        let sleeper = tokio::spawn({
+            let stop = stop.clone();
+            async move { sleep_unless_stopped(MAX_REPLAY_DELAY, &stop).await }
+        });
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        stop.set();
+        sleeper.await.unwrap();
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_secs(2) && waited <= Duration::from_millis(2200), "{waited:?}");
+        // Unstopped, it sleeps the whole delay.
+        let started = tokio::time::Instant::now();
+        sleep_unless_stopped(Duration::from_millis(1234), &StopFlag::default()).await;
+        assert_eq!(started.elapsed(), Duration::from_millis(1234));
     }
 
     #[test]
