@@ -325,3 +325,15 @@ fn limits_in_the_config_are_checked_and_named() {
     let m = Config::parse(&format!("{base}[models.limits]\nmax_event_bytes = 100\n"), "c.toml").unwrap().models.remove(0);
     assert_eq!((m.limits.max_event_bytes, m.limits.max_body_bytes, m.limits.idle_timeout_secs), (100, 32 << 20, 60));
 }
+
+#[tokio::test]
+async fn the_largest_configurable_timeouts_do_not_overflow_a_deadline() {
+    let server = serve(Hostile::RetryAfter("0")).await;
+    let extra = "timeout_secs = 9223372036854775807\nlimits = { idle_timeout_secs = 9223372036854775807 }";
+    let transport = LiveTransport::for_model(&model_config(&server.url, extra)).unwrap().with_retry(RetryPolicy {
+        max_retries: 1,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(100),
+    });
+    assert_eq!(transport.send(&request(&server)).await.unwrap().status, 200);
+}

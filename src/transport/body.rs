@@ -79,7 +79,7 @@ impl<'a> BoundedBody<'a> {
     /// A reader for a response of `model` whose request started at `started`
     /// and must be over within `timeout`.
     pub fn new(limits: &'a ResponseLimits, model: &'a str, started: Instant, timeout: Duration) -> BoundedBody<'a> {
-        BoundedBody { limits, model, deadline: started + timeout, timeout, received: 0 }
+        BoundedBody { limits, model, deadline: later(started, timeout), timeout, received: 0 }
     }
 
     /// Bytes read so far.
@@ -91,8 +91,9 @@ impl<'a> BoundedBody<'a> {
     /// `idle_timeout_secs` without a byte, or at the deadline.
     pub async fn next_chunk(&mut self, response: &mut reqwest::Response) -> Result<Option<bytes::Bytes>, ReadError> {
         let idle = Duration::from_secs(self.limits.idle_timeout_secs);
-        let idle_first = Instant::now() + idle < self.deadline;
-        let until = if idle_first { Instant::now() + idle } else { self.deadline };
+        let idle_until = later(Instant::now(), idle);
+        let idle_first = idle_until < self.deadline;
+        let until = if idle_first { idle_until } else { self.deadline };
         let chunk = match tokio::time::timeout_at(until, response.chunk()).await {
             Ok(chunk) => chunk.map_err(ReadError::Http)?,
             Err(_) if idle_first => {
@@ -174,6 +175,12 @@ impl<'a> BoundedBody<'a> {
     }
 }
 
+/// `at + wait`, or a time decades away when a configured number of seconds
+/// is too large to add (`Instant + Duration` panics on overflow).
+fn later(at: Instant, wait: Duration) -> Instant {
+    at.checked_add(wait).unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 86_400))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +190,13 @@ mod tests {
         assert_eq!(ResponseLimits::default().validate(), Ok(()));
         let l = ResponseLimits { idle_timeout_secs: 0, ..ResponseLimits::default() };
         assert_eq!(l.validate(), Err("limits.idle_timeout_secs must be at least 1".into()));
+    }
+
+    #[test]
+    fn huge_configured_seconds_do_not_overflow() {
+        let l = ResponseLimits { idle_timeout_secs: u64::MAX, ..ResponseLimits::default() };
+        let body = BoundedBody::new(&l, "m", Instant::now(), Duration::from_secs(u64::MAX));
+        assert!(body.deadline > later(Instant::now(), Duration::from_secs(86_400)));
     }
 
     #[test]
