@@ -101,6 +101,11 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     }
     let decoded: Vec<String> = found.iter().map(|s| percent_decode(s)).collect();
     found.extend(decoded);
+    // The HTTP client sends user-info as `Authorization: Basic base64(user:pass)`,
+    // which a server may echo back.
+    if let Some(info) = parts.user_info {
+        found.push(base64(percent_decode(info).as_bytes()));
+    }
     found.sort();
     found.dedup();
     found
@@ -161,6 +166,23 @@ impl<'a> UrlParts<'a> {
         }
         UrlParts { scheme, user_info, host_and_path, query, fragment }
     }
+}
+
+/// Standard base64 with padding (RFC 4648), as HTTP Basic authentication writes it.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// `%XX` escapes decoded (invalid ones kept as they are).
@@ -226,7 +248,8 @@ mod tests {
     fn a_urls_secrets_are_listed_for_redaction() {
         let mut secrets = url_secrets("https://bob:p%40ss-word@h/v1beta?key=K-123456/models/m:generateContent&alt=sse");
         secrets.sort();
-        assert_eq!(secrets, ["K-123456", "K-123456/models/m:generateContent", "bob", "p%40ss-word", "p@ss-word"]);
+        assert_eq!(secrets, ["K-123456", "K-123456/models/m:generateContent", "Ym9iOnBAc3Mtd29yZA==", "bob", "p%40ss-word", "p@ss-word"]);
+        assert_eq!([base64(b"user:pass"), base64(b"ab"), base64(b"a"), base64(b"")], ["dXNlcjpwYXNz", "YWI=", "YQ==", ""]);
         assert!(url_secrets("https://h/v1?alt=sse").is_empty());
     }
 
