@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use super::body::{BoundedBody, ReadError, ResponseLimits};
 use super::limit::{estimate_tokens, RateLimiter};
+use super::redact::Redactor;
 use super::retry::{is_retryable_status, retry_after, RetryPolicy};
+use super::scrub::{is_secret_param, scrub_text, url_secrets};
 use super::sse::SseParser;
 use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, TransportError};
 use crate::config::ModelConfig;
@@ -33,8 +35,9 @@ pub struct LiveTransport {
     model: String,
     /// The header carrying the API key, if the model needs one.
     auth: Option<(String, String)>,
-    /// The key itself, only to redact it from what the server sends back.
-    key: Option<String>,
+    /// The key, the base URL's credentials and secret-looking extra header
+    /// values: only to redact them from what the server sends back.
+    secrets: Vec<String>,
     extra_headers: Vec<(String, String)>,
     limiter: RateLimiter,
     retry: RetryPolicy,
@@ -59,13 +62,19 @@ impl LiveTransport {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
             .build()
-            .map_err(|e| LiveError::Client { model: model.name.clone(), message: e.to_string() })?;
+            .map_err(|e| LiveError::Client { model: model.name.clone(), message: scrub_text(&e.to_string()) })?;
+        let extra_headers: Vec<(String, String)> = model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let secrets = key
+            .into_iter()
+            .chain(model.base_url.as_deref().map(url_secrets).unwrap_or_default())
+            .chain(extra_headers.iter().filter(|(name, _)| is_secret_header(name)).map(|(_, value)| value.clone()))
+            .collect();
         Ok(LiveTransport {
             client,
             model: model.name.clone(),
             auth,
-            key,
-            extra_headers: model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            secrets,
+            extra_headers,
             limiter: RateLimiter::new(model.requests_per_minute, model.tokens_per_minute),
             retry: RetryPolicy { max_retries: model.max_retries, ..RetryPolicy::default() },
             timeout: Duration::from_secs(model.timeout_secs.max(1)),
@@ -83,6 +92,7 @@ impl LiveTransport {
     async fn send_once(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
         let started = tokio::time::Instant::now();
         let elapsed_ms = || started.elapsed().as_secs_f64() * 1e3;
+        let redactor = self.redactor(&request.url);
         let method = reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
         // The deadline is kept here rather than by reqwest, so a body or a
         // stream that outlasts it can be told apart from a silent server.
@@ -93,63 +103,61 @@ impl LiveTransport {
         let mut response = tokio::time::timeout(self.timeout, builder.send())
             .await
             .map_err(|_| TransportError::Timeout(self.timeout.as_secs()))?
-            .map_err(|e| self.classify(e))?;
+            .map_err(|e| self.classify(e, &redactor))?;
         let mut reader = BoundedBody::new(&self.limits, &self.model, started, self.timeout);
         let status = response.status().as_u16();
-        let headers: Vec<(String, String)> =
+        let mut headers: Vec<(String, String)> =
             response.headers().iter().map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
+        redactor.headers(&mut headers);
         let streamed = headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
         let body = if streamed {
             let mut parser = SseParser::with_max_event_bytes(usize::try_from(self.limits.max_event_bytes).unwrap_or(usize::MAX));
             let mut events = Vec::new();
             loop {
                 match reader.next_chunk(&mut response).await {
-                    Ok(Some(bytes)) => events.extend(parser.feed(&self.redact(&bytes), elapsed_ms())),
+                    Ok(Some(bytes)) => events.extend(parser.feed(&bytes, elapsed_ms())),
                     Ok(None) => break,
                     Err(ReadError::Deadline) => return Err(TransportError::Limit(reader.stream_deadline(events.len()))),
                     Err(ReadError::Limit(message)) => return Err(TransportError::Limit(message)),
                     // A stream cut off mid-way keeps what arrived: the adapter
                     // hands truncated arguments to the repair pipeline.
                     Err(ReadError::Http(_)) if !events.is_empty() => break,
-                    Err(ReadError::Http(e)) => return Err(self.classify(e)),
+                    Err(ReadError::Http(e)) => return Err(self.classify(e, &redactor)),
                 }
                 if let Some(bytes) = parser.overflow() {
-                    return Err(self.read_error(reader.event_too_long(bytes)));
+                    return Err(self.read_error(reader.event_too_long(bytes), &redactor));
                 }
-                reader.check_events(events.len()).map_err(|e| self.read_error(e))?;
+                reader.check_events(events.len()).map_err(|e| self.read_error(e, &redactor))?;
             }
             events.extend(parser.finish(elapsed_ms()));
+            // On the whole stream: a key split across chunks or events is still whole here.
+            redactor.events(&mut events);
             ResponseBody::Events(events)
         } else {
-            let bytes = reader.read_all(&mut response).await.map_err(|e| self.read_error(e))?;
-            let bytes = self.redact(&bytes);
-            match serde_json::from_slice(&bytes) {
-                Ok(json) => ResponseBody::Json(json),
-                Err(_) => ResponseBody::Text(String::from_utf8_lossy(&bytes).into_owned()),
-            }
+            let bytes = reader.read_all(&mut response).await.map_err(|e| self.read_error(e, &redactor))?;
+            redactor.body(&bytes)
         };
         Ok(HttpResponse { status, headers, body, latency_ms: elapsed_ms() })
     }
 
-    /// A server that echoes the key back (some error messages do) must not
-    /// get it into events, reports or cassettes.
-    fn redact(&self, bytes: &[u8]) -> Vec<u8> {
-        let Some(key) = self.key.as_deref().filter(|k| k.len() >= 8) else { return bytes.to_vec() };
-        match std::str::from_utf8(bytes) {
-            Ok(text) if text.contains(key) => text.replace(key, "[redacted]").into_bytes(),
-            _ => bytes.to_vec(),
-        }
+    /// What to redact from the answer to a request to `url`: a server that
+    /// echoes the key back (some error messages do) must not get it into
+    /// events, reports or cassettes; nor a credential in the URL.
+    fn redactor(&self, url: &str) -> Redactor {
+        Redactor::new(self.secrets.iter().cloned().chain(url_secrets(url)))
     }
 
-    fn read_error(&self, e: ReadError) -> TransportError {
+    fn read_error(&self, e: ReadError, redactor: &Redactor) -> TransportError {
         match e {
-            ReadError::Http(e) => self.classify(e),
+            ReadError::Http(e) => self.classify(e, redactor),
             ReadError::Deadline => TransportError::Timeout(self.timeout.as_secs()),
             ReadError::Limit(message) => TransportError::Limit(message),
         }
     }
 
-    fn classify(&self, e: reqwest::Error) -> TransportError {
+    /// The error a failed exchange becomes. reqwest's message names the URL:
+    /// its credentials are scrubbed, and any secret the text repeats redacted.
+    fn classify(&self, e: reqwest::Error, redactor: &Redactor) -> TransportError {
         if e.is_timeout() {
             TransportError::Timeout(self.timeout.as_secs())
         } else {
@@ -160,9 +168,16 @@ impl LiveTransport {
                 message = format!("{message}: {s}");
                 source = s.source();
             }
-            TransportError::Connection(message)
+            TransportError::Connection(scrub_text(&redactor.text(&message)))
         }
     }
+}
+
+/// Whether an extra header's value is a credential (it should not be one:
+/// keys belong in `api_key_env`; but if it is, it is redacted like one).
+fn is_secret_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    is_secret_param(&name) || name.contains("cookie")
 }
 
 impl Transport for LiveTransport {

@@ -6,7 +6,9 @@ pub mod body;
 pub mod cassette;
 pub mod limit;
 pub mod live;
+pub mod redact;
 pub mod retry;
+pub mod scrub;
 pub mod sim;
 pub mod sse;
 
@@ -49,7 +51,8 @@ pub struct HttpResponse {
 /// Why an exchange produced no response.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TransportError {
-    #[error("connection failed: {0}")]
+    /// Shown with every URL's credentials scrubbed, however it was made.
+    #[error("connection failed: {}", scrub::scrub_text(.0))]
     Connection(String),
     #[error("request timed out after {0} s")]
     Timeout(u64),

@@ -10,6 +10,10 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::format::{Cassette, RecordedBody};
+use crate::transport::redact::{joined_data, json_fields, JoinedField};
+use crate::transport::scrub::{is_secret_param, url_credential};
+
 /// Request headers worth keeping: they say which API version and features
 /// were asked for. Everything else (keys, cookies, user agents) is dropped.
 pub const REQUEST_HEADERS: [&str; 5] = ["accept", "anthropic-beta", "anthropic-version", "content-type", "openai-beta"];
@@ -17,9 +21,6 @@ pub const REQUEST_HEADERS: [&str; 5] = ["accept", "anthropic-beta", "anthropic-v
 /// Response headers worth keeping. Request ids, rate-limit counters and dates
 /// change on every recording and would only make diffs noisy.
 pub const RESPONSE_HEADERS: [&str; 2] = ["content-type", "retry-after"];
-
-/// Query parameters that carry credentials (Gemini's `key=`, signed URLs).
-const SECRET_QUERY_PARAMS: [&str; 9] = ["access_token", "api-key", "api_key", "apikey", "auth", "key", "sig", "signature", "token"];
 
 /// The allowlisted headers, by lower-case name; repeated headers are joined with `, `.
 pub fn allowlisted(headers: &[(String, String)], allow: &[&str]) -> BTreeMap<String, String> {
@@ -33,8 +34,9 @@ pub fn allowlisted(headers: &[(String, String)], allow: &[&str]) -> BTreeMap<Str
     kept
 }
 
-/// The path and query of a URL, without scheme, host, fragment or
-/// credential-bearing query parameters: what a cassette records and keys on.
+/// The path and query of a URL, without scheme, user-info, host, fragment
+/// or credential-bearing query parameters (see `scrub::is_secret_param`):
+/// what a cassette records and keys on.
 pub fn recorded_path(url: &str) -> String {
     let after_host = match url.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
@@ -50,7 +52,7 @@ pub fn recorded_path(url: &str) -> String {
         .flat_map(|q| q.split('&'))
         .filter(|pair| {
             let name = pair.split('=').next().unwrap_or_default().to_ascii_lowercase();
-            !pair.is_empty() && !SECRET_QUERY_PARAMS.contains(&name.as_str())
+            !pair.is_empty() && !is_secret_param(&name)
         })
         .collect();
     let path = if path.is_empty() { "/" } else { path };
@@ -68,11 +70,23 @@ pub struct SecretFinding {
     pub what: String,
     /// 1-based line of the text it is on.
     pub line: usize,
+    /// Where it is when no single line holds it (a key split across a
+    /// stream's events): "interaction #2: events #3–#4 of its stream, joined at …".
+    pub place: Option<String>,
+}
+
+impl SecretFinding {
+    fn at_line(what: String, line: usize) -> SecretFinding {
+        SecretFinding { what, line, place: None }
+    }
 }
 
 impl fmt::Display for SecretFinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {} holds {}", self.line, self.what)
+        match &self.place {
+            Some(place) => write!(f, "{place} holds {}", self.what),
+            None => write!(f, "line {} holds {}", self.line, self.what),
+        }
     }
 }
 
@@ -123,26 +137,75 @@ impl SecretScan {
 
     /// The first key-shaped string in `text`, if any.
     pub fn find(&self, text: &str) -> Option<SecretFinding> {
-        let mut first: Option<(usize, String)> = None;
-        let mut note = |at: usize, what: String| {
-            if first.as_ref().is_none_or(|(f, _)| at < *f) {
-                first = Some((at, what));
+        let (at, _, what) = self.find_at(text)?;
+        Some(SecretFinding::at_line(what, text[..at].matches('\n').count() + 1))
+    }
+
+    /// The first key-shaped string in `text`: where it starts and ends, and what it looks like.
+    fn find_at(&self, text: &str) -> Option<(usize, usize, String)> {
+        let mut first: Option<(usize, usize, String)> = None;
+        let mut note = |at: usize, end: usize, what: String| {
+            if first.as_ref().is_none_or(|(f, _, _)| at < *f) {
+                first = Some((at, end, what));
             }
         };
         for (name, value) in &self.values {
             // As written inside a JSON string, too, should it hold characters JSON escapes.
             let escaped = serde_json::to_string(value.trim()).unwrap_or_default();
             let escaped = escaped.trim_matches('"');
-            if let Some(at) = text.find(value.trim()).or_else(|| text.find(escaped)) {
-                note(at, format!("the value of ${name}"));
+            for form in [value.trim(), escaped] {
+                if let Some(at) = text.find(form) {
+                    note(at, at + form.len(), format!("the value of ${name}"));
+                }
             }
         }
         for (re, what) in patterns() {
             if let Some(m) = re.find_iter(text).find(|m| m.as_str().bytes().any(|b| b.is_ascii_digit())) {
-                note(m.start(), (*what).to_string());
+                note(m.start(), m.end(), (*what).to_string());
             }
         }
-        first.map(|(at, what)| SecretFinding { what, line: text[..at].matches('\n').count() + 1 })
+        first
+    }
+
+    /// The first secret in a cassette, looking where a reader would find
+    /// one and a line-by-line scan of `text` (the file) would not: a key
+    /// split across a stream's events (joined as an adapter joins them),
+    /// written with JSON escapes, or carried in a recorded request's URL.
+    pub fn find_in_cassette(&self, text: &str, cassette: &Cassette) -> Option<SecretFinding> {
+        if let Some(finding) = self.find(text) {
+            return Some(finding);
+        }
+        // The canonical text has every escape a hand-made file may hide a key behind decoded.
+        let canonical = cassette.to_text();
+        if canonical != text {
+            if let Some(mut finding) = self.find(&canonical) {
+                finding.place = Some(format!("line {} of the file with its escapes decoded", finding.line));
+                return Some(finding);
+            }
+        }
+        for (i, interaction) in cassette.interactions.iter().enumerate() {
+            let number = i + 1;
+            if let Some(what) = url_credential(&interaction.request.path) {
+                return Some(SecretFinding { what, line: 0, place: Some(format!("the request path of interaction #{number}")) });
+            }
+            let RecordedBody::Events(events) = &interaction.response.body else { continue };
+            let parsed: Vec<Option<serde_json::Value>> = events.iter().map(|e| serde_json::from_str(&e.data).ok()).collect();
+            for field in json_fields(&parsed).into_iter().chain([joined_data(events)]) {
+                if let Some(finding) = self.find_joined(&field, number) {
+                    return Some(finding);
+                }
+            }
+        }
+        None
+    }
+
+    /// A secret in one field of a stream joined across its events.
+    fn find_joined(&self, field: &JoinedField, interaction: usize) -> Option<SecretFinding> {
+        let (at, end, what) = self.find_at(&field.text())?;
+        let (first, last) = (field.event_at(at)? + 1, field.event_at(end.saturating_sub(1))? + 1);
+        let events = if first == last { format!("event #{first}") } else { format!("events #{first}–#{last}") };
+        let joined = if field.pointer.is_empty() { "their data joined".to_string() } else { format!("{} joined", field.pointer) };
+        Some(SecretFinding { what, line: 0, place: Some(format!("interaction #{interaction}: {events} of its stream ({joined})")) })
     }
 }
 
@@ -222,7 +285,63 @@ mod tests {
     fn configured_key_values_are_found_and_short_ones_ignored() {
         let scan = SecretScan::new(vec![("MY_KEY".into(), "zq9-local-model-key".into()), ("SHORT".into(), "abc".into())]);
         let found = scan.find("a\nb zq9-local-model-key\n").unwrap();
-        assert_eq!(found, SecretFinding { what: "the value of $MY_KEY".into(), line: 2 });
+        assert_eq!(found, SecretFinding { what: "the value of $MY_KEY".into(), line: 2, place: None });
         assert_eq!(scan.find("abc abc"), None);
+    }
+
+    fn stream_cassette(path: &str, datas: &[String]) -> Cassette {
+        use crate::transport::{HttpRequest, HttpResponse, ResponseBody, SseEvent};
+        let request = HttpRequest { method: "POST".into(), url: path.into(), headers: vec![], body: serde_json::json!({}) };
+        let events = datas.iter().map(|d| SseEvent { offset_ms: 1.0, event: None, data: d.clone() }).collect();
+        let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 2.0 };
+        let mut interaction = super::super::Interaction::record("m", super::super::format::RecordedRequest::of(&request), &response, &[]);
+        // As a hand-made file may hold it, whatever `recorded_path` would keep.
+        interaction.request.path = path.to_string();
+        let unit = crate::events::UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
+        Cassette::new(unit, BTreeMap::new(), vec![interaction])
+    }
+
+    fn delta(text: &str) -> String {
+        serde_json::json!({"choices": [{"delta": {"content": text}}]}).to_string()
+    }
+
+    #[test]
+    fn a_key_split_across_stream_events_is_found() {
+        let key = "zq9-local-model-key";
+        let scan = SecretScan::new(vec![("MY_KEY".into(), key.into())]);
+        let cassette = stream_cassette("/v1/chat/completions", &[delta("here: zq9-loc"), delta("al-model-key."), "[DONE]".into()]);
+        let text = cassette.to_text();
+        assert_eq!(scan.find(&text), None, "no line holds it whole");
+        let found = scan.find_in_cassette(&text, &cassette).expect("split key found");
+        assert_eq!(
+            found.to_string(),
+            "interaction #1: events #1–#2 of its stream (/choices/0/delta/content joined) holds the value of $MY_KEY"
+        );
+
+        // A key shape split across plain-text events, with no variable set.
+        let shaped = ["sk-", "proj-4fT9xQ2mLk8vB3nR7wZ1yH6c"].concat();
+        let (a, b) = shaped.split_at(12);
+        let cassette = stream_cassette("/v1", &[format!("x {a}"), format!("{b} y")]);
+        let found = SecretScan::default().find_in_cassette(&cassette.to_text(), &cassette).expect("split shape found");
+        assert!(found.to_string().starts_with("interaction #1: events #1–#2 of its stream (their data joined) holds an OpenAI"), "{found}");
+
+        let clean = stream_cassette("/v1", &[delta("hello "), delta("world 123"), "[DONE]".into()]);
+        assert_eq!(scan.find_in_cassette(&clean.to_text(), &clean), None);
+    }
+
+    #[test]
+    fn credentials_in_recorded_urls_and_escaped_keys_are_found() {
+        let scan = SecretScan::new(vec![("MY_KEY".into(), "zq9-local-model-key".into())]);
+        for path in ["/v1beta/models/m:generateContent?alt=sse&key=AAAA", "https://u:pw@h/v1"] {
+            let cassette = stream_cassette(path, &[delta("hi")]);
+            let found = scan.find_in_cassette(&cassette.to_text(), &cassette).unwrap_or_else(|| panic!("{path}"));
+            assert!(found.to_string().starts_with("the request path of interaction #1 holds a "), "{found}");
+        }
+        // A key behind JSON escapes: invisible to a scan of the file's text.
+        let cassette = stream_cassette("/v1", &[delta("zq9-local-model-key")]);
+        let hidden = cassette.to_text().replace("zq9-local", "\\u007aq9-local");
+        assert_eq!(scan.find(&hidden), None);
+        let found = scan.find_in_cassette(&hidden, &cassette).unwrap();
+        assert!(found.to_string().contains("with its escapes decoded holds the value of $MY_KEY"), "{found}");
     }
 }

@@ -227,7 +227,8 @@ impl UnitCassette {
             return outcome;
         }
         let text = cassette.to_text();
-        if let Some(finding) = shared.recordings.scan.find(&text) {
+        // The text and what a reader would join: a key split across a stream's events counts.
+        if let Some(finding) = shared.recordings.scan.find_in_cassette(&text, &cassette) {
             outcome.error = Some(CassetteError::Secret { path: shared.path.clone(), finding });
             return outcome;
         }

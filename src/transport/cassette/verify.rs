@@ -136,7 +136,8 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
                 continue;
             }
         };
-        if let Some(secret) = scope.scan.find(&text) {
+        let text_secret = scope.scan.find(&text);
+        if let Some(secret) = &text_secret {
             finding(Severity::Error, format!("{secret}: remove it and re-record"));
         }
         let cassette = match Cassette::parse(&text, &file) {
@@ -151,6 +152,12 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
             }
         };
         report.interactions += cassette.interactions.len();
+        // What a line-by-line scan misses: a key split across a stream's events, escaped, or in a URL.
+        if text_secret.is_none() {
+            if let Some(secret) = scope.scan.find_in_cassette(&text, &cassette) {
+                finding(Severity::Error, format!("{secret}: remove it and re-record"));
+            }
+        }
         let unit = &cassette.unit;
         if (unit.suite.as_str(), unit.model.as_str(), unit.scenario.as_str(), unit.trial)
             != (suite_name.as_str(), model_name.as_str(), scenario_id.as_str(), trial)
