@@ -30,9 +30,11 @@ pub enum Condition {
     Path(PathPattern),
 }
 
-/// A command pattern: matches a command line if any command it runs (after
-/// wrappers, in any substitution or `sh -c` script) has this program and,
-/// when given, this subcommand, all of `flags`, and one of `any_flag` or `any_arg`.
+/// A command pattern on what a command line runs (after wrappers, in any
+/// substitution or `sh -c` script): a command matches if it has this
+/// program and, when given, this subcommand, all of `flags`, and one of
+/// `any_flag` or `any_arg`. In a deny rule one such command is enough; in an
+/// approve rule every command of the line must match.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CommandPattern {
@@ -102,12 +104,13 @@ impl From<Condition> for Value {
     }
 }
 
-/// How a condition treats a value it cannot read for certain.
+/// How a condition treats a command it cannot read for certain, and a line
+/// of several commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InDoubt {
-    /// A deny rule: match what might run.
+    /// A deny rule: any command that might run matches.
     Match,
-    /// An approve rule: match only what surely runs.
+    /// An approve rule: only a readable line whose every command matches.
     NoMatch,
 }
 
@@ -188,22 +191,25 @@ impl CommandPattern {
             Value::Array(items) if items.iter().all(Value::is_string) => CommandLine::from_argv(items.iter().filter_map(Value::as_str)),
             _ => return false,
         };
-        if !line.parsed && doubt == InDoubt::NoMatch {
-            return false;
-        }
-        if line.oversized {
+        match doubt {
             // Too long to read: a deny rule on commands matches it.
-            return true;
+            InDoubt::Match => line.oversized || line.commands().any(|words| self.matches_command(words, doubt)),
+            // An approve rule must cover every command the line runs
+            // (`cargo test; rm -rf /` is not a cargo command).
+            InDoubt::NoMatch => {
+                let mut commands = line.commands().peekable();
+                line.parsed && commands.peek().is_some() && commands.all(|words| self.matches_command(words, doubt))
+            }
         }
-        let found = line.commands().any(|words| self.matches_command(words));
-        found
     }
 
-    fn matches_command(&self, words: &[Word]) -> bool {
+    fn matches_command(&self, words: &[Word], doubt: InDoubt) -> bool {
         let Some(program) = words.first() else { return false };
-        // A program that is an expansion (`$(which rm)`, `$X`) may be any program.
+        // A program that is an expansion (`$(which rm)`, `$X`) may be any
+        // program: a deny rule's, never an approve rule's.
         let name = shell::base_name(&program.text);
-        if !program.dynamic && !self.program.iter().any(|p| glob_matches(p, name)) {
+        let named = self.program.iter().any(|p| glob_matches(p, name));
+        if !(named || (program.dynamic && doubt == InDoubt::Match)) {
             return false;
         }
         let mut from = 1;
@@ -304,5 +310,71 @@ mod one_or_many {
 
     pub fn serialize<S: Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
         v.serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn condition(v: Value) -> Condition {
+        Condition::try_from(v).unwrap()
+    }
+
+    #[test]
+    fn flags_are_read_as_getopt_reads_them() {
+        assert!(flag_matches("-r", "-rf") && flag_matches("-f", "-rf") && flag_matches("-R", "-Rv"));
+        assert!(!flag_matches("-r", "--recursive") && !flag_matches("-f", "--follow-tags"));
+        assert!(flag_matches("--recursive", "--recursive") && flag_matches("--recursive", "--recur"));
+        assert!(flag_matches("--force-with-lease", "--force-with-lease=main:abc"));
+        assert!(!flag_matches("--force", "--force-with-lease") && !flag_matches("--force", "--"));
+        assert!(flag_matches("-delete", "-delete") && !flag_matches("-delete", "-d"));
+    }
+
+    #[test]
+    fn pointer_wildcards_check_every_element() {
+        let c = condition(json!({"regex": "^/etc/"}));
+        let args = json!({"edits": [{"path": "a"}, {"path": "/etc/hosts"}], "map": {"x": {"path": "/etc/y"}}});
+        assert!(c.matches_key("/edits/*/path", &args, InDoubt::Match));
+        assert!(!c.matches_key("/edits/0/path", &args, InDoubt::Match), "an index is exact");
+        assert!(c.matches_key("/edits/1/path", &args, InDoubt::Match));
+        assert!(c.matches_key("/map/*/path", &args, InDoubt::Match));
+        assert!(!c.matches_key("/edits/01/path", &args, InDoubt::Match), "no leading zeros");
+        let absent = condition(json!({"absent": true}));
+        assert!(absent.matches_key("/edits/*/nope", &args, InDoubt::Match));
+        assert!(absent.matches_key("/none/*/path", &args, InDoubt::Match));
+        assert!(absent.matches_key("/edits/*/path", &json!({"edits": []}), InDoubt::Match));
+        let nested = json!({"files": [{"edits": [{"path": "x"}]}, {"edits": [{"path": "/etc/z"}]}]});
+        assert!(c.matches_key("/files/*/edits/*/path", &nested, InDoubt::Match));
+        assert!(condition(json!({"regex": "x"})).matches_key("/a~1b/c~0d", &json!({"a/b": {"c~d": "x"}}), InDoubt::Match));
+    }
+
+    #[test]
+    fn command_and_path_patterns_round_trip() {
+        for v in [
+            json!({"program": ["rm"], "any_flag": ["-r"]}),
+            json!({"program": ["git"], "subcommand": "push", "any_arg": ["+*"]}),
+            json!({"path_outside": ["/workspace"], "home": "/home/me"}),
+        ] {
+            assert_eq!(Value::from(condition(v.clone())), v);
+        }
+        assert!(matches!(condition(json!({"program": "rm"})), Condition::Command(_)));
+        assert!(matches!(condition(json!({"path_under": "/etc"})), Condition::Path(_)));
+        assert!(matches!(condition(json!({"programme": "rm"})), Condition::Value(_)));
+    }
+
+    #[test]
+    fn path_patterns_judge_normalised_paths() {
+        let etc = condition(json!({"path_under": ["/etc", "~/.ssh"]}));
+        for p in ["/etc/hosts", "/workspace/../etc/hosts", "//etc//passwd", "~/.ssh/config", "~root/.ssh/x"] {
+            assert!(etc.matches_key("p", &json!({ "p": p }), InDoubt::Match), "{p}");
+        }
+        assert!(!etc.matches_key("p", &json!({"p": "etc/hosts"}), InDoubt::Match));
+        assert!(etc.matches_key("p", &json!({"p": ["a", "/etc/x"]}), InDoubt::Match), "any path of a list");
+        assert!(!etc.matches_key("p", &json!({"p": 3}), InDoubt::Match));
+        let both = condition(json!({"path_under": "/srv", "path_outside": "/srv/public", "workspace": "/srv/app"}));
+        assert!(both.matches_key("p", &json!({"p": "config.toml"}), InDoubt::Match));
+        assert!(!both.matches_key("p", &json!({"p": "../public/x"}), InDoubt::Match));
     }
 }

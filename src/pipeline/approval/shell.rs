@@ -47,6 +47,9 @@ pub struct CommandLine {
     pub parsed: bool,
     /// Longer than [`MAX_COMMAND_BYTES`]: not read (and not `parsed`).
     pub oversized: bool,
+    /// The command before this one, whose arguments a shell reading its
+    /// standard input may be running (`echo 'rm -rf /' | bash`).
+    stdin: Option<Vec<Word>>,
 }
 
 impl CommandLine {
@@ -59,7 +62,10 @@ impl CommandLine {
         let mut lexer = Lexer { chars: text.chars().collect(), pos: 0, complete: true };
         let segments = lexer.script(0, None);
         for segment in segments {
+            let previous = segment.clone();
             line.add(segment, 0);
+            // What a command prints may be piped into a shell (`echo … | sh`).
+            line.stdin = Some(previous).filter(|w| !w.is_empty());
         }
         if !lexer.complete || !line.parsed {
             line.parsed = false;
@@ -89,7 +95,7 @@ impl CommandLine {
     /// Adds one simple command, looking through wrappers and scripts.
     fn add(&mut self, mut words: Vec<Word>, depth: usize) {
         // Reserved words, negation and assignments come before the program.
-        let skip = words.iter().take_while(|w| !w.dynamic && (RESERVED.contains(&w.text.as_str()) || is_assignment(&w.text))).count();
+        let skip = words.iter().take_while(|w| (!w.dynamic && RESERVED.contains(&w.text.as_str())) || is_assignment(&w.text)).count();
         words.drain(..skip);
         if words.is_empty() {
             return;
@@ -103,24 +109,41 @@ impl CommandLine {
                 self.push(words);
                 self.add(inner, depth);
             }
+            Unwrapped::Stdin => {
+                self.push(words);
+                // The arguments together (`echo rm -rf /`) and each alone
+                // (`printf %s 'rm -rf /'`).
+                let source = self.stdin.take().unwrap_or_default();
+                if let Some(Unwrapped::Script(script)) = source.get(1..).map(join) {
+                    self.add_script(&script, depth);
+                    for arg in source.get(2..).unwrap_or_default() {
+                        self.add_script(&arg.text, depth);
+                    }
+                }
+            }
             Unwrapped::Script(script) => {
                 self.push(words);
-                if depth >= MAX_DEPTH {
-                    self.parsed = false;
-                    return;
-                }
-                let mut lexer = Lexer { chars: script.chars().collect(), pos: 0, complete: true };
-                let segments = lexer.script(depth + 1, None);
-                self.parsed &= lexer.complete;
-                for segment in segments {
-                    self.add(segment, depth + 1);
-                }
+                self.add_script(&script, depth);
             }
             Unwrapped::Exec(range) => {
                 let inner = words[range].to_vec();
                 self.push(words);
                 self.add(inner, depth);
             }
+        }
+    }
+
+    /// Adds the commands of a script run by a command at `depth`.
+    fn add_script(&mut self, script: &str, depth: usize) {
+        if depth >= MAX_DEPTH {
+            self.parsed = false;
+            return;
+        }
+        let mut lexer = Lexer { chars: script.chars().collect(), pos: 0, complete: true };
+        let segments = lexer.script(depth + 1, None);
+        self.parsed &= lexer.complete;
+        for segment in segments {
+            self.add(segment, depth + 1);
         }
     }
 
@@ -172,6 +195,8 @@ enum Unwrapped {
     Runs(usize),
     /// Runs a shell script (`bash -c '…'`, `eval`, `su -c`).
     Script(String),
+    /// A shell that runs what it reads on its standard input.
+    Stdin,
     /// Runs the command in these words (`find … -exec rm {} ;`).
     Exec(Range<usize>),
 }
@@ -372,7 +397,8 @@ fn shell_script(program: &str, words: &[Word]) -> Unwrapped {
     }
     match words.get(i) {
         Some(script) if has_c => Unwrapped::Script(script.text.clone()),
-        _ => Unwrapped::Command,
+        None => Unwrapped::Stdin,
+        Some(_) => Unwrapped::Command,
     }
 }
 
@@ -390,6 +416,29 @@ struct Lexer {
     pos: usize,
     /// False once the shell would refuse the text (unbalanced, too deep).
     complete: bool,
+}
+
+/// Where the next word goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// An argument of the command.
+    Argument,
+    /// A redirection's file: not an argument.
+    Dropped,
+    /// A `<<<` string: the command's input.
+    Stdin,
+}
+
+/// Ends the word being built and puts it where it goes.
+fn finish(word: &mut Building, current: &mut Vec<Word>, target: &mut Target, herestrings: &mut Vec<String>) {
+    if word.started || !word.text.is_empty() {
+        let w = std::mem::take(word);
+        match std::mem::replace(target, Target::Argument) {
+            Target::Argument => current.push(Word { text: w.text, dynamic: w.dynamic }),
+            Target::Dropped => {}
+            Target::Stdin => herestrings.push(w.text),
+        }
+    }
 }
 
 /// A word being built.
@@ -412,38 +461,31 @@ impl Lexer {
         let mut segments: Vec<Vec<Word>> = Vec::new();
         let mut current: Vec<Word> = Vec::new();
         let mut word = Building::default();
-        // The next word is a redirection's target, not an argument.
-        let mut redirect_target = false;
+        let mut target = Target::Argument;
+        let mut herestrings: Vec<String> = Vec::new();
         let mut parens = 0usize;
-        let finish = |word: &mut Building, current: &mut Vec<Word>, redirect_target: &mut bool| {
-            if word.started || !word.text.is_empty() {
-                let w = std::mem::take(word);
-                if !std::mem::take(redirect_target) {
-                    current.push(Word { text: w.text, dynamic: w.dynamic });
-                }
-            }
-        };
         while let Some(c) = self.peek(0) {
             match c {
                 ')' if close.is_some() && parens == 0 => {
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut redirect_target);
+                    finish(&mut word, &mut current, &mut target, &mut herestrings);
                     segments.push(current);
+                    self.herestrings(depth, herestrings, &mut segments);
                     return segments;
                 }
                 ' ' | '\t' => {
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut redirect_target);
+                    finish(&mut word, &mut current, &mut target, &mut herestrings);
                 }
                 '\n' | ';' | '&' | '|' | '(' | ')' => {
                     if c == '&' && self.peek(1) == Some('>') {
                         // `&>file` redirects; it does not end the command.
-                        finish(&mut word, &mut current, &mut redirect_target);
+                        finish(&mut word, &mut current, &mut target, &mut herestrings);
                         self.pos += 2;
                         if self.peek(0) == Some('>') {
                             self.pos += 1;
                         }
-                        redirect_target = true;
+                        target = Target::Dropped;
                         continue;
                     }
                     match c {
@@ -452,8 +494,8 @@ impl Lexer {
                         _ => {}
                     }
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut redirect_target);
-                    redirect_target = false;
+                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    target = Target::Argument;
                     segments.push(std::mem::take(&mut current));
                 }
                 '<' | '>' => {
@@ -467,13 +509,15 @@ impl Lexer {
                     if !word.started && !word.text.is_empty() && word.text.chars().all(|c| c.is_ascii_digit()) {
                         word = Building::default();
                     }
-                    finish(&mut word, &mut current, &mut redirect_target);
+                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    let start = self.pos;
                     self.pos += 1;
                     while matches!(self.peek(0), Some('<' | '>' | '&' | '|')) {
                         self.pos += 1;
                     }
                     // `2>&1`: the descriptor after `>&` is the target.
-                    redirect_target = true;
+                    let herestring = self.chars[start..self.pos] == ['<', '<', '<'];
+                    target = if herestring { Target::Stdin } else { Target::Dropped };
                 }
                 '#' if !word.started && word.text.is_empty() => {
                     while self.peek(0).is_some_and(|c| c != '\n') {
@@ -506,6 +550,11 @@ impl Lexer {
                     self.pos += 1;
                     self.backticks(depth, &mut segments, &mut word);
                 }
+                '$' if self.ifs_len() > 0 => {
+                    // Unquoted `$IFS` splits words: `rm${IFS}-rf${IFS}/`.
+                    self.pos += self.ifs_len();
+                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                }
                 '$' => self.dollar(depth, &mut segments, &mut word),
                 _ => {
                     word.text.push(c);
@@ -517,9 +566,36 @@ impl Lexer {
             // `$(` never closed.
             self.complete = false;
         }
-        finish(&mut word, &mut current, &mut redirect_target);
+        finish(&mut word, &mut current, &mut target, &mut herestrings);
         segments.push(current);
+        self.herestrings(depth, herestrings, &mut segments);
         segments
+    }
+
+    /// Text fed to a command's input by `<<<`, read as commands: the command
+    /// may be a shell (`bash <<< 'rm -rf /'`).
+    fn herestrings(&mut self, depth: usize, texts: Vec<String>, segments: &mut Vec<Vec<Word>>) {
+        for text in texts {
+            if depth >= MAX_DEPTH {
+                self.complete = false;
+                return;
+            }
+            let mut lexer = Lexer { chars: text.chars().collect(), pos: 0, complete: true };
+            segments.extend(lexer.script(depth + 1, None));
+            self.complete &= lexer.complete;
+        }
+    }
+
+    /// The length of `$IFS` or `${IFS}` at the cursor, or 0.
+    fn ifs_len(&self) -> usize {
+        let rest = &self.chars[self.pos..];
+        if rest.starts_with(&['$', '{', 'I', 'F', 'S', '}']) {
+            6
+        } else if rest.starts_with(&['$', 'I', 'F', 'S']) && !rest.get(4).is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            4
+        } else {
+            0
+        }
     }
 
     fn single_quoted(&mut self, out: &mut String) {
@@ -802,6 +878,18 @@ mod tests {
         }
         // A shell without -c runs a file we cannot see.
         assert_eq!(commands("bash script.sh"), words(&[&["bash", "script.sh"]]));
+    }
+
+    #[test]
+    fn input_fed_to_a_shell_is_read_as_commands() {
+        let rm = vec!["rm".to_string(), "-rf".into(), "/".into()];
+        assert!(commands("bash <<< 'rm -rf /'").contains(&rm));
+        assert!(commands("echo 'rm -rf /' | sh").contains(&rm));
+        assert!(commands("printf %s 'rm -rf /' | sudo bash -s").contains(&rm));
+        assert!(commands("rm${IFS}-rf${IFS}/").contains(&rm));
+        // Quoted, $IFS does not split; a shell given a file reads no input.
+        assert_eq!(commands("echo \"$IFS\""), words(&[&["echo", "$IFS"]]));
+        assert!(!commands("echo 'rm -rf /' | bash run.sh").contains(&rm));
     }
 
     #[test]
