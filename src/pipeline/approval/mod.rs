@@ -9,6 +9,7 @@
 //! them (`paths`), by the conditions of `conditions`.
 
 mod conditions;
+mod lexer;
 pub mod paths;
 pub mod shell;
 
