@@ -120,7 +120,15 @@ const DENIED_COMMANDS: &[&str] = &[
     "echo 'rm -rf /' | sh -s",
     "bash -s <<EOF\nrm -rf /\nEOF",
     "X=$(pwd) rm -rf /",
+    "rm\t-rf\t/",
+    "\"/bin/rm\" -rf /",
+    "sudo -u root -- bash -c 'rm -rf /'",
+    "timeout --signal=KILL 5s rm -rf /",
+    "command -- rm -rf /",
+    "xargs --replace={} rm -rf {}",
     "git push --force",
+    "git push origin HEAD -f",
+    "git push origin main:main --force",
     "git push -f",
     "git push -f origin main",
     "git push origin main --force",
@@ -244,6 +252,8 @@ const OUTSIDE_PATHS: &[&str] = &[
     "..\\..\\etc\\hosts",
     "file:///etc/hosts",
     "/workspace/a\u{0}/../../etc/hosts",
+    "/workspace/../workspace2/x",
+    "~+/../etc/hosts",
 ];
 
 const INSIDE_PATHS: &[&str] = &[
