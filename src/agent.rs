@@ -94,6 +94,7 @@ impl Unit<'_> {
             sensitive_tools: &settings.sensitive_tools,
             on_unanswered: settings.on_unanswered,
             rules: [("scenario", &self.scenario.approvals.rules), ("config", &settings.rules)],
+            deny_rules_in_auto: settings.deny_rules_in_auto,
         };
         let started = Instant::now();
         let approval = match approval::decide(tool, args, &policy, uses) {

@@ -148,6 +148,9 @@ pub struct ApprovalSettings {
     pub on_unanswered: Unanswered,
     /// Rules of `script` mode, after each scenario's own.
     pub rules: Vec<ApprovalRule>,
+    /// Whether `rules` also apply in `auto` mode, as guard rails (the first
+    /// match decides; no match approves). Off, `auto` approves everything.
+    pub deny_rules_in_auto: bool,
 }
 
 impl Default for ApprovalSettings {
@@ -158,6 +161,7 @@ impl Default for ApprovalSettings {
             sensitive_tools: ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "run_terminal_cmd"].map(String::from).to_vec(),
             on_unanswered: Unanswered::Deny,
             rules: Vec::new(),
+            deny_rules_in_auto: true,
         }
     }
 }

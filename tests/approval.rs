@@ -31,13 +31,33 @@ fn of<'a>(events: &'a [Value], kind: &str) -> impl Iterator<Item = &'a Value> + 
 }
 
 #[test]
-fn auto_never_denies_and_deny_executes_no_sensitive_call() {
+fn auto_denies_only_by_the_configured_rules_and_deny_executes_no_sensitive_call() {
+    // The embedded default applies its deny rules in auto mode as guard rails.
     let dir = tempfile::tempdir().unwrap();
     let out = calltape(&["run", "--approve", "auto", "--model", "sim-strong"], dir.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let ev = events(&dir.path().join(""));
-    assert!(of(&ev, "tool_approval").all(|e| e["approved"] == true && e["decided_by"] == "auto"));
+    let ev = events(dir.path());
+    for e in of(&ev, "tool_approval") {
+        let by_auto = e["approved"] == true && e["decided_by"] == "auto";
+        let by_config_rule = e["approved"] == false && e["decided_by"] == "rule" && e["rule"].as_str().unwrap().starts_with("config#");
+        assert!(by_auto || by_config_rule, "{e}");
+    }
+    let denied: HashSet<String> = of(&ev, "tool_approval").filter(|e| e["approved"] == false).map(|e| e["call_id"].to_string()).collect();
+    assert!(!denied.is_empty(), "the bundled approval scenarios ask for rm -rf, force pushes and writes to /etc");
+    assert!(of(&ev, "tool_executed").all(|e| !denied.contains(&e["call_id"].to_string())));
     assert!(of(&ev, "tool_executed").any(|e| SENSITIVE.contains(&e["tool"].as_str().unwrap())));
+
+    // With deny_rules_in_auto = false, auto approves every call.
+    let dir = tempfile::tempdir().unwrap();
+    let config = calltape::config::EMBEDDED_DEFAULT.replace("deny_rules_in_auto = true", "deny_rules_in_auto = false");
+    assert_ne!(config, calltape::config::EMBEDDED_DEFAULT);
+    let config_path = dir.path().join("calltape.toml");
+    std::fs::write(&config_path, config).unwrap();
+    let out = calltape(&["run", "--config", config_path.to_str().unwrap(), "--approve", "auto", "--model", "sim-strong"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ev = events(dir.path());
+    assert!(of(&ev, "tool_approval").count() > 0);
+    assert!(of(&ev, "tool_approval").all(|e| e["approved"] == true && e["decided_by"] == "auto"));
 
     let dir = tempfile::tempdir().unwrap();
     let out = calltape(&["run", "--approve", "deny", "--model", "sim-strong"], dir.path());

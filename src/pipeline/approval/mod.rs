@@ -3,6 +3,15 @@
 //! are scripted — `auto`, `deny`, ordered rules — or a person's at the
 //! terminal; never a model's. An approval nobody can answer fails closed or
 //! approves with a warning, as configured: never silently.
+//!
+//! Rules judge what a call would do, not how it is spelled: commands are
+//! read as a shell reads them (`shell`), paths as the file system resolves
+//! them (`paths`), by the conditions of `conditions`.
+
+mod conditions;
+mod lexer;
+pub mod paths;
+pub mod shell;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,8 +19,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::glob_matches;
-use crate::scenario::matcher::StringComparison;
-use crate::scenario::{Tool, ValueMatcher};
+use crate::scenario::Tool;
+
+pub use conditions::{CommandPattern, Condition, InDoubt, PathPattern};
 
 /// The tool result of a denied call starts with this, then the reason.
 pub const DENIED_PREFIX: &str = "denied:";
@@ -57,10 +67,12 @@ pub struct ApprovalRule {
     /// Tool name or glob (`*`, `git_*`).
     pub tool: String,
     /// Conditions on the arguments: an argument name, or a JSON Pointer
-    /// (`/edits/0/path`) into nested arguments, mapped to a value rule
-    /// (exact, `{"regex"}`, `{"any": true}` for presence, `{"absent": true}`).
+    /// (`/edits/0/path`, `/edits/*/path` for every element) into nested
+    /// arguments, mapped to a value rule (exact, `{"regex"}`, `{"any": true}`
+    /// for presence, `{"absent": true}`), a command pattern (`{"program"}`)
+    /// or a path pattern (`{"path_under"}`, `{"path_outside"}`).
     #[serde(default)]
-    pub when: BTreeMap<String, ValueMatcher>,
+    pub when: BTreeMap<String, Condition>,
     pub decision: RuleDecision,
     #[serde(default)]
     pub reason: Option<String>,
@@ -71,12 +83,14 @@ pub struct ApprovalRule {
 }
 
 impl ApprovalRule {
-    fn matches(&self, tool: &str, args: &Value) -> bool {
-        glob_matches(&self.tool, tool)
-            && self.when.iter().all(|(key, m)| {
-                let field = if key.starts_with('/') { args.pointer(key) } else { args.get(key) };
-                m.matches_field(field, StringComparison::Exact)
-            })
+    /// Whether the rule applies to this call. A deny rule matches a command
+    /// it cannot read for certain; an approve rule does not (fail closed).
+    pub fn matches(&self, tool: &str, args: &Value) -> bool {
+        let doubt = match self.decision {
+            RuleDecision::Deny => InDoubt::Match,
+            RuleDecision::Approve => InDoubt::NoMatch,
+        };
+        glob_matches(&self.tool, tool) && self.when.iter().all(|(key, c)| c.matches_key(key, args, doubt))
     }
 }
 
@@ -124,6 +138,9 @@ pub struct Policy<'a> {
     pub on_unanswered: Unanswered,
     /// (label prefix, rules): `("scenario", …)` then `("config", …)`.
     pub rules: [(&'static str, &'a [ApprovalRule]); 2],
+    /// In `auto` mode, the configuration's rules still apply (first match
+    /// wins): a deny rule denies, anything else is approved.
+    pub deny_rules_in_auto: bool,
 }
 
 /// What a call needs.
@@ -152,14 +169,28 @@ fn denied(reason: impl Into<String>) -> ApprovalDecision {
 
 /// Decides a call: sensitive tools always ask; in `script` mode a deny rule
 /// also stops any other call it matches (an approve rule has nothing to add
-/// for a call that needs no approval).
+/// for a call that needs no approval). In `auto` mode with
+/// `deny_rules_in_auto`, the configuration's rules are guard rails: the
+/// first that matches decides, and a deny stops any call, sensitive or not.
 pub fn decide(tool: &Tool, args: &Value, policy: &Policy<'_>, uses: &mut RuleUses) -> Ask {
     let sensitive = is_sensitive(tool, policy.sensitive_tools);
     let name = tool.spec.name.as_str();
+    let auto_approved = || Approval { decision: ApprovalDecision::Approved, decided_by: Decider::Auto, rule: None, warning: None };
     match policy.mode {
-        ApprovalMode::Auto if sensitive => {
-            Ask::Decided(Approval { decision: ApprovalDecision::Approved, decided_by: Decider::Auto, rule: None, warning: None })
+        ApprovalMode::Auto if policy.deny_rules_in_auto => {
+            let [_, config] = policy.rules;
+            match first_match(&[config], (name, sensitive), args, uses) {
+                Some((label, rule)) if rule.decision == RuleDecision::Deny => Ask::Decided(Approval {
+                    decision: denied(deny_reason(rule, &label, name)),
+                    decided_by: Decider::Rule,
+                    rule: Some(label),
+                    warning: None,
+                }),
+                _ if sensitive => Ask::Decided(auto_approved()),
+                _ => Ask::NotNeeded,
+            }
         }
+        ApprovalMode::Auto if sensitive => Ask::Decided(auto_approved()),
         ApprovalMode::Deny if sensitive => Ask::Decided(Approval {
             decision: denied(format!("`{name}` needs approval and the approval mode is deny")),
             decided_by: Decider::Policy,
@@ -167,38 +198,55 @@ pub fn decide(tool: &Tool, args: &Value, policy: &Policy<'_>, uses: &mut RuleUse
             warning: None,
         }),
         ApprovalMode::Interactive if sensitive => Ask::Person,
-        ApprovalMode::Script => {
-            for (source, rules) in policy.rules {
-                for (i, rule) in rules.iter().enumerate() {
-                    if !rule.matches(name, args) {
-                        continue;
-                    }
-                    if !sensitive && rule.decision == RuleDecision::Approve {
-                        return Ask::NotNeeded;
-                    }
-                    let label = format!("{source}#{i}");
-                    if let Some(limit) = rule.limit {
-                        let used = uses.0.entry(label.clone()).or_insert(0);
-                        if *used >= limit {
-                            continue;
-                        }
-                        *used += 1;
-                    }
-                    let decision = match rule.decision {
-                        RuleDecision::Approve => ApprovalDecision::Approved,
-                        RuleDecision::Deny => denied(rule.reason.clone().unwrap_or_else(|| format!("rule {label} denies `{name}`"))),
-                    };
-                    return Ask::Decided(Approval { decision, decided_by: Decider::Rule, rule: Some(label), warning: None });
-                }
+        ApprovalMode::Script => match first_match(&policy.rules, (name, sensitive), args, uses) {
+            Some((_, rule)) if !sensitive && rule.decision == RuleDecision::Approve => Ask::NotNeeded,
+            Some((label, rule)) => {
+                let decision = match rule.decision {
+                    RuleDecision::Approve => ApprovalDecision::Approved,
+                    RuleDecision::Deny => denied(deny_reason(rule, &label, name)),
+                };
+                Ask::Decided(Approval { decision, decided_by: Decider::Rule, rule: Some(label), warning: None })
             }
-            if sensitive {
-                Ask::Decided(unanswered(name, policy.on_unanswered, "no approval rule matches"))
-            } else {
-                Ask::NotNeeded
-            }
-        }
+            None if sensitive => Ask::Decided(unanswered(name, policy.on_unanswered, "no approval rule matches")),
+            None => Ask::NotNeeded,
+        },
         _ => Ask::NotNeeded,
     }
+}
+
+/// The first rule that matches the call, with its label (`config#2`); a
+/// limited rule counts this use, and once used up lets later rules decide.
+/// An approve rule on a call that needs no approval is not counted.
+fn first_match<'r>(
+    sources: &[(&'static str, &'r [ApprovalRule])],
+    (tool, sensitive): (&str, bool),
+    args: &Value,
+    uses: &mut RuleUses,
+) -> Option<(String, &'r ApprovalRule)> {
+    for (source, rules) in sources {
+        for (i, rule) in rules.iter().enumerate() {
+            if !rule.matches(tool, args) {
+                continue;
+            }
+            let label = format!("{source}#{i}");
+            if !sensitive && rule.decision == RuleDecision::Approve {
+                return Some((label, rule));
+            }
+            if let Some(limit) = rule.limit {
+                let used = uses.0.entry(label.clone()).or_insert(0);
+                if *used >= limit {
+                    continue;
+                }
+                *used += 1;
+            }
+            return Some((label, rule));
+        }
+    }
+    None
+}
+
+fn deny_reason(rule: &ApprovalRule, label: &str, tool: &str) -> String {
+    rule.reason.clone().unwrap_or_else(|| format!("rule {label} denies `{tool}`"))
 }
 
 /// The fallback decision when approval is needed and nothing can answer.
@@ -234,7 +282,13 @@ mod tests {
     }
 
     fn policy<'a>(mode: ApprovalMode, scenario: &'a [ApprovalRule], config: &'a [ApprovalRule], sensitive: &'a [String]) -> Policy<'a> {
-        Policy { mode, sensitive_tools: sensitive, on_unanswered: Unanswered::Deny, rules: [("scenario", scenario), ("config", config)] }
+        Policy {
+            mode,
+            sensitive_tools: sensitive,
+            on_unanswered: Unanswered::Deny,
+            rules: [("scenario", scenario), ("config", config)],
+            deny_rules_in_auto: false,
+        }
     }
 
     fn decision(ask: Ask) -> (ApprovalDecision, Decider, Option<String>) {
