@@ -1,21 +1,29 @@
 //! CSV of every table: `summary.csv`, `by_tool.csv`, `scenarios.csv`,
 //! `by_scenario.csv`, `suites.csv`, `repairs.csv`, `pairs.csv`.
 //! Written with the `csv` crate (polars' own writer pulls in its whole
-//! streaming engine); numbers keep full precision.
+//! streaming engine); numbers keep full precision. Text cells are bounded
+//! and never start a spreadsheet formula (see `encode::csv_text`).
 
 use polars::prelude::*;
 
-use super::{Exporter, ReportError};
+use super::{encode, Exporter, ReportError};
 use crate::metrics::Tables;
+use crate::quote::{bounded, CELL_CHARS};
 
 /// The CSV format.
 pub struct Csv;
 
+/// A text cell: bounded, and formula-safe for spreadsheets.
+fn text(s: &str) -> String {
+    encode::csv_text(&bounded(s, CELL_CHARS)).into_owned()
+}
+
+/// One cell; only text cells are encoded, so numbers stay numbers.
 fn field(value: AnyValue<'_>) -> String {
     match value {
         AnyValue::Null => String::new(),
-        AnyValue::String(s) => s.to_string(),
-        AnyValue::StringOwned(s) => s.to_string(),
+        AnyValue::String(s) => text(s),
+        AnyValue::StringOwned(s) => text(&s),
         AnyValue::Float64(x) => x.to_string(),
         other => other.to_string(),
     }

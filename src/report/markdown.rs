@@ -1,6 +1,9 @@
 //! `report.md`: the report's sections as Markdown, fit for a pull-request
-//! comment, then the failed scenarios with their reasons.
+//! comment, then the failed scenarios with their reasons. Every cell is
+//! Markdown-escaped: model text cannot add HTML, links, images, mentions or
+//! break the table.
 
+use super::encode;
 use super::sections::{failures, sections, Section};
 use super::text::text_table;
 use super::{Exporter, ReportError};
@@ -12,7 +15,6 @@ pub struct Markdown;
 fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let t = text_table(&section.frame, &names)?;
-    let escape = |s: &str| s.replace('|', "\\|");
     let labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
     if section.frame.height() == 0 {
         return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
@@ -21,7 +23,7 @@ fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
     let rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
     out.push_str(&format!("| {} |\n", rule.join(" | ")));
     for row in &t.rows {
-        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        let cells: Vec<String> = row.iter().map(|c| encode::markdown(c)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     if let Some(note) = &section.note {

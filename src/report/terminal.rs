@@ -1,6 +1,12 @@
-//! The terminal tables: the report's sections as aligned text.
+//! The terminal tables: the report's sections as aligned text. Cells are
+//! shown with their control characters escaped: model text never moves the
+//! cursor, colours, links or breaks a line.
+
+use std::borrow::Cow;
 
 use polars::prelude::*;
+
+use super::encode;
 
 use super::sections::{sections, Section};
 use super::text::text_table;
@@ -14,6 +20,14 @@ fn render(section: &Section, width: usize) -> PolarsResult<String> {
     let shown = section.terminal_rows.map_or(section.frame.clone(), |n| section.frame.head(Some(n)));
     let more_rows = section.frame.height() - shown.height();
     let mut t = text_table(&shown, &names)?;
+    // Escaped before measuring, so the columns line up as printed.
+    for row in &mut t.rows {
+        for cell in row.iter_mut() {
+            if let Cow::Owned(escaped) = encode::terminal(cell) {
+                *cell = escaped;
+            }
+        }
+    }
     let mut widths: Vec<usize> = (0..labels.len())
         .map(|i| t.rows.iter().map(|r| r[i].chars().count()).chain([labels[i].chars().count()]).max().unwrap_or(0))
         .collect();

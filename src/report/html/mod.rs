@@ -16,6 +16,13 @@ use crate::metrics::Tables;
 /// The HTML format.
 pub struct Html;
 
+/// A text column's cells as the page shows them: each bounded, so a name a
+/// model chose never puts megabytes into a label, a tooltip or the header.
+fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::PolarsResult<Vec<String>> {
+    let texts = crate::metrics::columns::strings(df, column)?;
+    Ok(texts.into_iter().map(|t| crate::quote::bound_owned(t, crate::quote::CELL_CHARS)).collect())
+}
+
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
     let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
