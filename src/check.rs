@@ -223,6 +223,16 @@ mod tests {
         assert_eq!(v.reason, "`read_file`: unexpected argument `verbose`");
         let v = check(&s, &transcript(vec![call("read_file", json!({"start": 1}))]));
         assert_eq!(v.reason, "`read_file`: missing argument `target_file`");
+        // A 10 MB argument is quoted by its first 200 characters and a byte count.
+        let huge = "z".repeat(10 << 20);
+        let v = check(&s, &transcript(vec![call("read_file", json!({"target_file": huge}))]));
+        assert_eq!(
+            v.reason,
+            format!(
+                "`read_file`: argument `target_file` = \"{}… (10485762 bytes, 10485562 not shown) is not an accepted value",
+                "z".repeat(199)
+            )
+        );
     }
 
     #[test]

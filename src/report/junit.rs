@@ -82,3 +82,31 @@ impl Exporter for Junit {
         Ok(vec![("junit.xml".into(), text.into_bytes())])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::encode::HOSTILE;
+
+    #[test]
+    fn hostile_names_and_reasons_give_well_formed_xml_that_reads_back() {
+        let mut texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        texts.push("tab\there\nnew line\r".into());
+        let xml = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let messages: Vec<&str> =
+            doc.descendants().filter(|n| n.has_tag_name("failure")).map(|n| n.attribute("message").unwrap()).collect();
+        assert_eq!(messages.len(), texts.len());
+        // Whitespace in an attribute survives the parser's normalisation; markup is text.
+        assert!(messages.contains(&"tab\there\nnew line\r"), "{messages:?}");
+        assert!(messages.contains(&"<img src=x onerror=alert(1)>"), "{messages:?}");
+        assert!(messages.contains(&"nul\u{fffd}bell\u{fffd}ff\u{fffd}\u{fffd}\u{fffd}"), "{messages:?}");
+    }
+
+    #[test]
+    fn a_megabyte_reason_is_cut_to_a_cell() {
+        let xml = render(&crate::fuzz_targets::tables_with_texts(&["y".repeat(1 << 20)])).unwrap();
+        assert!(xml.len() < 10_000, "{} bytes", xml.len());
+        assert!(xml.contains("(1048576 bytes, 1047576 not shown)"));
+    }
+}

@@ -73,4 +73,18 @@ mod tests {
         assert_eq!(text.lines().filter(|l| l.contains("| wrong |")).count(), FAILURES_LISTED);
         assert!(text.contains(&format!("The first {FAILURES_LISTED} of {}", FAILURES_LISTED + 50)));
     }
+
+    #[test]
+    fn model_text_cannot_add_markup_links_mentions_or_break_a_row() {
+        let texts: Vec<String> = crate::report::encode::HOSTILE.iter().map(|s| s.to_string()).collect();
+        let md = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        assert!(!md.contains('<') && !md.contains("://"), "{md}");
+        assert!(md.contains("| &lt;img src=x onerror=alert(1)&gt; |") && md.contains("![x\\](http:&#8203;//evil.example/p.png)"), "{md}");
+        assert!(md.contains("@&#8203;channel @&#8203;here #&#8203;123"), "{md}");
+        for table in md.split("\n\n").filter(|t| t.starts_with('|')) {
+            let cells = |line: &str| line.replace("\\\\", "").replace("\\|", "").matches('|').count();
+            let header = cells(table.lines().next().unwrap());
+            assert!(table.lines().all(|l| cells(l) == header), "{table}");
+        }
+    }
 }

@@ -77,3 +77,24 @@ pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
     let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, width)).collect::<PolarsResult<_>>()?;
     Ok(rendered.join("\n"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::encode::HOSTILE;
+    use crate::report::sections::TERMINAL_TOOL_ROWS;
+
+    #[test]
+    fn model_text_prints_escaped_and_the_columns_still_line_up() {
+        let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        let text = render_tables(&crate::fuzz_targets::tables_with_texts(&texts), 1000).unwrap();
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(text.contains("\\x1b]8;;http://evil.example\\x07click") && text.contains("abc\\u{202e}fdp.exe"), "{text}");
+        // The per-tool rows end in a right-aligned number: equal widths mean aligned columns.
+        let section = text.split("Per model × tool").nth(1).unwrap();
+        let rows: Vec<&str> = section.lines().skip(3).take_while(|l| !l.starts_with('(')).collect();
+        assert_eq!(rows.len(), HOSTILE.len().min(TERMINAL_TOOL_ROWS), "{section}");
+        let width = rows[0].chars().count();
+        assert!(rows.iter().all(|r| r.chars().count() == width), "{rows:#?}");
+    }
+}
