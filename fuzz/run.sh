@@ -13,7 +13,7 @@ sanitizer=${SANITIZER:-none}
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(lenient_parser sse_parser repair_pipeline scenario_loader)
+[[ ${#targets[@]} -gt 0 ]] || targets=(lenient_parser sse_parser repair_pipeline scenario_loader report_writers)
 fixtures=../tests/fixtures
 seed() { # seed TARGET FILES...
   local dir=corpus/$1; shift
@@ -36,6 +36,8 @@ PY
   seed sse_parser "$fixtures"/provider-fixtures/*/*.bin "$fixtures"/provider-fixtures/anthropic/tool_use_response.txt
   seed scenario_loader ../scenarios/coding/*.json
 fi
+# The report writers start from hostile texts kept in seeds/ (formulas, escapes, markup).
+[[ -d corpus/report_writers ]] || seed report_writers seeds/report_writers/*
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "artifacts/$t"
   echo "== $t: ${seconds}s"

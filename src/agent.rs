@@ -19,6 +19,7 @@ use crate::pipeline::{
     self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
 use crate::provider::{rejected_call, Provider, RejectedCall};
+use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole, Tool};
 use crate::transport::Transport;
 
@@ -374,13 +375,13 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             // The model's call is lost with its text: nothing to run or repair.
             transcript.attempted_calls += 1;
             u.emit_rejected_call(steps, rejected)?;
-            transcript.aborted = Some(format!("the server rejected the model's tool call: {}", rejected.message));
+            transcript.aborted = Some(format!("the server rejected the model's tool call: {}", quoted(&rejected.message)));
             break;
         }
         let turn = match answer.turn {
             Ok(t) => t,
             Err(e) => {
-                transcript.aborted = Some(format!("request failed: {e}"));
+                transcript.aborted = Some(format!("request failed: {}", bounded(&e.to_string(), CELL_CHARS)));
                 error = true;
                 break;
             }
@@ -424,7 +425,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             u.emit_call(steps, call, &verdict, repaired_by)?;
             let (Some(tool), Some(args), false) = (&verdict.tool, &verdict.args, verdict.outcome == CallOutcome::Invalid) else {
                 if u.config.pipeline.on_invalid == OnInvalid::FailScenario {
-                    transcript.aborted = Some(format!("invalid call to `{}`", call.name));
+                    transcript.aborted = Some(format!("invalid call to `{}`", quoted(&call.name)));
                     break 'conversation;
                 }
                 let content = verdict.error_message(call, &scenario.tools);

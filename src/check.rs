@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::bfcl::checker::AnswerCall;
+use crate::quote::{bound_owned, quoted, CELL_CHARS};
 use crate::scenario::matcher::StringComparison;
 use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
 
@@ -52,30 +53,30 @@ impl Verdict {
 pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     let expect = &scenario.expect;
     if let Some(reason) = &t.aborted {
-        return Verdict::fail(reason.clone());
+        return Verdict::fail(bound_owned(reason.clone(), CELL_CHARS));
     }
     if let Some(key) = &expect.bfcl {
         // BFCL judges the one answer: the calls made, by its own rules (the step limit of 1 is by design).
         let calls: Vec<AnswerCall> = t.calls.iter().map(|c| AnswerCall::from_json(&c.tool, &c.args)).collect();
         return match crate::bfcl::checker::judge(key, &calls) {
             Ok(()) => Verdict { passed: true, reason: "passed".into() },
-            Err(failure) => Verdict::fail(failure.to_string()),
+            Err(failure) => Verdict::fail(bound_owned(failure.to_string(), CELL_CHARS)),
         };
     }
     if expect.no_call && t.attempted_calls > 0 {
-        let first = t.calls.first().map_or("a tool".to_string(), |c| format!("`{}`", c.tool));
+        let first = t.calls.first().map_or("a tool".to_string(), |c| format!("`{}`", quoted(&c.tool)));
         return Verdict::fail(format!("called {first} when no call was wanted"));
     }
     let executed = t.calls.iter().filter(|c| !c.denied);
     if let Some(call) = executed.clone().find(|c| expect.forbidden.iter().any(|p| pattern_matches(p, c))) {
-        return Verdict::fail(format!("forbidden call `{}` was executed", call.tool));
+        return Verdict::fail(format!("forbidden call `{}` was executed", quoted(&call.tool)));
     }
     if let Some(p) = expect.denied.iter().find(|p| !t.calls.iter().any(|c| c.denied && pattern_matches(p, c))) {
-        return Verdict::fail(format!("expected a call to `{}` to be denied; none was", p.tool));
+        return Verdict::fail(format!("expected a call to `{}` to be denied; none was", quoted(&p.tool)));
     }
     if expect.no_retry_after_denial {
         if let Some(tool) = &t.retried_after_denial {
-            return Verdict::fail(format!("made the denied call to `{tool}` again"));
+            return Verdict::fail(format!("made the denied call to `{}` again", quoted(tool)));
         }
     }
     if let Err(reason) = match_calls(&expect.calls.iter().map(|s| s.calls()).collect::<Vec<_>>(), expect.order, expect.strict, &t.calls) {
@@ -86,7 +87,7 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     }
     let text = t.final_text.as_deref().unwrap_or("").to_lowercase();
     if let Some(missing) = expect.final_contains.iter().find(|w| !text.contains(&w.to_lowercase())) {
-        return Verdict::fail(format!("final answer does not contain {missing:?}"));
+        return Verdict::fail(format!("final answer does not contain {:?}", quoted(missing)));
     }
     Verdict { passed: true, reason: "passed".into() }
 }
@@ -120,15 +121,15 @@ pub fn glob_matches(glob: &str, text: &str) -> bool {
 pub fn args_mismatch(expected: &ExpectedCall, args: &Value) -> Option<String> {
     let Some(actual) = args.as_object() else { return Some("arguments are not an object".into()) };
     if let Some(extra) = actual.keys().find(|k| !expected.args.contains_key(*k)) {
-        return Some(format!("unexpected argument `{extra}`"));
+        return Some(format!("unexpected argument `{}`", quoted(extra)));
     }
     for (name, alternatives) in &expected.args {
         match actual.get(name) {
             None if alternatives.may_be_omitted() => {}
-            None => return Some(format!("missing argument `{name}`")),
+            None => return Some(format!("missing argument `{}`", quoted(name))),
             Some(v) => {
                 if !alternatives.0.iter().any(|m| m.matches(v, StringComparison::Normalised)) {
-                    return Some(format!("argument `{name}` = {v} is not an accepted value"));
+                    return Some(format!("argument `{}` = {} is not an accepted value", quoted(name), quoted(&v.to_string())));
                 }
             }
         }
@@ -161,7 +162,7 @@ fn match_calls(steps: &[&[ExpectedCall]], order: CallOrder, strict: bool, execut
     }
     if strict {
         if let Some(i) = used.iter().position(|u| !u) {
-            return Err(format!("unexpected call `{}`", executed[i].tool));
+            return Err(format!("unexpected call `{}`", quoted(&executed[i].tool)));
         }
     }
     Ok(())
@@ -172,11 +173,13 @@ fn match_calls(steps: &[&[ExpectedCall]], order: CallOrder, strict: bool, execut
 fn missing_reason(expected: &ExpectedCall, executed: &[MadeCall], used: &[bool]) -> String {
     let unused = executed.iter().zip(used).find(|(c, u)| c.tool == expected.tool && !**u).map(|(c, _)| c);
     match unused {
-        Some(c) => format!("`{}`: {}", expected.tool, args_mismatch(expected, &c.args).unwrap_or_else(|| "called out of order".into())),
-        None if executed.iter().any(|c| c.tool == expected.tool) => {
-            format!("`{}`: one call fewer than expected", expected.tool)
+        Some(c) => {
+            format!("`{}`: {}", quoted(&expected.tool), args_mismatch(expected, &c.args).unwrap_or_else(|| "called out of order".into()))
         }
-        None => format!("expected call `{}` was not made", expected.tool),
+        None if executed.iter().any(|c| c.tool == expected.tool) => {
+            format!("`{}`: one call fewer than expected", quoted(&expected.tool))
+        }
+        None => format!("expected call `{}` was not made", quoted(&expected.tool)),
     }
 }
 
@@ -220,6 +223,16 @@ mod tests {
         assert_eq!(v.reason, "`read_file`: unexpected argument `verbose`");
         let v = check(&s, &transcript(vec![call("read_file", json!({"start": 1}))]));
         assert_eq!(v.reason, "`read_file`: missing argument `target_file`");
+        // A 10 MB argument is quoted by its first 200 characters and a byte count.
+        let huge = "z".repeat(10 << 20);
+        let v = check(&s, &transcript(vec![call("read_file", json!({"target_file": huge}))]));
+        assert_eq!(
+            v.reason,
+            format!(
+                "`read_file`: argument `target_file` = \"{}… (10485762 bytes, 10485562 not shown) is not an accepted value",
+                "z".repeat(199)
+            )
+        );
     }
 
     #[test]

@@ -222,6 +222,16 @@ fn signed(d: f64, digits: usize) -> String {
 /// The comparison as text; `markdown` for a pull-request comment.
 pub fn render(c: &Comparison, markdown: bool) -> String {
     let mut out = String::new();
+    // Names come from run folders (a model's tool names among them): each
+    // cell and line is bounded and encoded for the sink it is printed to.
+    let encode = |s: &str| {
+        let s = crate::quote::bounded(s, crate::quote::CELL_CHARS);
+        if markdown {
+            crate::report::encode::markdown(&s)
+        } else {
+            crate::report::encode::terminal(&s).into_owned()
+        }
+    };
     let heading = |out: &mut String, title: &str| {
         if markdown {
             let _ = writeln!(out, "\n## {title}\n");
@@ -247,12 +257,18 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
             format!("{} → {}", p95(m.latency_p95_ms.0), p95(m.latency_p95_ms.1)),
         ];
         if markdown {
+            let cells: Vec<String> = cells.iter().map(|c| encode(c)).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         } else {
             let _ = writeln!(
                 out,
                 "  {:<20} {:>5} runs  pass {}  invalid {}  cost {}  p95 {}",
-                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
+                encode(&cells[0]),
+                cells[1],
+                cells[2],
+                cells[3],
+                cells[4],
+                cells[5]
             );
         }
     }
@@ -262,7 +278,7 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
         }
         heading(out, &format!("{title} ({})", items.len()));
         for i in items {
-            let _ = writeln!(out, "{} {i}", if markdown { "-" } else { " " });
+            let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(&i));
         }
     };
     list(&mut out, "Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
@@ -291,4 +307,25 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
         list(&mut out, "Gate: FAILED — thresholds crossed", c.breaches.clone());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_a_run_folder_are_encoded_for_the_terminal_and_markdown() {
+        let hostile = "\u{1b}]8;;http://evil.example\u{7}<img src=x>[a](b) @team\n| x";
+        let c = Comparison {
+            newly_failing: vec![(hostile.to_string(), "suite/scenario".into())],
+            only_in_current: vec![hostile.to_string()],
+            ..Default::default()
+        };
+        let text = render(&c, false);
+        assert!(!text.chars().any(|ch| ch.is_control() && ch != '\n') && text.contains("\\x1b]8;;"), "{text}");
+        let md = render(&c, true);
+        let unescaped = md.replace("\\\\", "").replace("\\]", "");
+        assert!(!md.contains('<') && !unescaped.contains("](") && !md.contains("@team") && !md.contains("://"), "{md}");
+        assert!(md.lines().filter(|l| l.starts_with("- ")).all(|l| l.contains("&lt;img src=x&gt;")), "{md}");
+    }
 }

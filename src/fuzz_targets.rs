@@ -82,3 +82,167 @@ pub fn scenario_loader(data: &[u8]) {
         }
     }
 }
+
+/// Tables whose every model-chosen text is one of `texts`: each is a
+/// model's name, a tool name (of an unknown-tool call, as `by_tool` keeps
+/// it), a scenario id and a failure reason. Inputs for the report writers.
+pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
+    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::events::{Event, EventKind, ModelInfo, UnitKey};
+    use crate::pipeline::{InvalidKind, StageTimings};
+
+    let ev = |kind| Event { ts_ms: 0, kind };
+    let models: Vec<ModelInfo> = texts
+        .iter()
+        .map(|t| ModelInfo {
+            name: t.clone(),
+            provider: ProviderKind::Sim,
+            model_id: t.clone(),
+            tier: Tier::Cheap,
+            price: Prices::default(),
+        })
+        .collect();
+    let mut events = vec![ev(EventKind::RunStarted {
+        run_id: "fuzz".into(),
+        models,
+        suites: vec!["suite".into()],
+        trials: 1,
+        seed: 0,
+        config: String::new(),
+    })];
+    for t in texts {
+        let unit = UnitKey { model: t.clone(), suite: "suite".into(), scenario: t.clone(), trial: 0 };
+        events.push(ev(EventKind::ToolCall {
+            unit: unit.clone(),
+            step: 1,
+            call_id: "c".into(),
+            raw_name: t.clone(),
+            tool: t.clone(),
+            arguments: "{}".into(),
+            outcome: CallOutcome::Invalid,
+            repaired_by: None,
+            invalid_kinds: vec![InvalidKind::UnknownTool],
+            issues: vec![],
+            remaining_kinds: vec![InvalidKind::UnknownTool],
+            fixes: vec![],
+            timings: StageTimings::default(),
+            final_arguments: None,
+        }));
+        events.push(ev(EventKind::ScenarioFinished { unit, passed: false, reason: t.clone(), steps: 1, error: false }));
+    }
+    crate::metrics::build_tables(&events).expect("tables of well-formed events")
+}
+
+/// The report writers: the input, cut at each 0xFF byte (never in UTF-8),
+/// gives up to 8 texts used as model, tool and scenario names and reasons;
+/// every writer's output then keeps its format's encoding invariants.
+pub fn report_writers(data: &[u8]) {
+    let texts: Vec<String> = data.split(|&b| b == 0xff).take(8).map(|t| String::from_utf8_lossy(t).into_owned()).collect();
+    let tables = tables_with_texts(&texts);
+    assert_reports_encoded(&tables, &texts);
+}
+
+/// Asserts what every report guarantees whatever the texts in `tables`:
+/// CSV text cells start no formula and numbers stay numbers, the terminal
+/// text has no control character, the Markdown no HTML, link, image or
+/// broken table row, the JUnit XML is well-formed XML 1.0, the HTML no
+/// element but the page's own; and no report quotes a text of `texts`
+/// longer than a cell whole.
+pub fn assert_reports_encoded(tables: &crate::metrics::Tables, texts: &[String]) {
+    use crate::report::{csv::Csv, html, junit, markdown, terminal, Exporter};
+
+    let long: Vec<&String> = texts.iter().filter(|t| t.chars().count() > crate::quote::CELL_CHARS).collect();
+    let not_whole = |what: &str, text: &str| {
+        for t in &long {
+            assert!(!text.contains(t.as_str()), "{what} quotes a {}-byte text whole", t.len());
+        }
+    };
+
+    for (name, bytes) in Csv.export(tables).expect("CSV renders") {
+        let df = tables.named().into_iter().find(|(stem, _)| format!("{stem}.csv") == name).expect("a table per file").1;
+        let text_columns: Vec<bool> = df.dtypes().iter().map(|d| d == &polars::prelude::DataType::String).collect();
+        let mut reader = ::csv::ReaderBuilder::new().has_headers(true).from_reader(bytes.as_slice());
+        for record in reader.records() {
+            let record = record.expect("CSV reads back");
+            for (cell, text) in record.iter().zip(&text_columns) {
+                if *text {
+                    let first = cell.trim_start().chars().next();
+                    assert!(
+                        !first.is_some_and(|c| "=+-@＝＋－＠".contains(c)) && !cell.starts_with(['\t', '\r', '\n']),
+                        "{name}: formula cell {cell:?}"
+                    );
+                } else {
+                    assert!(cell.is_empty() || cell.parse::<f64>().is_ok() || cell == "true" || cell == "false", "{name}: {cell:?}");
+                }
+            }
+        }
+        not_whole(&name, &String::from_utf8_lossy(&bytes));
+    }
+
+    let shown = terminal::render_tables(tables, 100_000).expect("terminal renders");
+    assert!(
+        !shown.chars().any(|c| (c.is_control() && c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')),
+        "{shown:?}"
+    );
+    not_whole("terminal", &shown);
+
+    let md = markdown::render(tables).expect("Markdown renders");
+    assert!(!md.contains('<') && !md.contains("://"), "{md}");
+    let mut columns = None;
+    for line in md.lines() {
+        let plain = line.replace("\\\\", "").replace("\\]", "").replace("\\|", "");
+        assert!(!plain.contains("](") && !plain.contains("]["), "link or image syntax: {line}");
+        if line.starts_with('|') {
+            let n = plain.matches('|').count();
+            assert_eq!(*columns.get_or_insert(n), n, "broken table row: {line}");
+        } else {
+            columns = None;
+        }
+    }
+    not_whole("report.md", &md);
+
+    let xml = junit::render(tables).expect("JUnit renders");
+    assert_well_formed_xml(&xml);
+    not_whole("junit.xml", &xml);
+
+    let page = html::render(tables).expect("HTML renders");
+    let tag = regex::Regex::new(r"<(/?)([A-Za-z!][A-Za-z0-9]*)").expect("valid regex");
+    for c in tag.captures_iter(&page) {
+        let name = c[2].to_ascii_lowercase();
+        assert!(
+            !["script", "img", "a", "iframe", "object", "embed", "link", "image", "use", "foreignobject", "base", "form"]
+                .contains(&name.as_str()),
+            "<{name}> in report.html"
+        );
+    }
+    not_whole("report.html", &page);
+}
+
+/// A small well-formedness check of the XML the JUnit writer makes: every
+/// character one XML 1.0 allows, every `&` a known entity or a character
+/// reference, every tag of the form the writer uses with quoted attributes
+/// free of `<`, and tags balanced.
+fn assert_well_formed_xml(xml: &str) {
+    let forbidden = |c: char| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}');
+    assert!(!xml.chars().any(forbidden), "a character XML 1.0 forbids");
+    let entity = regex::Regex::new(r"^&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);").expect("valid regex");
+    for (i, _) in xml.match_indices('&') {
+        assert!(entity.is_match(&xml[i..]), "a bare & at byte {i}");
+    }
+    let tag = regex::Regex::new(r#"^<(/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"<]*")*)\s*(/?)>$"#).expect("valid regex");
+    let mut open: Vec<String> = Vec::new();
+    let body = xml.strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n").expect("the XML declaration");
+    let mut rest = body;
+    while let Some(start) = rest.find('<') {
+        let end = rest[start..].find('>').expect("a closed tag") + start;
+        let t = &rest[start..=end];
+        let c = tag.captures(t).unwrap_or_else(|| panic!("not a tag: {t}"));
+        match (&c[1], &c[4]) {
+            ("/", _) => assert_eq!(open.pop().as_deref(), Some(&c[2]), "unbalanced {t}"),
+            (_, "/") => {}
+            _ => open.push(c[2].to_string()),
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(open.is_empty(), "unclosed {open:?}");
+}

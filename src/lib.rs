@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod pipeline;
 pub mod plan;
 pub mod provider;
+pub mod quote;
 pub mod report;
 pub mod runner;
 pub mod scenario;

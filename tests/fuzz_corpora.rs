@@ -1,13 +1,19 @@
 //! Replays every input kept from fuzzing (`fuzz/regressions/<target>/`) and
 //! a few hand-made edge cases through the fuzz targets' bodies, so what the
-//! fuzzers once found stays fixed without a fuzzer installed.
+//! fuzzers once found stays fixed without a fuzzer installed; and the seed
+//! corpora kept in `fuzz/seeds/<target>/`.
 
 use std::path::Path;
 
 use calltape::fuzz_targets;
 
 fn replay(target: &str, run: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions").join(target);
+    replay_dir("regressions", target, run)
+}
+
+/// Runs every file of `fuzz/<kind>/<target>/` through `run`; returns how many.
+fn replay_dir(kind: &str, target: &str, run: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz").join(kind).join(target);
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
@@ -58,4 +64,17 @@ fn scenario_loader_regressions() {
     for edge in [&b""[..], b"{}", b"\n\n{\"id\": 1}\n", b"{\"id\": \"a\", \"messages\": []}", b"\xff"] {
         fuzz_targets::scenario_loader(edge);
     }
+}
+
+#[test]
+fn report_writers_seeds_and_regressions() {
+    replay("report_writers", fuzz_targets::report_writers);
+    assert!(replay_dir("seeds", "report_writers", fuzz_targets::report_writers) >= 5, "the hostile seed texts are there");
+    for edge in [&b""[..], b"\xff", b"\xff\xff\xff", b"=", b"\x00", b"\r\n", b"|", b"\\", b"&#0;", b"\xef\xbf\xbe"] {
+        fuzz_targets::report_writers(edge);
+    }
+    // A megabyte tool name and reason: no report carries it whole.
+    let mut huge = b"@".to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 1 << 20));
+    fuzz_targets::report_writers(&huge);
 }

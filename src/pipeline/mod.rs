@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::chat::ToolCall;
 use crate::config::RepairMode;
+use crate::quote::quoted;
 use crate::scenario::Tool;
 pub use repair::RepairRules;
 pub use resolve::NameMatch;
@@ -143,14 +144,14 @@ impl CallVerdict {
     pub fn error_message(&self, call: &ToolCall, tools: &[Arc<Tool>]) -> String {
         let detail = if self.tool.is_none() {
             let names: Vec<&str> = tools.iter().map(|t| t.spec.name.as_str()).collect();
-            format!("unknown tool `{}`; available tools: {}", call.name, names.join(", "))
+            format!("unknown tool `{}`; available tools: {}", quoted(&call.name), names.join(", "))
         } else {
             let problems: Vec<String> = self
                 .issues
                 .iter()
                 .map(|i| if i.path.is_empty() { i.message.clone() } else { format!("{}: {}", i.path, i.message) })
                 .collect();
-            format!("arguments of `{}` are invalid: {}", call.name, problems.join("; "))
+            format!("arguments of `{}` are invalid: {}", quoted(&call.name), problems.join("; "))
         };
         format!("{INVALID_CALL_PREFIX}: {detail}. Fix the call and try again.")
     }
@@ -295,13 +296,13 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         if !repairing {
             v.intended_tool = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On).0.map(|t| t.spec.name.clone());
         }
-        let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", call.name));
+        let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", quoted(&call.name)));
         v.first_issues.push(unknown.clone());
         v.issues.push(unknown);
         return v;
     };
     if name_match != NameMatch::Exact {
-        v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", call.name)));
+        v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", quoted(&call.name))));
         v.fixes.push(Fix {
             stage: FixStage::Name,
             kind: kind_name(name_match),

@@ -83,12 +83,14 @@ pub fn validate_args(validator: &jsonschema::Validator, args: &Value) -> Vec<Cal
 }
 
 /// The error's message, written into room made for the usual one (grown
-/// step by step, it was reallocated several times per error).
+/// step by step, it was reallocated several times per error), and bounded:
+/// the validator quotes the offending value whole, which a model may make
+/// megabytes long.
 fn message_of(e: &jsonschema::ValidationError<'_>) -> String {
     use std::fmt::Write;
     let mut message = String::with_capacity(96);
     let _ = write!(message, "{e}");
-    message
+    crate::quote::bound_owned(message, crate::quote::CELL_CHARS)
 }
 
 fn kind_of(kind: &ValidationErrorKind) -> InvalidKind {

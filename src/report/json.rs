@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
+use crate::quote::{bounded, CELL_CHARS};
 
 /// The JSON format.
 pub struct Json;
@@ -17,8 +18,8 @@ fn cell(v: AnyValue<'_>) -> Value {
     match v {
         AnyValue::Null => Value::Null,
         AnyValue::Boolean(b) => Value::Bool(b),
-        AnyValue::String(s) => Value::String(s.to_string()),
-        AnyValue::StringOwned(s) => Value::String(s.to_string()),
+        AnyValue::String(s) => Value::String(bounded(s, CELL_CHARS).into_owned()),
+        AnyValue::StringOwned(s) => Value::String(bounded(&s, CELL_CHARS).into_owned()),
         AnyValue::Float64(x) => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
         AnyValue::Float32(x) => serde_json::Number::from_f64(f64::from(x)).map_or(Value::Null, Value::Number),
         AnyValue::UInt64(x) => Value::from(x),

@@ -1,32 +1,18 @@
 //! `junit.xml`: one test case per scenario × model × trial, a failure with
 //! the reason when it did not pass — the format CI systems display. One
-//! test suite per model; the test time is the unit's model time.
+//! test suite per model; the test time is the unit's model time. Every
+//! text is bounded and XML 1.0-valid (see `encode::xml`), whatever a model
+//! named its tools or a server answered.
 
 use std::io::Write;
 
+use super::encode::{xml, xml_attribute};
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
+use crate::quote::{bounded, CELL_CHARS};
 
 /// The JUnit XML format.
 pub struct Junit;
-
-/// Escapes text for an XML attribute or element.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 cannot carry at all.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The whole document, as text.
 pub fn render(tables: &Tables) -> std::io::Result<String> {
@@ -65,19 +51,19 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" time=\"{time:.3}\">",
-            xml_escape(model),
+            xml_attribute(&bounded(model, CELL_CHARS)),
             rows().count()
         )?;
         for i in rows() {
-            let name = xml_escape(&format!("{} [trial {}]", c::at(scenarios, i), trials[i]));
-            let class = xml_escape(&format!("{}.{}", model, c::at(suites, i)));
+            let name = xml_attribute(&format!("{} [trial {}]", bounded(c::at(scenarios, i), CELL_CHARS), trials[i]));
+            let class = xml_attribute(&bounded(&format!("{}.{}", model, c::at(suites, i)), CELL_CHARS));
             let time = latency[i] / 1e3;
             if passed[i] {
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\"/>")?;
             } else {
-                let reason = xml_escape(c::at(reasons, i));
+                let reason = bounded(c::at(reasons, i), CELL_CHARS);
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">")?;
-                writeln!(out, "      <failure message=\"{reason}\" type=\"scenario_failed\">{reason}</failure>")?;
+                writeln!(out, "      <failure message=\"{}\" type=\"scenario_failed\">{}</failure>", xml_attribute(&reason), xml(&reason))?;
                 writeln!(out, "    </testcase>")?;
             }
         }
@@ -92,17 +78,35 @@ impl Exporter for Junit {
     }
 
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        let xml = render(tables).map_err(|e| ReportError::Render { what: "junit.xml".into(), message: e.to_string() })?;
-        Ok(vec![("junit.xml".into(), xml.into_bytes())])
+        let text = render(tables).map_err(|e| ReportError::Render { what: "junit.xml".into(), message: e.to_string() })?;
+        Ok(vec![("junit.xml".into(), text.into_bytes())])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::encode::HOSTILE;
 
     #[test]
-    fn escapes_markup_and_control_characters() {
-        assert_eq!(xml_escape("a<b & \"c\" 'd'>\u{1}"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{fffd}");
+    fn hostile_names_and_reasons_give_well_formed_xml_that_reads_back() {
+        let mut texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        texts.push("tab\there\nnew line\r".into());
+        let xml = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let messages: Vec<&str> =
+            doc.descendants().filter(|n| n.has_tag_name("failure")).map(|n| n.attribute("message").unwrap()).collect();
+        assert_eq!(messages.len(), texts.len());
+        // Whitespace in an attribute survives the parser's normalisation; markup is text.
+        assert!(messages.contains(&"tab\there\nnew line\r"), "{messages:?}");
+        assert!(messages.contains(&"<img src=x onerror=alert(1)>"), "{messages:?}");
+        assert!(messages.contains(&"nul\u{fffd}bell\u{fffd}ff\u{fffd}\u{fffd}\u{fffd}"), "{messages:?}");
+    }
+
+    #[test]
+    fn a_megabyte_reason_is_cut_to_a_cell() {
+        let xml = render(&crate::fuzz_targets::tables_with_texts(&["y".repeat(1 << 20)])).unwrap();
+        assert!(xml.len() < 10_000, "{} bytes", xml.len());
+        assert!(xml.contains("(1048576 bytes, 1047576 not shown)"));
     }
 }

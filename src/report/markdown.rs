@@ -1,6 +1,9 @@
 //! `report.md`: the report's sections as Markdown, fit for a pull-request
-//! comment, then the failed scenarios with their reasons.
+//! comment, then the failed scenarios with their reasons. Every cell is
+//! Markdown-escaped: model text cannot add HTML, links, images, mentions or
+//! break the table.
 
+use super::encode;
 use super::sections::{failures, sections, Section};
 use super::text::text_table;
 use super::{Exporter, ReportError};
@@ -12,7 +15,6 @@ pub struct Markdown;
 fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let t = text_table(&section.frame, &names)?;
-    let escape = |s: &str| s.replace('|', "\\|");
     let labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
     if section.frame.height() == 0 {
         return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
@@ -21,7 +23,7 @@ fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
     let rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
     out.push_str(&format!("| {} |\n", rule.join(" | ")));
     for row in &t.rows {
-        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        let cells: Vec<String> = row.iter().map(|c| encode::markdown(c)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     if let Some(note) = &section.note {
@@ -70,5 +72,19 @@ mod tests {
         assert!(text.contains(&format!("## Failed scenarios ({})", FAILURES_LISTED + 50)), "{text}");
         assert_eq!(text.lines().filter(|l| l.contains("| wrong |")).count(), FAILURES_LISTED);
         assert!(text.contains(&format!("The first {FAILURES_LISTED} of {}", FAILURES_LISTED + 50)));
+    }
+
+    #[test]
+    fn model_text_cannot_add_markup_links_mentions_or_break_a_row() {
+        let texts: Vec<String> = crate::report::encode::HOSTILE.iter().map(|s| s.to_string()).collect();
+        let md = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        assert!(!md.contains('<') && !md.contains("://"), "{md}");
+        assert!(md.contains("| &lt;img src=x onerror=alert(1)&gt; |") && md.contains("![x\\](http:&#8203;//evil.example/p.png)"), "{md}");
+        assert!(md.contains("@&#8203;channel @&#8203;here #&#8203;123"), "{md}");
+        for table in md.split("\n\n").filter(|t| t.starts_with('|')) {
+            let cells = |line: &str| line.replace("\\\\", "").replace("\\|", "").matches('|').count();
+            let header = cells(table.lines().next().unwrap());
+            assert!(table.lines().all(|l| cells(l) == header), "{table}");
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! an `Exporter` over the same `Tables`; `write_all` writes every file.
 
 pub mod csv;
+pub mod encode;
 pub mod html;
 pub mod json;
 pub mod junit;

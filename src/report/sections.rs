@@ -39,7 +39,7 @@ fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
 
 /// Terminal rows of the per-tool table: a suite of hundreds of tools would
 /// otherwise bury the rest of the report.
-const TERMINAL_TOOL_ROWS: usize = 25;
+pub const TERMINAL_TOOL_ROWS: usize = 25;
 
 /// The invalid kinds that occurred in `df`'s kind columns, as (column, label).
 fn kinds_present(df: &DataFrame) -> PolarsResult<Vec<(&'static str, String)>> {

@@ -1,6 +1,12 @@
-//! The terminal tables: the report's sections as aligned text.
+//! The terminal tables: the report's sections as aligned text. Cells are
+//! shown with their control characters escaped: model text never moves the
+//! cursor, colours, links or breaks a line.
+
+use std::borrow::Cow;
 
 use polars::prelude::*;
+
+use super::encode;
 
 use super::sections::{sections, Section};
 use super::text::text_table;
@@ -14,6 +20,14 @@ fn render(section: &Section, width: usize) -> PolarsResult<String> {
     let shown = section.terminal_rows.map_or(section.frame.clone(), |n| section.frame.head(Some(n)));
     let more_rows = section.frame.height() - shown.height();
     let mut t = text_table(&shown, &names)?;
+    // Escaped before measuring, so the columns line up as printed.
+    for row in &mut t.rows {
+        for cell in row.iter_mut() {
+            if let Cow::Owned(escaped) = encode::terminal(cell) {
+                *cell = escaped;
+            }
+        }
+    }
     let mut widths: Vec<usize> = (0..labels.len())
         .map(|i| t.rows.iter().map(|r| r[i].chars().count()).chain([labels[i].chars().count()]).max().unwrap_or(0))
         .collect();
@@ -62,4 +76,25 @@ fn render(section: &Section, width: usize) -> PolarsResult<String> {
 pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
     let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, width)).collect::<PolarsResult<_>>()?;
     Ok(rendered.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::encode::HOSTILE;
+    use crate::report::sections::TERMINAL_TOOL_ROWS;
+
+    #[test]
+    fn model_text_prints_escaped_and_the_columns_still_line_up() {
+        let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        let text = render_tables(&crate::fuzz_targets::tables_with_texts(&texts), 1000).unwrap();
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(text.contains("\\x1b]8;;http://evil.example\\x07click") && text.contains("abc\\u{202e}fdp.exe"), "{text}");
+        // The per-tool rows end in a right-aligned number: equal widths mean aligned columns.
+        let section = text.split("Per model × tool").nth(1).unwrap();
+        let rows: Vec<&str> = section.lines().skip(3).take_while(|l| !l.starts_with('(')).collect();
+        assert_eq!(rows.len(), HOSTILE.len().min(TERMINAL_TOOL_ROWS), "{section}");
+        let width = rows[0].chars().count();
+        assert!(rows.iter().all(|r| r.chars().count() == width), "{rows:#?}");
+    }
 }

@@ -1,7 +1,10 @@
 //! Turning a table into rows of display strings, shared by the terminal and
-//! Markdown renderers so both show the same figures.
+//! Markdown renderers so both show the same figures. Text cells are bounded
+//! here; each renderer encodes them for its sink.
 
 use polars::prelude::*;
+
+use crate::quote::{bounded, CELL_CHARS};
 
 /// A table as display strings.
 pub struct TextTable {
@@ -28,8 +31,9 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
                 format!("{x:.2}")
             }
         }
-        AnyValue::String(s) => s.to_string(),
-        AnyValue::StringOwned(s) => s.to_string(),
+        // A cell shows the start of a long text, never megabytes of it.
+        AnyValue::String(s) => bounded(s, CELL_CHARS).into_owned(),
+        AnyValue::StringOwned(s) => bounded(&s, CELL_CHARS).into_owned(),
         other => other.to_string(),
     }
 }

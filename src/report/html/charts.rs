@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::scale::Scale;
 use super::svg::{duration_us, escape, finite, label_room, num, text_width, Area, Svg, INK, PALETTE};
-use crate::metrics::columns::{bools, f64s, strings, u64s};
+use crate::metrics::columns::{bools, f64s, u64s};
 use crate::pipeline::InvalidKind;
 
 /// One model's invalid calls, by kind (a call can have several kinds).
@@ -24,7 +24,7 @@ pub struct KindCounts {
 
 /// Kind counts from the summary table.
 pub fn kind_counts(summary: &DataFrame) -> PolarsResult<Vec<KindCounts>> {
-    let (model, calls, invalid) = (strings(summary, "model")?, u64s(summary, "calls")?, u64s(summary, "invalid")?);
+    let (model, calls, invalid) = (super::names(summary, "model")?, u64s(summary, "calls")?, u64s(summary, "invalid")?);
     let kinds = InvalidKind::ALL.iter().map(|k| u64s(summary, k.as_str())).collect::<PolarsResult<Vec<_>>>()?;
     Ok((0..model.len())
         .map(|i| KindCounts { model: model[i].clone(), calls: calls[i], invalid: invalid[i], kinds: kinds.iter().map(|k| k[i]).collect() })
@@ -87,8 +87,8 @@ pub struct RepairPoint {
 
 /// Repairs grouped by model, every model of the summary in its order.
 pub fn repair_points(summary: &DataFrame, repairs: &DataFrame) -> PolarsResult<Vec<(String, Vec<RepairPoint>)>> {
-    let mut grouped: Vec<(String, Vec<RepairPoint>)> = strings(summary, "model")?.into_iter().map(|m| (m, Vec::new())).collect();
-    let (model, stage) = (strings(repairs, "model")?, strings(repairs, "stage")?);
+    let mut grouped: Vec<(String, Vec<RepairPoint>)> = super::names(summary, "model")?.into_iter().map(|m| (m, Vec::new())).collect();
+    let (model, stage) = (super::names(repairs, "model")?, super::names(repairs, "stage")?);
     let (latency, ok) = (f64s(repairs, "latency_us")?, bools(repairs, "succeeded")?);
     for i in 0..model.len() {
         let point = RepairPoint { by_model: stage[i] == "model", latency_us: latency[i], succeeded: ok[i] };

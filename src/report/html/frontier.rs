@@ -6,7 +6,7 @@ use polars::prelude::*;
 
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
-use crate::metrics::columns::{bools, f64s, strings};
+use crate::metrics::columns::{bools, f64s};
 
 /// Points on the front.
 const FRONT: &str = "#0072B2";
@@ -29,7 +29,7 @@ pub struct ModelPoint {
 
 /// The points of the summary table, in its model order.
 pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
-    let (model, cost, rate) = (strings(summary, "model")?, f64s(summary, "total_cost_usd")?, f64s(summary, "pass_rate")?);
+    let (model, cost, rate) = (super::names(summary, "model")?, f64s(summary, "total_cost_usd")?, f64s(summary, "pass_rate")?);
     let (lo, hi, pareto) = (f64s(summary, "pass_rate_lo")?, f64s(summary, "pass_rate_hi")?, bools(summary, "pareto")?);
     Ok((0..model.len())
         .map(|i| ModelPoint { model: model[i].clone(), cost: cost[i], pass_rate: rate[i], lo: lo[i], hi: hi[i], pareto: pareto[i] })

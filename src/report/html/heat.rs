@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use polars::prelude::*;
 
 use super::svg::{escape, label_room, num, percent, ramp, text_width, Svg, MUTED};
-use crate::metrics::columns::{strings, u64s};
+use crate::metrics::columns::u64s;
 
 /// One model × tool cell of the heat map.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,9 +21,9 @@ pub type HeatMap = (Vec<String>, Vec<String>, HashMap<(String, String), ToolCell
 
 /// The heat map's data from the summary and per-tool tables.
 pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<HeatMap> {
-    let models = strings(summary, "model")?;
+    let models = super::names(summary, "model")?;
     let (model, tool, calls, invalid) =
-        (strings(by_tool, "model")?, strings(by_tool, "tool")?, u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
+        (super::names(by_tool, "model")?, super::names(by_tool, "tool")?, u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
     let (local, remote) = (u64s(by_tool, "repaired_local")?, u64s(by_tool, "repaired_model")?);
     let mut tools = tool.clone();
     tools.sort();

@@ -16,6 +16,13 @@ use crate::metrics::Tables;
 /// The HTML format.
 pub struct Html;
 
+/// A text column's cells as the page shows them: each bounded, so a name a
+/// model chose never puts megabytes into a label, a tooltip or the header.
+fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::PolarsResult<Vec<String>> {
+    let texts = crate::metrics::columns::strings(df, column)?;
+    Ok(texts.into_iter().map(|t| crate::quote::bound_owned(t, crate::quote::CELL_CHARS)).collect())
+}
+
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
     let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
@@ -80,5 +87,18 @@ mod tests {
         assert!(!html.contains("NaN") && !html.contains("<script"));
         // Nothing to fetch: the only address is the SVG namespace.
         assert_eq!(html.matches("://").count(), html.matches("http://www.w3.org/2000/svg").count());
+    }
+
+    #[test]
+    fn model_chosen_names_and_reasons_are_escaped_everywhere_on_the_page() {
+        let texts: Vec<String> = crate::report::encode::HOSTILE.iter().map(|s| s.to_string()).collect();
+        let html = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        for raw in ["<img", "<script", "<!--", "<x/>"] {
+            assert!(!html.contains(raw), "{raw}");
+        }
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;") && html.contains("&lt;script&gt;"));
+        // In the heat map's labels and tooltips too.
+        assert!(html.split("id=\"chart-tool-heat\"").nth(1).unwrap().contains("&lt;img src=x"));
+        assert!(!html.contains('\u{0}') && !html.contains('\u{1b}'));
     }
 }

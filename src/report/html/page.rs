@@ -8,8 +8,8 @@ use std::fmt::Write;
 use polars::prelude::PolarsResult;
 
 use super::svg::escape;
-use crate::metrics::columns::strings;
 use crate::metrics::{RunInfo, Tables};
+use crate::quote::quoted;
 use crate::report::sections::{failures, sections, Section};
 use crate::report::text::text_table;
 
@@ -53,7 +53,7 @@ footer { margin-top: 32px; color: #777; font-size: 12px; }
 
 /// The `<head>`: charset, the policy that keeps the page offline, title and style.
 fn head(run: &RunInfo) -> String {
-    let title = if run.run_id.is_empty() { "calltape report".to_string() } else { format!("calltape report — {}", run.run_id) };
+    let title = if run.run_id.is_empty() { "calltape report".to_string() } else { format!("calltape report — {}", quoted(&run.run_id)) };
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -66,19 +66,19 @@ fn head(run: &RunInfo) -> String {
 /// What the run was: id, models, suites, trials, seed.
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
-    let (names, tiers) = (strings(&tables.summary, "model")?, strings(&tables.summary, "tier")?);
+    let (names, tiers) = (super::names(&tables.summary, "model")?, super::names(&tables.summary, "tier")?);
     let models: Vec<String> = names.iter().zip(&tiers).map(|(m, t)| if t.is_empty() { m.clone() } else { format!("{m} ({t})") }).collect();
     let runs = tables.scenarios.height();
     let mut rows = vec![
-        ("run id", if run.run_id.is_empty() { "—".into() } else { run.run_id.clone() }),
+        ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
         ("models", format!("{}: {}", models.len(), models.join(", "))),
-        ("suites", if run.suites.is_empty() { "—".into() } else { run.suites.join(", ") }),
+        ("suites", if run.suites.is_empty() { "—".into() } else { run.suites.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ") }),
         ("trials", run.trials.to_string()),
         ("seed", run.seed.to_string()),
         ("runs", format!("{runs} (model × scenario × trial)")),
     ];
     if !run.config.is_empty() {
-        rows.push(("config", run.config.clone()));
+        rows.push(("config", quoted(&run.config).into_owned()));
     }
     if let Some(ms) = run.elapsed_ms {
         rows.push(("wall time", format!("{:.1} s", ms / 1000.0)));

@@ -18,7 +18,7 @@ pub const MUTED: &str = "#666";
 
 /// Text made safe inside an element or a double-quoted attribute (HTML
 /// and SVG take the same escapes as the JUnit XML).
-pub use crate::report::junit::xml_escape as escape;
+pub use crate::report::encode::xml as escape;
 
 /// A coordinate as SVG text: rounded to 0.1, and 0 when not finite, so no
 /// `NaN` or `inf` ever reaches the page.
