@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod provider;
 pub mod report;
+pub mod run_folder;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
