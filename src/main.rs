@@ -321,7 +321,8 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     let peak = peak_memory_mb().map(|mb| format!(", peak memory {mb:.0} MB")).unwrap_or_default();
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?.tables;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
-    let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
+    let latest = runner::update_latest(out_dir, &folder.dir)
+        .map_err(|e| fail(&format!("{e}\nthe run itself is complete in {}", folder.dir.display())))?;
     println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
     println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
     if folder.remaining > 0 {
@@ -464,7 +465,7 @@ fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
     })?;
     rerender(folder.dir.clone())?;
     let latest = runner::update_latest(out, &folder.dir).map_err(|e| {
-        eprintln!("error: {e}");
+        eprintln!("error: {e}\nthe merged run itself is complete in {}", folder.dir.display());
         ExitCode::from(1)
     })?;
     println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());

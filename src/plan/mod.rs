@@ -149,7 +149,8 @@ impl RunPlan {
             return Err(PlanError::BadPlan { path, message });
         }
         let text = std::fs::read_to_string(&path).map_err(|source| PlanError::Io { path: path.clone(), source })?;
-        let plan: RunPlan = serde_json::from_str(&text).map_err(|e| PlanError::BadPlan { path: path.clone(), message: e.to_string() })?;
+        let plan: RunPlan = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
+            .map_err(|e| PlanError::BadPlan { path: path.clone(), message: format!("field {}: {}", e.path(), e.inner()) })?;
         plan.check().map_err(|message| PlanError::BadPlan { path, message })?;
         Ok(plan)
     }
