@@ -39,8 +39,8 @@ pub enum FolderKind {
 /// Why a run folder cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum FolderError {
-    #[error("{path} is a symbolic link; calltape never writes through links: replace it with a real {what}, or use another folder")]
-    Symlink { path: PathBuf, what: &'static str },
+    #[error("{path} is a symbolic link; calltape never writes through or replaces links: remove the link (what it points to is left alone) and run again")]
+    Symlink { path: PathBuf },
     #[error("{path} is not a folder")]
     NotAFolder { path: PathBuf },
     #[error("{path} was not made by calltape (it has no {MARKER} file and no calltape events.jsonl), so calltape will not write into, replace or delete it; {advice}")]
@@ -80,7 +80,7 @@ pub fn create_run_folder(out_dir: &Path, run_id: &str) -> Result<(String, PathBu
 pub fn folder_kind(dir: &Path) -> Result<Option<FolderKind>, FolderError> {
     let meta = std::fs::symlink_metadata(dir).map_err(io_error(dir))?;
     if meta.file_type().is_symlink() {
-        return Err(FolderError::Symlink { path: dir.into(), what: "folder" });
+        return Err(FolderError::Symlink { path: dir.into() });
     }
     if !meta.is_dir() {
         return Err(FolderError::NotAFolder { path: dir.into() });
@@ -89,7 +89,7 @@ pub fn folder_kind(dir: &Path) -> Result<Option<FolderKind>, FolderError> {
     match std::fs::symlink_metadata(&marker) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(FolderError::Io { path: marker, source }),
-        Ok(m) if !m.is_file() => return Err(FolderError::Symlink { path: marker, what: "file" }),
+        Ok(m) if !m.is_file() => return Err(FolderError::Invalid { path: marker, message: "is not a regular file".into() }),
         Ok(_) => {}
     }
     let text = std::fs::read_to_string(&marker).map_err(io_error(&marker))?;
@@ -121,7 +121,7 @@ pub fn adopt(dir: &Path) -> Result<FolderKind, FolderError> {
 pub fn run_id_of(dir: &Path) -> Result<Option<String>, FolderError> {
     let path = dir.join(EVENTS_FILE);
     match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.file_type().is_symlink() => return Err(FolderError::Symlink { path, what: "file" }),
+        Ok(m) if m.file_type().is_symlink() => return Err(FolderError::Symlink { path }),
         Ok(m) if m.is_file() => {}
         _ => return Ok(None),
     }
@@ -178,7 +178,7 @@ fn target(dir: &Path, name: &str) -> Result<PathBuf, FolderError> {
         return Err(FolderError::Invalid { path, message: "not a plain file name".into() });
     }
     match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.file_type().is_symlink() => Err(FolderError::Symlink { path, what: "file" }),
+        Ok(m) if m.file_type().is_symlink() => Err(FolderError::Symlink { path }),
         Ok(m) if !m.is_file() => Err(FolderError::Invalid { path, message: "is not a regular file; move it away".into() }),
         _ => Ok(path),
     }
@@ -200,15 +200,35 @@ fn temp_file(dir: &Path, name: &str) -> Result<(PathBuf, File), FolderError> {
 
 /// Writes `dir/name` atomically as `fill` produces it (through a buffer, so
 /// a report with a row per unit is never held whole). `dir` must be a
-/// folder calltape made; an existing `name` must be a regular file.
+/// folder calltape made; an existing `name` must be a regular file. Not
+/// synced to disk: for files rebuilt from the events (reports).
 pub fn write_file(dir: &Path, name: &str, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<PathBuf, FolderError> {
+    write_atomic(dir, name, false, fill)
+}
+
+/// [`write_file`] for files nothing can rebuild (the plan, the events):
+/// synced to disk before the rename, so a power cut keeps the old or the new.
+pub fn write_file_durable(
+    dir: &Path,
+    name: &str,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<PathBuf, FolderError> {
+    write_atomic(dir, name, true, fill)
+}
+
+fn write_atomic(
+    dir: &Path,
+    name: &str,
+    durable: bool,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<PathBuf, FolderError> {
     check_ours(dir)?;
     let path = target(dir, name)?;
     let (temp, file) = temp_file(dir, name)?;
     let mut writer = std::io::BufWriter::new(file);
     let written = fill(&mut writer)
         .and_then(|()| writer.flush())
-        .and_then(|()| writer.get_ref().sync_all())
+        .and_then(|()| if durable { writer.get_ref().sync_all() } else { Ok(()) })
         .map_err(io_error(&path))
         .and_then(|()| std::fs::rename(&temp, &path).map_err(io_error(&path)));
     if written.is_err() {
@@ -240,7 +260,7 @@ pub fn append_events(dir: &Path) -> Result<File, FolderError> {
     let file = OpenOptions::new().append(true).open(&path).map_err(io_error(&path))?;
     let opened = file.metadata().map_err(io_error(&path))?;
     if !same_file(&before, &opened) || !opened.is_file() {
-        return Err(FolderError::Symlink { path, what: "file" });
+        return Err(FolderError::Symlink { path });
     }
     Ok(file)
 }
@@ -323,9 +343,6 @@ fn check_replaceable_latest(latest: &Path) -> Result<(), FolderError> {
         Ok(Some(FolderKind::Latest)) => return Ok(()),
         Ok(Some(FolderKind::Run)) => {
             return Err(FolderError::NotOurs { path: latest.into(), advice: format!("it is a run folder, not a copy: {}", advice()) })
-        }
-        Err(FolderError::Symlink { path, .. }) => {
-            return Err(FolderError::Symlink { path, what: "folder (calltape made none)" });
         }
         Err(e) => return Err(e),
         Ok(None) => {}

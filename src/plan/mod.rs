@@ -129,7 +129,7 @@ impl RunPlan {
         let mut plan = self.clone();
         trust::redact_secrets(&mut plan.config);
         let text = serde_json::to_string_pretty(&plan).expect("plans serialise");
-        run_folder::write_bytes(dir, PLAN_FILE, (text + "\n").as_bytes())?;
+        run_folder::write_file_durable(dir, PLAN_FILE, |w| writeln!(w, "{text}"))?;
         Ok(())
     }
 
@@ -216,7 +216,7 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
             None => matches!(e.kind, EventKind::RunStarted { .. }),
         })
         .collect();
-    run_folder::write_file(dir, run_folder::EVENTS_FILE, |w| {
+    run_folder::write_file_durable(dir, run_folder::EVENTS_FILE, |w| {
         for e in kept {
             serde_json::to_writer(&mut *w, e)?;
             w.write_all(b"\n")?;
