@@ -275,6 +275,9 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
         eprintln!("error: {e}");
         ExitCode::from(1)
     };
+    // The configuration a later resume checks the plan against: the one the
+    // user named (with --resume), else the one the run was made with.
+    let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
     let (plan, target_dir) = match &args.resume {
         Some(dir) => {
             let (plan, run_dir) = resume_plan(dir, args.config.as_deref(), args.trust_plan)?;
@@ -333,10 +336,10 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
             folder.dir.display(),
             latest.display()
         );
-        // The plan is checked against a configuration on resume: name the one it came from.
-        let config = Some(plan.config_origin.as_str())
-            .filter(|o| *o != "embedded default" && std::path::Path::new(o).is_file())
-            .map(|o| format!(" --config {}", shell_word(o)))
+        // The plan is checked against a configuration on resume: name it.
+        let config = explicit_config
+            .or_else(|| (plan.config_origin == "calltape.toml").then(|| plan.config_origin.clone()))
+            .map(|o| format!(" --config {}", shell_word(&o)))
             .unwrap_or_default();
         eprintln!("resume with: calltape run --resume {}{config}", shell_word(&folder.dir.display().to_string()));
         return Err(ExitCode::from(130));
