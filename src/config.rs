@@ -321,6 +321,7 @@ impl Config {
     }
 
     fn validate(&self) -> Result<(), String> {
+        self.check_numbers()?;
         let mut names = BTreeSet::new();
         for m in &self.models {
             if !names.insert(&m.name) {
@@ -354,6 +355,66 @@ impl Config {
         self.cassettes.validate()
     }
 
+    /// Checks a configuration that did not come through `parse` (a run
+    /// folder's `plan.json`, or one changed by flags) as `parse` would.
+    pub fn check(&self) -> Result<(), String> {
+        self.validate()
+    }
+
+    /// Every number within sense, named by its field: a number that is not
+    /// finite, negative where it cannot be, or absurdly large would
+    /// otherwise become a panic, a hang or a nonsense report later.
+    fn check_numbers(&self) -> Result<(), String> {
+        let in_range = |field: String, value: u64, max: u64, min: u64| {
+            if (min..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!("{field} must be between {min} and {max}, got {value}"))
+            }
+        };
+        let finite = |field: String, value: f64, max: f64| {
+            if value.is_finite() && (0.0..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!("{field} must be a number between 0 and {max}, got {value}"))
+            }
+        };
+        in_range("run.trials".into(), self.run.trials.into(), limits::MAX_TRIALS, 1)?;
+        in_range("run.max_steps".into(), self.run.max_steps.into(), limits::MAX_STEPS, 1)?;
+        in_range("pipeline.max_repair_attempts".into(), self.pipeline.max_repair_attempts.into(), limits::MAX_REPAIR_ATTEMPTS, 0)?;
+        let gate = &self.gate;
+        for (name, value) in [
+            ("max_pass_rate_drop", gate.max_pass_rate_drop),
+            ("max_invalid_rate_rise", gate.max_invalid_rate_rise),
+            ("max_cost_rise", gate.max_cost_rise),
+            ("max_p95_latency_rise", gate.max_p95_latency_rise),
+        ] {
+            if value.is_nan() {
+                return Err(format!("gate.{name} is not a number"));
+            }
+        }
+        for (i, m) in self.models.iter().enumerate() {
+            let field = |name: &str| format!("models[{i}] ({:?}).{name}", m.name);
+            in_range(field("concurrency"), m.concurrency as u64, limits::MAX_CONCURRENCY, 1)?;
+            in_range(field("timeout_secs"), m.timeout_secs, limits::MAX_TIMEOUT_SECS, 1)?;
+            in_range(field("max_retries"), m.max_retries.into(), limits::MAX_RETRIES, 0)?;
+            finite(field("price.input"), m.price.input, limits::MAX_PRICE)?;
+            finite(field("price.output"), m.price.output, limits::MAX_PRICE)?;
+            finite(field("price.cached_input"), m.price.cached_input, limits::MAX_PRICE)?;
+            if let Some(t) = m.temperature {
+                finite(field("temperature"), t, limits::MAX_TEMPERATURE)?;
+            }
+            if let Some(sim) = &m.sim {
+                finite(field("sim.latency_ms"), sim.latency_ms, limits::MAX_SIM_LATENCY_MS)?;
+                finite(field("sim.ms_per_output_token"), sim.ms_per_output_token, limits::MAX_SIM_LATENCY_MS)?;
+            }
+            if m.name.is_empty() || m.name.chars().any(char::is_control) {
+                return Err(format!("models[{i}].name {:?} must be non-empty, without control characters", m.name));
+            }
+        }
+        Ok(())
+    }
+
     /// The cassette mode a model's units run in: `--mode`, else the model's
     /// own `mode`, else `[run] mode`.
     pub fn mode_for(&self, model: &ModelConfig) -> CassetteMode {
@@ -382,6 +443,27 @@ impl Config {
         self.models = chosen;
         Ok(())
     }
+}
+
+/// The bounds `Config::check_numbers` holds every configuration and plan to.
+pub mod limits {
+    /// Trials of every (model, scenario).
+    pub const MAX_TRIALS: u64 = 10_000;
+    /// Model requests per scenario.
+    pub const MAX_STEPS: u64 = 10_000;
+    /// Model repair attempts per call.
+    pub const MAX_REPAIR_ATTEMPTS: u64 = 100;
+    /// Requests in flight at once for one model.
+    pub const MAX_CONCURRENCY: u64 = 4_096;
+    /// A request's timeout: one day.
+    pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+    /// Retries of one request.
+    pub const MAX_RETRIES: u64 = 100;
+    /// USD per million tokens.
+    pub const MAX_PRICE: f64 = 1e6;
+    pub const MAX_TEMPERATURE: f64 = 100.0;
+    /// A simulated model's latency, per request or per token: ten minutes.
+    pub const MAX_SIM_LATENCY_MS: f64 = 600_000.0;
 }
 
 #[cfg(test)]
@@ -436,6 +518,28 @@ mod tests {
         assert_eq!(Config::parse("", "x.toml").unwrap().run.mode, CassetteMode::Live, "a config that says nothing runs live");
         let err = Config::parse("[cassettes]\nspeed = 0\n", "x.toml").unwrap_err().to_string();
         assert!(err.contains("cassettes.speed"), "{err}");
+    }
+
+    #[test]
+    fn numbers_out_of_sense_are_errors_naming_the_field() {
+        let model = "[[models]]\nname = \"a\"\nprovider = \"openai\"\nmodel_id = \"a\"\ntier = \"cheap\"\n";
+        for (extra, field) in [
+            ("concurrency = 0\n", "concurrency"),
+            ("concurrency = 100000000\n", "concurrency"),
+            ("timeout_secs = 0\n", "timeout_secs"),
+            ("temperature = nan\n", "temperature"),
+            ("temperature = -1.0\n", "temperature"),
+            ("price = { input = inf }\n", "price.input"),
+            ("price = { output = -2.0 }\n", "price.output"),
+            ("max_retries = 1000000\n", "max_retries"),
+        ] {
+            let err = Config::parse(&format!("{model}{extra}"), "x.toml").unwrap_err().to_string();
+            assert!(err.contains(field), "{extra}: {err}");
+        }
+        let err = Config::parse("[run]\ntrials = 4000000000\n", "x.toml").unwrap_err().to_string();
+        assert!(err.contains("run.trials"), "{err}");
+        let err = Config::parse("[run]\nmax_steps = 0\n", "x.toml").unwrap_err().to_string();
+        assert!(err.contains("run.max_steps"), "{err}");
     }
 
     #[test]

@@ -269,6 +269,8 @@ pub enum EventsError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}:{line}: not a calltape event: {message}")]
     Parse { path: PathBuf, line: usize, message: String },
+    #[error(transparent)]
+    Folder(Box<crate::run_folder::FolderError>),
 }
 
 /// The append-only events file of a run.
@@ -282,16 +284,34 @@ fn now_ms() -> u64 {
 }
 
 impl EventLog {
-    /// Creates (or truncates) the events file.
+    /// Creates a new events file; an existing file (or a link) at `path` is
+    /// an error, never truncated.
     pub fn create(path: &Path) -> Result<EventLog, EventsError> {
-        let file = File::create(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
-        Ok(EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) })
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|source| EventsError::Io { path: path.into(), source })?;
+        Ok(EventLog::over(path, file))
     }
 
-    /// Opens an existing events file to add to it (a resumed run).
-    pub fn append(path: &Path) -> Result<EventLog, EventsError> {
-        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
-        Ok(EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) })
+    /// The events file of a new run folder (see `run_folder::create_events`).
+    pub fn create_in(dir: &Path) -> Result<EventLog, EventsError> {
+        let path = dir.join(crate::run_folder::EVENTS_FILE);
+        let file = crate::run_folder::create_events(dir).map_err(|e| EventsError::Folder(Box::new(e)))?;
+        Ok(EventLog::over(&path, file))
+    }
+
+    /// The events file of a run folder being resumed, opened to add to it:
+    /// a regular file in a folder calltape made, never a link's target.
+    pub fn append_in(dir: &Path) -> Result<EventLog, EventsError> {
+        let path = dir.join(crate::run_folder::EVENTS_FILE);
+        let file = crate::run_folder::append_events(dir).map_err(|e| EventsError::Folder(Box::new(e)))?;
+        Ok(EventLog::over(&path, file))
+    }
+
+    fn over(path: &Path, file: File) -> EventLog {
+        EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) }
     }
 
     /// Appends one event and flushes it to disk.
@@ -314,8 +334,13 @@ impl EventLog {
 /// Reads every event of an events file.
 pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
     let file = File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+    parse_events(BufReader::new(file), path)
+}
+
+/// Reads every event from `reader`; `path` names it in errors.
+pub fn parse_events(reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
     let mut events = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in reader.lines().enumerate() {
         let line = line.map_err(|source| EventsError::Io { path: path.into(), source })?;
         if line.trim().is_empty() {
             continue;

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod provider;
 pub mod quote;
 pub mod report;
+pub mod run_folder;
 pub mod runner;
 pub mod scenario;
 pub mod sim;

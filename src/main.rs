@@ -212,9 +212,17 @@ struct RunArgs {
     #[arg(long, value_name = "i/n")]
     shard: Option<calltape::plan::Shard>,
     /// Finish an interrupted run: runs only the units of RUN_DIR that did not
-    /// complete, with the plan it was started with (other flags are refused).
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["config", "suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
+    /// complete, with the plan it was started with (other flags are refused,
+    /// but --config: the configuration the plan's endpoints are checked against).
+    /// RUN_DIR may be reports/latest: the run it copies is resumed.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
     resume: Option<PathBuf>,
+    /// With --resume: use the plan's models even where their base URL, key
+    /// variable or headers differ from your configuration (a run folder from
+    /// elsewhere could send your keys to its own server; check the listed
+    /// differences first).
+    #[arg(long, requires = "resume")]
+    trust_plan: bool,
     /// Cassette mode for every model: live, record, replay, or auto (replay what is recorded, record the rest).
     #[arg(long, value_enum)]
     mode: Option<CassetteMode>,
@@ -267,8 +275,14 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
         eprintln!("error: {e}");
         ExitCode::from(1)
     };
-    let (plan, target_dir) = match args.resume {
-        Some(dir) => (plan::RunPlan::load(&dir).map_err(|e| usage(&e))?, Some(dir)),
+    // The configuration a later resume checks the plan against: the one the
+    // user named (with --resume), else the one the run was made with.
+    let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
+    let (plan, target_dir) = match &args.resume {
+        Some(dir) => {
+            let (plan, run_dir) = resume_plan(dir, args.config.as_deref(), args.trust_plan)?;
+            (plan, Some(run_dir))
+        }
         None => (new_plan(args)?, None),
     };
     let suites = plan.suites().map_err(|e| match e {
@@ -310,7 +324,8 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
     let peak = peak_memory_mb().map(|mb| format!(", peak memory {mb:.0} MB")).unwrap_or_default();
     let tables = report::render_run(&folder.dir).map_err(|e| fail(&e))?.tables;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
-    let latest = runner::update_latest(out_dir, &folder.dir).map_err(|e| fail(&e))?;
+    let latest = runner::update_latest(out_dir, &folder.dir)
+        .map_err(|e| fail(&format!("{e}\nthe run itself is complete in {}", folder.dir.display())))?;
     println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(|e| fail(&e))?);
     println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
     if folder.remaining > 0 {
@@ -321,7 +336,12 @@ async fn run(args: RunArgs) -> Result<(), ExitCode> {
             folder.dir.display(),
             latest.display()
         );
-        eprintln!("resume with: calltape run --resume {}", folder.dir.display());
+        // The plan is checked against a configuration on resume: name it.
+        let config = explicit_config
+            .or_else(|| (plan.config_origin == "calltape.toml").then(|| plan.config_origin.clone()))
+            .map(|o| format!(" --config {}", shell_word(&o)))
+            .unwrap_or_default();
+        eprintln!("resume with: calltape run --resume {}{config}", shell_word(&folder.dir.display().to_string()));
         return Err(ExitCode::from(130));
     }
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
@@ -379,7 +399,66 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, ExitCode> {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
-    Ok(plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard })
+    let plan =
+        plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };
+    plan.check().map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    Ok(plan)
+}
+
+/// The plan of a run to resume and the folder to resume it in. The plan is
+/// someone's file: it is checked field by field, and where it would send
+/// requests or keys elsewhere than the user's configuration says, the
+/// differences are listed and the resume is refused unless `trust` is set.
+/// Nothing is written before that check.
+fn resume_plan(dir: &std::path::Path, config: Option<&std::path::Path>, trust: bool) -> Result<(plan::RunPlan, PathBuf), ExitCode> {
+    let usage = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let (yours, origin) = load_config(config)?;
+    let trusted = |plan: &plan::RunPlan, dir: &std::path::Path| {
+        let differences = plan::trust::differences(plan, &yours);
+        if differences.is_empty() || trust {
+            return Ok(());
+        }
+        eprintln!(
+            "error: {} would send requests or keys elsewhere than your configuration ({origin}) says:",
+            dir.join(plan::PLAN_FILE).display()
+        );
+        for line in &differences {
+            eprintln!("  {line}");
+        }
+        let config = config.map(|c| format!(" --config {}", shell_word(&c.display().to_string()))).unwrap_or_default();
+        eprintln!("nothing was run: a run folder from elsewhere could send your API keys to its own server.");
+        eprintln!(
+            "if you made this run and trust these settings: calltape run --resume {}{config} --trust-plan",
+            shell_word(&dir.display().to_string())
+        );
+        Err(ExitCode::from(2))
+    };
+    trusted(&plan::RunPlan::load(dir).map_err(|e| usage(&e))?, dir)?;
+    let (run_dir, note) = calltape::run_folder::resume_folder(dir).map_err(|e| usage(&e))?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let mut plan = plan::RunPlan::load(&run_dir).map_err(|e| usage(&e))?;
+    trusted(&plan, &run_dir)?;
+    for note in plan::trust::restore_secrets(&mut plan.config, &yours) {
+        eprintln!("warning: {note}");
+    }
+    Ok((plan, run_dir))
+}
+
+/// A path as one shell word, so advice printed with it runs as printed.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
@@ -389,7 +468,7 @@ fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
     })?;
     rerender(folder.dir.clone())?;
     let latest = runner::update_latest(out, &folder.dir).map_err(|e| {
-        eprintln!("error: {e}");
+        eprintln!("error: {e}\nthe merged run itself is complete in {}", folder.dir.display());
         ExitCode::from(1)
     })?;
     println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());

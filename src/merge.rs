@@ -24,8 +24,6 @@ pub enum MergeError {
     Mismatch { a: PathBuf, b: PathBuf, what: &'static str },
     #[error("unit {model}/{scenario} trial {trial} is in both {a} and {b}: were the same shards run twice?")]
     Duplicate { model: String, scenario: String, trial: u32, a: PathBuf, b: PathBuf },
-    #[error("cannot create {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
 }
 
 struct Start {
@@ -98,10 +96,8 @@ pub fn merge_runs(dirs: &[PathBuf], out_dir: &Path) -> Result<RunFolder, MergeEr
         }
     }
     let Some((start, _)) = start else { return Err(MergeError::NotARun(PathBuf::from("(no run folders given)"))) };
-    let run_id = new_run_id();
-    let dir = out_dir.join(&run_id);
-    std::fs::create_dir_all(&dir).map_err(|source| MergeError::Io { path: dir.clone(), source })?;
-    let log = EventLog::create(&dir.join("events.jsonl"))?;
+    let (run_id, dir) = crate::run_folder::create_run_folder(out_dir, &new_run_id()).map_err(|e| EventsError::Folder(Box::new(e)))?;
+    let log = EventLog::create_in(&dir)?;
     let sources: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     log.emit(EventKind::RunStarted {
         run_id: run_id.clone(),

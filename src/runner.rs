@@ -19,6 +19,7 @@ use crate::interrupt::{self, StopFlag};
 use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
+use crate::run_folder;
 use crate::scenario::{Scenario, Suite};
 use crate::transport::cassette::{sim_source, CassetteMode, CassetteOutcome, CassetteSummary, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
@@ -32,6 +33,8 @@ pub enum RunError {
     Events(#[from] EventsError),
     #[error("cannot create run folder {path}: {source}")]
     Folder { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    RunFolder(#[from] run_folder::FolderError),
     #[error("model {model:?}: {message}")]
     Model { model: String, message: String },
     /// A model cannot be set up (a missing key variable): found before any work.
@@ -134,15 +137,13 @@ pub async fn run(
     let (run_id, dir, events, done) = match target {
         RunTarget::Resume { dir, done } => {
             let run_id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let events = Arc::new(EventLog::append(&dir.join("events.jsonl"))?);
+            let events = Arc::new(EventLog::append_in(&dir)?);
             (run_id, dir, events, done)
         }
         RunTarget::New(plan) => {
-            let run_id = new_run_id();
-            let dir = config.run.out_dir.join(&run_id);
-            std::fs::create_dir_all(&dir).map_err(|source| RunError::Folder { path: dir.clone(), source })?;
+            let (run_id, dir) = run_folder::create_run_folder(&config.run.out_dir, &new_run_id())?;
             plan.save(&dir).map_err(|e| RunError::Folder { path: dir.clone(), source: std::io::Error::other(e.to_string()) })?;
-            let events = Arc::new(EventLog::create(&dir.join("events.jsonl"))?);
+            let events = Arc::new(EventLog::create_in(&dir)?);
             emit_run_started(&events, &run_id, config, config_origin, suites)?;
             (run_id, dir, events, HashSet::new())
         }
@@ -406,20 +407,10 @@ fn transport_for(
     }
 }
 
-/// Replaces `out_dir/latest` with a copy of the run folder's files.
-pub fn update_latest(out_dir: &Path, run_dir: &Path) -> std::io::Result<PathBuf> {
-    let latest = out_dir.join("latest");
-    if latest.exists() {
-        std::fs::remove_dir_all(&latest)?;
-    }
-    std::fs::create_dir_all(&latest)?;
-    for entry in std::fs::read_dir(run_dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_file() {
-            std::fs::copy(entry.path(), latest.join(entry.file_name()))?;
-        }
-    }
-    Ok(latest)
+/// Replaces `out_dir/latest` with a copy of the run folder's files, never
+/// deleting a `latest` calltape did not make (see `run_folder::replace_latest`).
+pub fn update_latest(out_dir: &Path, run_dir: &Path) -> Result<PathBuf, run_folder::FolderError> {
+    run_folder::replace_latest(out_dir, run_dir)
 }
 
 #[cfg(test)]

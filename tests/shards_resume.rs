@@ -118,13 +118,15 @@ async fn interrupted_then_resumed(signal: &str) {
     assert!(finished_before > 0 && finished_before < 55, "{finished_before} units finished before {signal}");
     if signal == "-INT" {
         assert_eq!(output.status.code(), Some(130), "{stderr}");
-        assert!(stderr.contains(&format!("resume with: calltape run --resume {}", run.display())), "{stderr}");
+        // The advice names the configuration: resume checks the plan's endpoints against it.
+        let advice = format!("resume with: calltape run --resume {} --config {}", run.display(), config.display());
+        assert!(stderr.contains(&advice), "{stderr}");
         assert!(events.contains("\"event\":\"run_interrupted\""));
     }
 
     let resumed = tokio::task::spawn_blocking({
-        let run = run.clone();
-        move || calltape(&["run", "--resume", run.to_str().unwrap()])
+        let (run, config) = (run.clone(), config.clone());
+        move || calltape(&["run", "--resume", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
     })
     .await
     .unwrap();

@@ -23,6 +23,8 @@ pub enum ReportError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("cannot render {what}: {message}")]
     Render { what: String, message: String },
+    #[error("cannot write the reports: {0}")]
+    Folder(#[from] crate::run_folder::FolderError),
 }
 
 /// A run folder's tables, and how long building and writing them took.
@@ -45,6 +47,9 @@ pub fn render_run(dir: &Path) -> Result<RenderedRun, RenderRunError> {
         e => RenderRunError::Tables(e.to_string()),
     })?;
     let build_time = started.elapsed();
+    // A folder from before markers, or copied without hidden files, is
+    // written only if its events say calltape made it.
+    crate::run_folder::adopt(dir).map_err(ReportError::from)?;
     write_all(&tables, dir)?;
     Ok(RenderedRun { tables, build_time, write_time: started.elapsed() - build_time })
 }
@@ -71,22 +76,17 @@ pub trait Exporter {
     fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         let mut written = Vec::new();
         for (name, bytes) in self.export(tables)? {
-            let path = dir.join(name);
-            std::fs::write(&path, bytes).map_err(|source| ReportError::Io { path: path.clone(), source })?;
-            written.push(path);
+            written.push(crate::run_folder::write_bytes(dir, &name, &bytes)?);
         }
         Ok(written)
     }
 }
 
 /// Writes `dir/name` through a buffer as `fill` produces it, so a report
-/// with a row per unit is never held whole; returns its path.
+/// with a row per unit is never held whole; returns its path. The file is
+/// replaced atomically and never through a link (see `run_folder`).
 fn write_file(dir: &Path, name: &str, fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<PathBuf, ReportError> {
-    let path = dir.join(name);
-    let io = |source| ReportError::Io { path: path.clone(), source };
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
-    fill(&mut file).and_then(|()| std::io::Write::flush(&mut file)).map_err(io)?;
-    Ok(path)
+    Ok(crate::run_folder::write_file(dir, name, fill)?)
 }
 
 /// Writes every format into `dir`; returns the paths written.

@@ -2,6 +2,12 @@
 //! saved as `plan.json` in its folder, so `calltape run --resume RUN_DIR`
 //! can carry out exactly the units that did not finish, and `--shard i/n`
 //! splits a suite across machines the same way on every one of them.
+//!
+//! A plan read back is data from a file, perhaps someone else's: every
+//! field is checked before it is used, and `trust` compares where it would
+//! send requests and keys with the user's own configuration.
+
+pub mod trust;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -9,7 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ApprovalMode, Config};
-use crate::events::{read_events, Event, EventKind, EventsError, UnitKey};
+use crate::events::{parse_events, Event, EventKind, EventsError, UnitKey};
+use crate::run_folder::{self, FolderError};
 use crate::scenario::{self, Suite};
 use crate::sim::rng::Rng;
 use crate::transport::cassette::CassetteMode;
@@ -72,8 +79,10 @@ pub enum PlanError {
     NothingToRun { filters: Vec<String>, shard: String },
     #[error("{dir} cannot be resumed: it has no {PLAN_FILE} (only runs made by calltape 0.1 or later with a plan can be)")]
     NoPlan { dir: PathBuf },
-    #[error("{path}: {message}")]
+    #[error("{path}: {message}; this plan was not written by calltape, or was edited: fix or remove that field")]
     BadPlan { path: PathBuf, message: String },
+    #[error(transparent)]
+    Folder(#[from] FolderError),
     #[error(transparent)]
     Events(#[from] EventsError),
     #[error("{path}: {source}")]
@@ -113,33 +122,86 @@ impl RunPlan {
         config
     }
 
-    /// Writes the plan into a run folder.
+    /// Writes the plan into a run folder, without secrets: header values
+    /// and the password and query of base URLs are redacted (on resume they
+    /// come from the user's configuration, see `trust::restore_secrets`).
     pub fn save(&self, dir: &Path) -> Result<(), PlanError> {
-        let path = dir.join(PLAN_FILE);
-        let text = serde_json::to_string_pretty(self).expect("plans serialise");
-        std::fs::write(&path, text + "\n").map_err(|source| PlanError::Io { path, source })
+        let mut plan = self.clone();
+        trust::redact_secrets(&mut plan.config);
+        let text = serde_json::to_string_pretty(&plan).expect("plans serialise");
+        run_folder::write_file_durable(dir, PLAN_FILE, |w| writeln!(w, "{text}"))?;
+        Ok(())
     }
 
-    /// Reads the plan of a run folder.
+    /// Reads the plan of a run folder and checks every field.
     pub fn load(dir: &Path) -> Result<RunPlan, PlanError> {
         let path = dir.join(PLAN_FILE);
-        if !path.is_file() {
-            return Err(PlanError::NoPlan { dir: dir.into() });
+        let meta = match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(PlanError::NoPlan { dir: dir.into() }),
+            Err(source) => return Err(PlanError::Io { path, source }),
+            Ok(m) => m,
+        };
+        if meta.file_type().is_symlink() || !meta.is_file() {
+            return Err(PlanError::BadPlan { path, message: "is not a regular file (a link or a folder)".into() });
+        }
+        if meta.len() > MAX_PLAN_BYTES {
+            let message = format!("is {} bytes; a plan is at most {MAX_PLAN_BYTES}", meta.len());
+            return Err(PlanError::BadPlan { path, message });
         }
         let text = std::fs::read_to_string(&path).map_err(|source| PlanError::Io { path: path.clone(), source })?;
-        serde_json::from_str(&text).map_err(|e| PlanError::BadPlan { path, message: e.to_string() })
+        let plan: RunPlan = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
+            .map_err(|e| PlanError::BadPlan { path: path.clone(), message: format!("field {}: {}", e.path(), e.inner()) })?;
+        plan.check().map_err(|message| PlanError::BadPlan { path, message })?;
+        Ok(plan)
+    }
+
+    /// Checks every field, as `load` does: the configuration as
+    /// `calltape.toml` is checked, then the shard, filters and paths.
+    pub fn check(&self) -> Result<(), String> {
+        self.config.check().map_err(|e| format!("field config: {e}"))?;
+        if let Some(Shard { index, count }) = self.shard {
+            if index == 0 || count == 0 || index > count {
+                return Err(format!("field shard: {index}/{count} is not i/n with 1 <= i <= n"));
+            }
+        }
+        if self.filters.len() > MAX_FILTERS || self.filters.iter().any(|f| f.len() > MAX_FILTER_BYTES) {
+            return Err(format!("field filters: at most {MAX_FILTERS} globs of at most {MAX_FILTER_BYTES} bytes each"));
+        }
+        let paths = self.config.run.suites.iter().map(|p| ("config.run.suites", p));
+        let paths = paths.chain([("config.run.out_dir", &self.config.run.out_dir), ("config.cassettes.dir", &self.config.cassettes.dir)]);
+        for (field, path) in paths {
+            let text = path.to_string_lossy();
+            if text.is_empty() || text.contains('\0') {
+                return Err(format!("field {field}: {text:?} is not a path"));
+            }
+        }
+        if self.config.run.suites.is_empty() {
+            return Err("field config.run.suites: no suite to run".into());
+        }
+        Ok(())
     }
 }
+
+/// The largest `plan.json` read: plans are a few kilobytes.
+const MAX_PLAN_BYTES: u64 = 16 << 20;
+/// `--filter` globs a plan may hold, and their length.
+const MAX_FILTERS: usize = 10_000;
+const MAX_FILTER_BYTES: usize = 4_096;
 
 /// Prepares a run folder to be resumed: keeps the events of every unit that
 /// finished (and the run's start), drops those of units cut off half-way —
 /// they run again from the start — and returns the finished units. The
-/// events file is rewritten through a temporary file, so a crash here loses
-/// nothing.
+/// events file is replaced atomically, never through a link, so a crash
+/// here loses nothing and nothing outside the folder is touched.
 pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
-    let path = dir.join("events.jsonl");
-    cut_torn_last_line(&path)?;
-    let events = read_events(&path)?;
+    let path = dir.join(run_folder::EVENTS_FILE);
+    let mut bytes = run_folder::read_events_bytes(dir)?;
+    // A run killed outright (SIGKILL, power loss) can leave half a line at
+    // the end of its events file: everything after the last newline goes.
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(keep);
+    let events = parse_events(bytes.as_slice(), &path)?;
+    drop(bytes);
     let done: HashSet<UnitKey> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -154,28 +216,14 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
             None => matches!(e.kind, EventKind::RunStarted { .. }),
         })
         .collect();
-    let mut text = String::new();
-    for e in kept {
-        text.push_str(&serde_json::to_string(e).expect("events serialise"));
-        text.push('\n');
-    }
-    let tmp = dir.join("events.jsonl.tmp");
-    std::fs::write(&tmp, text).map_err(|source| PlanError::Io { path: tmp.clone(), source })?;
-    std::fs::rename(&tmp, &path).map_err(|source| PlanError::Io { path: path.clone(), source })?;
+    run_folder::write_file_durable(dir, run_folder::EVENTS_FILE, |w| {
+        for e in kept {
+            serde_json::to_writer(&mut *w, e)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
     Ok(done)
-}
-
-/// A run killed outright (SIGKILL, power loss) can leave half a line at the
-/// end of its events file: everything after the last newline goes.
-fn cut_torn_last_line(path: &Path) -> Result<(), PlanError> {
-    let io = |source| PlanError::Io { path: path.into(), source };
-    let bytes = std::fs::read(path).map_err(io)?;
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return Ok(());
-    }
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let file = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
-    file.set_len(keep as u64).map_err(io)
 }
 
 #[cfg(test)]
@@ -201,9 +249,10 @@ mod tests {
 
     #[test]
     fn resume_keeps_finished_units_and_drops_half_done_ones() {
-        use crate::events::EventLog;
-        let dir = tempfile::tempdir().unwrap();
-        let log = EventLog::create(&dir.path().join("events.jsonl")).unwrap();
+        use crate::events::{read_events, EventLog};
+        let out = tempfile::tempdir().unwrap();
+        let (_, dir) = run_folder::create_run_folder(out.path(), "r").unwrap();
+        let log = EventLog::create_in(&dir).unwrap();
         let unit = |s: &str| UnitKey { model: "m".into(), suite: "s".into(), scenario: s.into(), trial: 0 };
         let finished =
             |s: &str| EventKind::ScenarioFinished { unit: unit(s), passed: true, reason: "passed".into(), steps: 1, error: false };
@@ -213,11 +262,11 @@ mod tests {
         log.emit(EventKind::RunInterrupted { completed: 1, remaining: 1 }).unwrap();
         drop(log);
         // Killed mid-write: half an event at the end.
-        let mut file = std::fs::OpenOptions::new().append(true).open(dir.path().join("events.jsonl")).unwrap();
+        let mut file = std::fs::OpenOptions::new().append(true).open(dir.join("events.jsonl")).unwrap();
         std::io::Write::write_all(&mut file, b"{\"ts_ms\":1,\"event\":\"scenario_st").unwrap();
-        let done = prepare_resume(dir.path()).unwrap();
+        let done = prepare_resume(&dir).unwrap();
         assert_eq!(done, HashSet::from([unit("a")]));
-        let left = read_events(&dir.path().join("events.jsonl")).unwrap();
+        let left = read_events(&dir.join("events.jsonl")).unwrap();
         let kinds: Vec<EventKind> = left.into_iter().map(|e| e.kind).collect();
         assert_eq!(kinds, vec![EventKind::ScenarioStarted { unit: unit("a") }, finished("a")]);
     }
