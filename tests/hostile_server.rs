@@ -329,8 +329,19 @@ fn limits_in_the_config_are_checked_and_named() {
 #[tokio::test]
 async fn the_largest_configurable_timeouts_do_not_overflow_a_deadline() {
     let server = serve(Hostile::RetryAfter("0")).await;
-    let extra = "timeout_secs = 9223372036854775807\nlimits = { idle_timeout_secs = 9223372036854775807 }";
-    let transport = LiveTransport::for_model(&model_config(&server.url, extra)).unwrap().with_retry(RetryPolicy {
+    // The configuration refuses such a timeout by name; a ModelConfig built
+    // in code still must not overflow a deadline.
+    let huge = "timeout_secs = 9223372036854775807";
+    let text = format!(
+        "[[models]]\nname = \"hostile\"\nprovider = \"openai\"\nmodel_id = \"m\"\ntier = \"cheap\"\nbase_url = \"{}\"\n{huge}\n",
+        server.url
+    );
+    let refused = Config::parse(&text, "test").unwrap_err().to_string();
+    assert!(refused.contains("timeout_secs"), "{refused}");
+    let mut model = model_config(&server.url, "");
+    model.timeout_secs = i64::MAX as u64;
+    model.limits.idle_timeout_secs = i64::MAX as u64;
+    let transport = LiveTransport::for_model(&model).unwrap().with_retry(RetryPolicy {
         max_retries: 1,
         base_delay: Duration::from_millis(10),
         max_delay: Duration::from_millis(100),
