@@ -85,6 +85,9 @@ fn person(approve: bool, why: &str) -> Approval {
 fn prompt(scenario: &str, tool: &str, args: &Value) -> Option<Answer> {
     let mut err = std::io::stderr().lock();
     let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
+    // The tool name is the model's choice: shown with control characters
+    // escaped; the arguments are JSON, whose strings escape them already.
+    let (scenario, tool) = (crate::report::encode::terminal(scenario), crate::report::encode::terminal(tool));
     let _ = writeln!(err, "\n[{scenario}] approve `{tool}` with arguments:\n{pretty}");
     let stdin = std::io::stdin();
     loop {

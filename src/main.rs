@@ -250,7 +250,7 @@ fn terminal_width() -> usize {
 
 fn load_config(path: Option<&std::path::Path>) -> Result<(Config, String), ExitCode> {
     Config::discover(path).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })
 }
@@ -261,18 +261,18 @@ fn load_suites(paths: &[PathBuf]) -> Result<Vec<scenario::Suite>, Vec<scenario::
 
 fn print_load_errors(errors: &[scenario::LoadError]) {
     for e in errors {
-        eprintln!("error: {e}");
+        print_error(&e);
     }
     eprintln!("{} problem(s) found; fix them and run again (`calltape check` lists them too)", errors.len());
 }
 
 async fn run(args: RunArgs) -> Result<(), ExitCode> {
     let usage = |e: &dyn std::fmt::Display| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     };
     let fail = |e: &dyn std::fmt::Display| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(1)
     };
     // The configuration a later resume checks the plan against: the one the
@@ -396,13 +396,13 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, ExitCode> {
         ExitCode::from(2)
     })?;
     config.select_models(&args.models).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     let plan =
         plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };
     plan.check().map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     Ok(plan)
@@ -415,7 +415,7 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, ExitCode> {
 /// Nothing is written before that check.
 fn resume_plan(dir: &std::path::Path, config: Option<&std::path::Path>, trust: bool) -> Result<(plan::RunPlan, PathBuf), ExitCode> {
     let usage = |e: &dyn std::fmt::Display| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     };
     let (yours, origin) = load_config(config)?;
@@ -463,7 +463,7 @@ fn shell_word(text: &str) -> String {
 
 fn merge(run_dirs: &[PathBuf], out: &std::path::Path) -> Result<(), ExitCode> {
     let folder = calltape::merge::merge_runs(run_dirs, out).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     rerender(folder.dir.clone())?;
@@ -524,7 +524,7 @@ fn cassettes(command: CassettesCommand) -> Result<(), ExitCode> {
         scan: &scan,
     };
     let report = cassette::verify::verify(&dir, &scope).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     let Some(dry_run) = prune else {
@@ -535,7 +535,7 @@ fn cassettes(command: CassettesCommand) -> Result<(), ExitCode> {
         return if report.passed() { Ok(()) } else { Err(ExitCode::from(1)) };
     };
     let deleted = cassette::verify::prune(&dir, &report, dry_run).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(1)
     })?;
     let verb = if dry_run { "would delete" } else { "deleted" };
@@ -548,11 +548,11 @@ fn cassettes(command: CassettesCommand) -> Result<(), ExitCode> {
 
 fn rerender(run_dir: PathBuf) -> Result<(), ExitCode> {
     let rendered = report::render_run(&run_dir).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     let text = report::terminal::render_tables(&rendered.tables, terminal_width()).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(1)
     })?;
     println!("{text}");
@@ -569,7 +569,7 @@ fn rerender(run_dir: PathBuf) -> Result<(), ExitCode> {
 
 fn compare(args: CompareArgs) -> Result<(), ExitCode> {
     let bad = |message: String| {
-        eprintln!("error: {message}");
+        print_error(&message);
         ExitCode::from(2)
     };
     let (config, _) = load_config(args.config.as_deref())?;
@@ -628,7 +628,7 @@ fn import(source: ImportSource) -> Result<(), ExitCode> {
         (None, None) => bfcl::import::Selection::All,
     };
     let summary = bfcl::import::import_file(&args.data, args.answers.as_deref(), args.out.as_deref(), selection).map_err(|e| {
-        eprintln!("error: {e}");
+        print_error(&e);
         ExitCode::from(2)
     })?;
     println!("imported {} of {} {} entries → {}", summary.written, summary.entries, summary.category, summary.path.display());
@@ -637,7 +637,7 @@ fn import(source: ImportSource) -> Result<(), ExitCode> {
 
 fn bfcl_judge(args: BfclJudgeArgs) -> Result<(), ExitCode> {
     let fail = |message: String| {
-        eprintln!("error: {message}");
+        print_error(&message);
         ExitCode::from(2)
     };
     let suites = load_suites(&args.suites).map_err(|errors| {
@@ -663,7 +663,7 @@ fn bfcl_judge(args: BfclJudgeArgs) -> Result<(), ExitCode> {
 
 fn repair(args: RepairArgs) -> Result<(), ExitCode> {
     let fail = |message: String| {
-        eprintln!("error: {message}");
+        print_error(&message);
         ExitCode::from(2)
     };
     let (config, _) = load_config(args.config.as_deref())?;
@@ -730,4 +730,12 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
     }
+}
+
+/// Prints an error on stderr, a line at a time, with control characters
+/// escaped: error texts may quote what a server, a model or a file said.
+fn print_error(e: &dyn std::fmt::Display) {
+    let text = e.to_string();
+    let lines: Vec<_> = text.lines().map(calltape::report::encode::terminal).collect();
+    eprintln!("error: {}", lines.join("\n"));
 }

@@ -173,3 +173,17 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// An error that quotes a hostile name (here a path a CI artifact could
+/// carry) reaches stderr with its control characters shown escaped.
+#[test]
+fn errors_on_stderr_show_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = dir.path().join("run\u{1b}]8;;http://x\u{7}\u{1b}[2J\u{202e}");
+    let out = Command::new(env!("CARGO_BIN_EXE_calltape")).arg("report").arg(&hostile).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success());
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.chars().any(|c| c == '\u{1b}' || c == '\u{7}' || c == '\u{202e}'), "{stderr:?}");
+    assert!(stderr.contains("\\x1b[2J"), "{stderr}");
+}
