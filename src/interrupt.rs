@@ -32,7 +32,7 @@ pub fn listen(stop: StopFlag, progress: ProgressBar) -> tokio::task::JoinHandle<
             if signals > 1 {
                 progress.abandon();
                 eprintln!("stopped at once; `calltape run --resume RUN_DIR` runs what did not finish");
-                std::process::exit(130);
+                std::process::exit(crate::exit_codes::INTERRUPTED);
             }
             stop.set();
             let note = "stopping: no new units; letting those in flight finish (Ctrl-C again to quit at once)";

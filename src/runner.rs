@@ -39,7 +39,7 @@ pub enum RunError {
     Model { model: String, message: String },
     /// A model cannot be set up (a missing key variable): found before any work.
     #[error("{0}")]
-    Setup(String),
+    Setup(#[from] crate::transport::live::LiveError),
     #[error("no models to run: add [[models]] to calltape.toml")]
     NoModels,
     #[error(transparent)]
@@ -327,7 +327,7 @@ fn live_transports(config: &Config) -> Result<LiveTransports, RunError> {
     let mut live = HashMap::new();
     // A replayed model needs no network and no key.
     for m in config.models.iter().filter(|m| m.provider != ProviderKind::Sim && config.mode_for(m) != CassetteMode::Replay) {
-        let transport = LiveTransport::for_model(m).map_err(|e| RunError::Setup(e.to_string()))?;
+        let transport = LiveTransport::for_model(m)?;
         live.insert(m.name.clone(), Arc::new(transport));
     }
     Ok(live)

@@ -27,10 +27,10 @@ struct Answer<'a> {
 }
 
 /// The BFCL answer key of every scenario that has one, by scenario id.
-fn answer_keys(suites: &[Suite]) -> Result<HashMap<String, BfclCheck>, String> {
+fn answer_keys(suites: &[Suite]) -> Result<HashMap<String, BfclCheck>, JudgeError> {
     let mut keys = HashMap::new();
     for scenario in suites.iter().flat_map(Suite::scenarios) {
-        let scenario = Arc::unwrap_or_clone(scenario.map_err(|e| e.to_string())?);
+        let scenario = Arc::unwrap_or_clone(scenario?);
         if let Some(key) = scenario.expect.bfcl {
             keys.insert(scenario.id, key);
         }
@@ -38,30 +38,62 @@ fn answer_keys(suites: &[Suite]) -> Result<HashMap<String, BfclCheck>, String> {
     Ok(keys)
 }
 
-fn read_answers<'a>(keys: &'a HashMap<String, BfclCheck>, input: impl BufRead) -> Result<Vec<Answer<'a>>, String> {
+fn read_answers<'a>(keys: &'a HashMap<String, BfclCheck>, input: impl BufRead) -> Result<Vec<Answer<'a>>, JudgeError> {
     let mut out = Vec::new();
     for (n, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("line {}: {e}", n + 1))?;
+        let line_no = n + 1;
+        let bad = |problem| JudgeError::Answer { line: line_no, problem };
+        let line = line.map_err(|source| JudgeError::Read { line: line_no, source })?;
         if line.trim().is_empty() {
             continue;
         }
-        let Value::Object(mut obj) = serde_json::from_str(&line).map_err(|e| format!("line {}: not JSON: {e}", n + 1))? else {
-            return Err(format!("line {}: expected an object", n + 1));
+        let Value::Object(mut obj) = serde_json::from_str(&line).map_err(|source| JudgeError::NotJson { line: line_no, source })? else {
+            return Err(bad(AnswerProblem::NotAnObject));
         };
-        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| format!("line {}: no \"id\"", n + 1))?;
-        let key = keys.get(id).ok_or_else(|| format!("line {}: no BFCL scenario with id {id:?} in the suites", n + 1))?;
+        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
+        let key = keys.get(id).ok_or_else(|| bad(AnswerProblem::UnknownId(id.to_string())))?;
         let mut calls = Vec::new();
         if let Some(Value::Array(items)) = obj.remove("calls") {
             for item in items {
                 match item {
                     Value::Object(call) if call.len() == 1 => calls.extend(call),
-                    other => return Err(format!("line {}: a call must be {{\"name\": {{arguments}}}}, got {other}", n + 1)),
+                    other => return Err(bad(AnswerProblem::BadCall(other))),
                 }
             }
         }
         out.push(Answer { line: obj, key, calls });
     }
     Ok(out)
+}
+
+/// Why a batch of answers could not be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// A scenario of the suites could not be read.
+    #[error(transparent)]
+    Scenario(#[from] crate::scenario::LoadError),
+    #[error("line {line}: {source}")]
+    Read { line: usize, source: std::io::Error },
+    #[error("line {line}: not JSON: {source}")]
+    NotJson { line: usize, source: serde_json::Error },
+    #[error("line {line}: {problem}")]
+    Answer { line: usize, problem: AnswerProblem },
+    /// The verdicts could not be written out.
+    #[error("{0}")]
+    Write(#[source] std::io::Error),
+}
+
+/// What is wrong with an answer line.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerProblem {
+    #[error("expected an object")]
+    NotAnObject,
+    #[error("no \"id\"")]
+    NoId,
+    #[error("no BFCL scenario with id {0:?} in the suites")]
+    UnknownId(String),
+    #[error("a call must be {{\"name\": {{arguments}}}}, got {0}")]
+    BadCall(Value),
 }
 
 fn answer_calls(calls: &[(String, Value)]) -> Vec<AnswerCall> {
@@ -76,7 +108,7 @@ pub struct JudgeCounts {
 }
 
 /// Judges every line of `input`, writing one verdict line each to `out`.
-pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -> Result<JudgeCounts, String> {
+pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -> Result<JudgeCounts, JudgeError> {
     let mut counts = JudgeCounts::default();
     let keys = answer_keys(suites)?;
     for mut answer in read_answers(&keys, input)? {
@@ -89,7 +121,7 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
         answer.line.insert("valid".into(), Value::Bool(verdict.is_ok()));
         answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.clone())));
         answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.clone())));
-        writeln!(out, "{}", Value::Object(answer.line)).map_err(|e| e.to_string())?;
+        writeln!(out, "{}", Value::Object(answer.line)).map_err(JudgeError::Write)?;
     }
     Ok(counts)
 }
@@ -108,7 +140,7 @@ pub struct JudgeTiming {
 
 /// Times the checker on every AST-category answer of `input`, `rounds` times;
 /// each answer's JSON arguments are converted inside the timed loop, as a run does.
-pub fn time_lines(suites: &[Suite], input: impl BufRead, rounds: usize) -> Result<JudgeTiming, String> {
+pub fn time_lines(suites: &[Suite], input: impl BufRead, rounds: usize) -> Result<JudgeTiming, JudgeError> {
     let keys = answer_keys(suites)?;
     let answers: Vec<Answer> = read_answers(&keys, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
     let rounds = rounds.max(1);

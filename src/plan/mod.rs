@@ -73,8 +73,9 @@ pub struct RunPlan {
 /// Problems with a plan or a folder to resume.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
-    #[error("{0}")]
-    Load(String),
+    /// The suites' problems, every one (each names its file:line:col).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Load(Vec<crate::scenario::LoadError>),
     #[error("no scenario matches the filters {filters:?}{shard}")]
     NothingToRun { filters: Vec<String>, shard: String },
     #[error("{dir} cannot be resumed: it has no {PLAN_FILE} (only runs made by calltape 0.1 or later with a plan can be)")]
@@ -97,8 +98,7 @@ impl RunPlan {
 
     /// The suites to run: loaded, then narrowed by filters and shard.
     pub fn suites(&self) -> Result<Vec<Suite>, PlanError> {
-        let mut suites = scenario::load_suites(&self.config.run.suites)
-            .map_err(|errors| PlanError::Load(errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))?;
+        let mut suites = scenario::load_suites(&self.config.run.suites).map_err(PlanError::Load)?;
         for suite in &mut suites {
             let name = suite.name.clone();
             suite.retain(|id| {

@@ -63,7 +63,44 @@ pub enum TransportError {
     Limit(String),
     /// The cassette layer could not answer: no recording (replay), or nothing to record from.
     #[error("{0}")]
-    Cassette(String),
+    Cassette(#[from] CassetteMiss),
+}
+
+/// Why a cassette could not answer a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CassetteMiss {
+    /// Nothing recorded answers the request; says how to record it.
+    #[error("no recording for {unit}{to} (request key {key}): {why}. Record it with `{record}`, or run with --mode live", to = .model.as_ref().map(|m| format!(", a request to {m}")).unwrap_or_default())]
+    NoRecording {
+        /// The unit whose cassette it is.
+        unit: String,
+        /// The model asked, where it is not the unit's own (a judge, a simulated user).
+        model: Option<String>,
+        key: String,
+        /// Boxed: the error stays small on the hot path's `Result`.
+        why: Box<NoRecording>,
+        /// The command that records it.
+        record: String,
+    },
+    /// Record or auto mode with no transport to send the request on.
+    #[error("{mode} mode needs a transport to {model} to record from, and there is none")]
+    NoSource { mode: &'static str, model: String },
+}
+
+/// Why a cassette holds no recording of a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoRecording {
+    /// The cassette's next unused request to the model has another key.
+    #[error("{} holds no recording of it; its next unused request to {model} has key {next_key}, so the request changed since it was recorded", path.display())]
+    Changed { path: std::path::PathBuf, model: String, next_key: String },
+    #[error("{} holds no recording of it", path.display())]
+    NotHeld { path: std::path::PathBuf },
+    #[error("there is no cassette {}", path.display())]
+    Absent { path: std::path::PathBuf },
+    #[error("the cassette {} is stale: {reason}", path.display())]
+    Stale { path: std::path::PathBuf, reason: String },
+    #[error("cannot use the cassette: {message}")]
+    Broken { message: String },
 }
 
 /// A boxed future, so transports can be chosen at run time.

@@ -21,7 +21,7 @@ use crate::config::ModelConfig;
 use crate::events::{EventKind, UnitKey};
 use crate::interrupt::StopFlag;
 use crate::scenario::Scenario;
-use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, TransportError};
+use crate::transport::{BoxFuture, CassetteMiss, HttpRequest, HttpResponse, NoRecording, Transport, TransportError};
 
 /// The cassette folder of a run, with the settings every unit shares.
 #[derive(Debug)]
@@ -251,10 +251,11 @@ impl CassetteTransport {
     /// The recorded answer to a request with this key, if the cassette has
     /// one left (`None`: send it on and record it); or the error that says
     /// why there is none and how to record it.
-    fn replay(&self, key: &str) -> Result<Option<Interaction>, String> {
+    fn replay(&self, key: &str) -> Result<Option<Interaction>, CassetteMiss> {
         let shared = &self.shared;
         let mut state = shared.state();
         let state = &mut *state;
+        let path = || shared.path.clone();
         let why = match &mut state.loaded {
             Loaded::Present { interactions, keys, used } => {
                 let mine = |i: &usize| !used[*i] && interactions[*i].model == self.model;
@@ -269,41 +270,31 @@ impl CassetteTransport {
                     return Ok(None);
                 }
                 match (0..keys.len()).find(mine) {
-                    Some(i) => format!(
-                        "{} holds no recording of it; its next unused request to {} has key {}, so the request changed since it was recorded",
-                        shared.path.display(),
-                        self.model,
-                        keys[i]
-                    ),
-                    None => format!("{} holds no recording of it", shared.path.display()),
+                    Some(i) => NoRecording::Changed { path: path(), model: self.model.clone(), next_key: keys[i].clone() },
+                    None => NoRecording::NotHeld { path: path() },
                 }
             }
-            Loaded::Absent if shared.mode == CassetteMode::Replay => format!("there is no cassette {}", shared.path.display()),
-            Loaded::Stale { reason } if shared.mode == CassetteMode::Replay => {
-                format!("the cassette {} is stale: {reason}", shared.path.display())
-            }
-            Loaded::Broken { message } => format!("cannot use the cassette: {message}"),
+            Loaded::Absent if shared.mode == CassetteMode::Replay => NoRecording::Absent { path: path() },
+            Loaded::Stale { reason } if shared.mode == CassetteMode::Replay => NoRecording::Stale { path: path(), reason: reason.clone() },
+            Loaded::Broken { message } => NoRecording::Broken { message: message.clone() },
             // Auto records what is absent or stale; record mode never replays.
             Loaded::Absent | Loaded::Stale { .. } => return Ok(None),
         };
-        let to = if self.model == shared.unit.model { String::new() } else { format!(", a request to {}", self.model) };
-        let message = format!(
-            "no recording for {}{to} (request key {key}): {why}. Record it with `{}`, or run with --mode live",
-            shared.unit_label(),
-            shared.record_command()
-        );
-        state.missing.push(message.clone());
-        Err(message)
+        let miss = CassetteMiss::NoRecording {
+            unit: shared.unit_label(),
+            model: (self.model != shared.unit.model).then(|| self.model.clone()),
+            key: key.to_string(),
+            why: Box::new(why),
+            record: shared.record_command(),
+        };
+        state.missing.push(miss.to_string());
+        Err(miss)
     }
 
     async fn forward(&self, request: &HttpRequest, recorded: RecordedRequest) -> Result<HttpResponse, TransportError> {
         let shared = &self.shared;
         let Some(inner) = &self.inner else {
-            return Err(TransportError::Cassette(format!(
-                "{} mode needs a transport to {} to record from, and there is none",
-                shared.mode.name(),
-                self.model
-            )));
+            return Err(CassetteMiss::NoSource { mode: shared.mode.name(), model: self.model.clone() }.into());
         };
         match inner.send(request).await {
             Ok(response) => {
@@ -333,7 +324,7 @@ impl Transport for CassetteTransport {
             let settings = &shared.recordings.settings;
             let key = recorded.key(&settings.ignore_fields);
             if shared.mode != CassetteMode::Record {
-                if let Some(interaction) = self.replay(&key).map_err(TransportError::Cassette)? {
+                if let Some(interaction) = self.replay(&key)? {
                     if let Some(delay) = replay_delay(&interaction, settings.timing, settings.speed) {
                         sleep_unless_stopped(delay, &shared.recordings.stop).await;
                     }

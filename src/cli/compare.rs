@@ -1,0 +1,103 @@
+//! `calltape compare`: two run folders' tables against the `[gate]`
+//! thresholds, which flags may override.
+
+use std::path::{Path, PathBuf};
+
+use super::{load_config, CommandError, Failure, Outcome};
+use crate::compare::Gate;
+use crate::metrics;
+
+/// The flags of `calltape compare`.
+#[derive(clap::Args, Debug, Default)]
+pub struct CompareArgs {
+    /// The baseline run folder.
+    pub base: PathBuf,
+    /// The run folder to judge.
+    pub current: PathBuf,
+    /// Configuration whose [gate] thresholds apply.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Largest allowed pass-rate drop, absolute (0.02 = two points).
+    #[arg(long)]
+    pub max_pass_rate_drop: Option<f64>,
+    /// Largest allowed invalid-rate rise, absolute.
+    #[arg(long)]
+    pub max_invalid_rate_rise: Option<f64>,
+    /// Largest allowed total-cost rise, relative (0.1 = +10%).
+    #[arg(long)]
+    pub max_cost_rise: Option<f64>,
+    /// Largest allowed p95-latency rise, relative.
+    #[arg(long)]
+    pub max_p95_latency_rise: Option<f64>,
+    /// Do not fail on scenarios that passed before and fail now.
+    #[arg(long)]
+    pub allow_newly_failing: bool,
+    /// Also write the comparison as Markdown to this file.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+impl CompareArgs {
+    /// The configured gate with the thresholds given as flags put over it.
+    pub fn gate(&self, mut gate: Gate) -> Gate {
+        gate.max_pass_rate_drop = self.max_pass_rate_drop.unwrap_or(gate.max_pass_rate_drop);
+        gate.max_invalid_rate_rise = self.max_invalid_rate_rise.unwrap_or(gate.max_invalid_rate_rise);
+        gate.max_cost_rise = self.max_cost_rise.unwrap_or(gate.max_cost_rise);
+        gate.max_p95_latency_rise = self.max_p95_latency_rise.unwrap_or(gate.max_p95_latency_rise);
+        gate.fail_on_newly_failing &= !self.allow_newly_failing;
+        gate
+    }
+}
+
+/// Prints the comparison; fails when a threshold is crossed.
+pub fn compare(args: CompareArgs) -> Outcome {
+    let (config, _) = load_config(args.config.as_deref())?;
+    let gate = args.gate(config.gate);
+    let (base, current) = (tables(&args.base)?, tables(&args.current)?);
+    let comparison = crate::compare::compare(&base, &current, &gate).map_err(Failure::bad)?;
+    println!("calltape compare {} → {}", args.base.display(), args.current.display());
+    print!("{}", crate::compare::render(&comparison, false));
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, crate::compare::render(&comparison, true))
+            .map_err(|source| Failure::bad(CommandError::Write { path: path.clone(), source }))?;
+    }
+    if comparison.models.is_empty() {
+        return Err(Failure::bad(CommandError::NoSharedModel));
+    }
+    if comparison.breaches.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Failed(None))
+    }
+}
+
+/// A run folder's tables, read from its events.
+fn tables(dir: &Path) -> Result<metrics::Tables, Failure> {
+    let path = dir.join("events.jsonl");
+    if !path.is_file() {
+        return Err(Failure::bad(CommandError::NotARunFolder { dir: dir.to_path_buf() }));
+    }
+    metrics::tables_from_file(&path).map_err(Failure::bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_override_only_the_thresholds_they_name() {
+        let configured = Gate {
+            max_pass_rate_drop: 0.1,
+            max_invalid_rate_rise: 0.2,
+            max_cost_rise: 0.3,
+            max_p95_latency_rise: 0.4,
+            fail_on_newly_failing: true,
+        };
+        let args = CompareArgs { max_cost_rise: Some(0.05), allow_newly_failing: true, ..CompareArgs::default() };
+        let gate = args.gate(configured);
+        assert_eq!(gate.max_cost_rise, 0.05);
+        assert!(!gate.fail_on_newly_failing);
+        assert_eq!((gate.max_pass_rate_drop, gate.max_invalid_rate_rise, gate.max_p95_latency_rise), (0.1, 0.2, 0.4));
+        assert!(CompareArgs::default().gate(configured).fail_on_newly_failing);
+    }
+}

@@ -1,0 +1,173 @@
+//! The commands of the `calltape` binary, one file each: each takes its
+//! parsed flags, does the command's work through the library, prints what the
+//! user reads, and returns a [`Failure`] that [`Failure::exit_code`] — the one
+//! place — turns into an exit code. The binary only parses and dispatches.
+
+pub mod bfcl_judge;
+pub mod cassettes;
+pub mod check;
+pub mod compare;
+pub mod import;
+pub mod repair;
+pub mod report;
+pub mod run;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::exit_codes;
+
+/// Any error a command hands back to be printed.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a command did not succeed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input ([`exit_codes::BAD_INPUT`]): the error to print, or `None`
+    /// when the command printed its problems already (a list of them).
+    BadInput(Option<BoxError>),
+    /// The command ran and found failure ([`exit_codes::FAILURE`]); as above.
+    Failed(Option<BoxError>),
+    /// Stopped by Ctrl-C ([`exit_codes::INTERRUPTED`]); the advice to resume is printed.
+    Interrupted,
+}
+
+impl Failure {
+    /// Bad input, with the error that says what and where.
+    pub fn bad(error: impl Into<BoxError>) -> Failure {
+        Failure::BadInput(Some(error.into()))
+    }
+
+    /// A failure found by the command, with the error that says what.
+    pub fn failed(error: impl Into<BoxError>) -> Failure {
+        Failure::Failed(Some(error.into()))
+    }
+
+    /// The error still to be printed, if any.
+    pub fn error(&self) -> Option<&BoxError> {
+        match self {
+            Failure::BadInput(e) | Failure::Failed(e) => e.as_ref(),
+            Failure::Interrupted => None,
+        }
+    }
+
+    /// The process's exit code: the one place a failure becomes a number.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::BadInput(_) => exit_codes::BAD_INPUT,
+            Failure::Failed(_) => exit_codes::FAILURE,
+            Failure::Interrupted => exit_codes::INTERRUPTED,
+        }
+    }
+}
+
+/// What a command returns.
+pub type Outcome = Result<(), Failure>;
+
+/// The exit code of a command's outcome, after printing its error on stderr.
+pub fn finish(outcome: Outcome) -> i32 {
+    match outcome {
+        Ok(()) => exit_codes::SUCCESS,
+        Err(failure) => {
+            if let Some(e) = failure.error() {
+                print_error(e);
+            }
+            failure.exit_code()
+        }
+    }
+}
+
+/// Problems a command finds in its own input, beside those of the library's modules.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot read schema {}: {source}", path.display())]
+    ReadSchema { path: PathBuf, source: std::io::Error },
+    #[error("{}: not JSON: {source}", path.display())]
+    NotJson { path: PathBuf, source: serde_json::Error },
+    #[error("cannot read standard input: {0}")]
+    Stdin(#[source] std::io::Error),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a run folder: it has no events.jsonl", dir.display())]
+    NotARunFolder { dir: PathBuf },
+    #[error("the two runs share no model: nothing to compare")]
+    NoSharedModel,
+    #[error("{} is not a folder of cassettes (record some with `calltape run --mode record`)", dir.display())]
+    NoCassettes { dir: PathBuf },
+    /// `latest` could not be updated; the run folder itself is complete.
+    #[error("{source}\nthe {what} itself is complete in {}", dir.display())]
+    Latest { what: &'static str, dir: PathBuf, source: crate::run_folder::FolderError },
+    /// A file named in a flag held something unusable.
+    #[error("{}: {source}", path.display())]
+    InFile { path: PathBuf, source: BoxError },
+}
+
+/// The configuration and where it came from: `--config`, ./calltape.toml, or the embedded default.
+pub fn load_config(path: Option<&Path>) -> Result<(Config, String), Failure> {
+    Config::discover(path).map_err(Failure::bad)
+}
+
+/// Loads suites, printing every problem found (the list, then how to go on).
+pub fn load_suites(paths: &[PathBuf]) -> Result<Vec<crate::scenario::Suite>, Vec<crate::scenario::LoadError>> {
+    crate::scenario::load_suites(paths).inspect_err(|errors| print_load_errors(errors))
+}
+
+fn print_load_errors(errors: &[crate::scenario::LoadError]) {
+    for e in errors {
+        print_error(&e);
+    }
+    eprintln!("{} problem(s) found; fix them and run again (`calltape check` lists them too)", errors.len());
+}
+
+/// Prints an error on stderr, a line at a time, with control characters
+/// escaped: error texts may quote what a server, a model or a file said.
+pub fn print_error(e: &dyn std::fmt::Display) {
+    let text = e.to_string();
+    let lines: Vec<_> = text.lines().map(crate::report::encode::terminal).collect();
+    eprintln!("error: {}", lines.join("\n"));
+}
+
+/// The terminal's width; piped output is not cut.
+pub fn terminal_width() -> usize {
+    console::Term::stdout().size_checked().map_or(usize::MAX, |(_, cols)| usize::from(cols))
+}
+
+/// A path as one shell word, so advice printed with it runs as printed.
+pub fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_failure_has_its_documented_code() {
+        assert_eq!(finish(Ok(())), 0);
+        assert_eq!(Failure::BadInput(None).exit_code(), 2);
+        assert_eq!(Failure::failed(CommandError::NoSharedModel).exit_code(), 1);
+        assert_eq!(Failure::Interrupted.exit_code(), 130);
+    }
+
+    #[test]
+    fn command_errors_keep_their_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let e = CommandError::Read { path: "a b.json".into(), source: io };
+        assert_eq!(e.to_string(), "cannot read a b.json: gone");
+        let source = std::error::Error::source(&e).expect("a source");
+        assert_eq!(source.to_string(), "gone");
+    }
+
+    #[test]
+    fn shell_words_run_as_printed() {
+        assert_eq!(shell_word("reports/20261123-093012-114"), "reports/20261123-093012-114");
+        assert_eq!(shell_word("my runs/it's"), "'my runs/it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+}

@@ -1,0 +1,33 @@
+//! `calltape report` and `calltape merge`: a run folder's reports rebuilt
+//! from its events, and the shards of one plan joined into one run folder.
+
+use std::path::{Path, PathBuf};
+
+use super::{terminal_width, CommandError, Failure, Outcome};
+use crate::{report, runner};
+
+/// Rewrites every report of `run_dir` from its events.jsonl and prints the tables.
+pub fn rerender(run_dir: &Path) -> Outcome {
+    let rendered = report::render_run(run_dir).map_err(Failure::bad)?;
+    let text = report::terminal::render_tables(&rendered.tables, terminal_width()).map_err(Failure::failed)?;
+    println!("{text}");
+    let build = rendered.build_time.as_secs_f64();
+    println!(
+        "tables built from {} events in {build:.2} s ({:.0} events/s); reports written in {:.2} s",
+        rendered.tables.events,
+        rendered.tables.events as f64 / build.max(1e-9),
+        rendered.write_time.as_secs_f64()
+    );
+    println!("reports rewritten in {}", run_dir.display());
+    Ok(())
+}
+
+/// Joins the shards' run folders into one under `out` and renders it.
+pub fn merge(run_dirs: &[PathBuf], out: &Path) -> Outcome {
+    let folder = crate::merge::merge_runs(run_dirs, out).map_err(Failure::bad)?;
+    rerender(&folder.dir)?;
+    let latest = runner::update_latest(out, &folder.dir)
+        .map_err(|source| Failure::failed(CommandError::Latest { what: "merged run", dir: folder.dir.clone(), source }))?;
+    println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());
+    Ok(())
+}

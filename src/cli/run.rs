@@ -1,0 +1,347 @@
+//! `calltape run`: the flags applied to the configuration (a new plan) or a
+//! run folder's own plan checked against it (`--resume`), the run, its
+//! reports, and what the cassettes did.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use super::{load_config, shell_word, terminal_width, CommandError, Failure, Outcome};
+use crate::config::{ApprovalMode, Config, RepairMode};
+use crate::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming};
+use crate::{plan, report, run_folder, runner};
+
+/// The flags of `calltape run`.
+#[derive(clap::Args, Debug, Default)]
+pub struct RunArgs {
+    /// Configuration file (default: ./calltape.toml, else the embedded default).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Suite folder to run (repeatable; replaces the configured suites).
+    #[arg(long = "suite")]
+    pub suites: Vec<PathBuf>,
+    /// Model to run, by name (repeatable; default: every configured model).
+    #[arg(long = "model")]
+    pub models: Vec<String>,
+    /// Run only scenarios whose id matches this glob (repeatable; `*` matches anything).
+    #[arg(long = "filter", value_name = "GLOB")]
+    pub filters: Vec<String>,
+    #[arg(long)]
+    pub trials: Option<u32>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Folder for run outputs (default: reports).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Step limit where a scenario sets none.
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    /// How much repair runs: off, local, or full (local, then ask the model).
+    #[arg(long, value_enum)]
+    pub repair: Option<RepairMode>,
+    /// Approval mode for every scenario: auto, deny, script or interactive.
+    #[arg(long, value_enum)]
+    pub approve: Option<ApprovalMode>,
+    /// Run only shard i of n (e.g. 2/4): scenarios split by a hash of their id,
+    /// the same on every machine; `calltape merge` joins the shards' runs.
+    #[arg(long, value_name = "i/n")]
+    pub shard: Option<plan::Shard>,
+    /// Finish an interrupted run: runs only the units of RUN_DIR that did not
+    /// complete, with the plan it was started with (other flags are refused,
+    /// but --config: the configuration the plan's endpoints are checked against).
+    /// RUN_DIR may be reports/latest: the run it copies is resumed.
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
+    pub resume: Option<PathBuf>,
+    /// With --resume: use the plan's models even where their base URL, key
+    /// variable or headers differ from your configuration (a run folder from
+    /// elsewhere could send your keys to its own server; check the listed
+    /// differences first).
+    #[arg(long, requires = "resume")]
+    pub trust_plan: bool,
+    /// Cassette mode for every model: live, record, replay, or auto (replay what is recorded, record the rest).
+    #[arg(long, value_enum)]
+    pub mode: Option<CassetteMode>,
+    /// Cassette folder (default: the configuration's [cassettes] dir, `recordings`).
+    #[arg(long, value_name = "DIR")]
+    pub recordings: Option<PathBuf>,
+    /// Replayed responses arrive at once (instant) or after their recorded latency (recorded).
+    #[arg(long, value_enum)]
+    pub replay_timing: Option<ReplayTiming>,
+    /// With --replay-timing recorded: 2 replays twice as fast as recorded, 0.5 half as fast.
+    #[arg(long, value_name = "FACTOR", value_parser = parse_replay_speed, allow_negative_numbers = true)]
+    pub replay_speed: Option<f64>,
+    /// Exit 1 when a replay is not exact: a request with no recording, or a recorded interaction left unused.
+    #[arg(long)]
+    pub strict: bool,
+    /// Stop the run at the first request with no recording.
+    #[arg(long)]
+    pub fail_fast: bool,
+}
+
+/// `--replay-speed`: a number in the range replays take, or clap's error saying it.
+fn parse_replay_speed(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(speed) => cassette::check_speed(speed),
+        Err(_) => Err(cassette::check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),
+    }
+}
+
+impl RunArgs {
+    /// Applies the flags that change the configuration (everything but the
+    /// plan's own approve, mode, filters and shard). Suite paths are made
+    /// absolute, so `--resume` finds them from any directory.
+    pub fn apply_to(&self, config: &mut Config) {
+        if !self.suites.is_empty() {
+            config.run.suites = self.suites.clone();
+        }
+        config.run.suites = config.run.suites.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
+        if let Some(t) = self.trials {
+            config.run.trials = t.max(1);
+        }
+        if let Some(s) = self.seed {
+            config.run.seed = s;
+        }
+        if let Some(o) = &self.out {
+            config.run.out_dir = o.clone();
+        }
+        if let Some(m) = self.max_steps {
+            config.run.max_steps = m;
+        }
+        if let Some(r) = self.repair {
+            config.pipeline.repair = r;
+        }
+        config.run.fail_fast |= self.fail_fast;
+        config.cassettes.strict |= self.strict;
+        if let Some(dir) = &self.recordings {
+            config.cassettes.dir = dir.clone();
+        }
+        if let Some(t) = self.replay_timing {
+            config.cassettes.timing = t;
+        }
+        if let Some(s) = self.replay_speed {
+            config.cassettes.speed = s;
+        }
+    }
+}
+
+/// Runs the plan (new, or the run folder's to resume), writes the reports and prints the tables.
+pub async fn run(args: RunArgs) -> Outcome {
+    // The configuration a later resume checks the plan against: the one the
+    // user named (with --resume), else the one the run was made with.
+    let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
+    let (plan, target_dir) = match &args.resume {
+        Some(dir) => {
+            let (plan, run_dir) = resume_plan(dir, args.config.as_deref(), args.trust_plan)?;
+            (plan, Some(run_dir))
+        }
+        None => (new_plan(args)?, None),
+    };
+    let suites = plan.suites().map_err(|e| match e {
+        plan::PlanError::Load(errors) => {
+            for text in errors.iter().map(ToString::to_string) {
+                for line in text.lines() {
+                    eprintln!("error: {}", crate::report::encode::terminal(line));
+                }
+            }
+            eprintln!("fix them and run again (`calltape check` lists them too)");
+            Failure::BadInput(None)
+        }
+        e => Failure::bad(e),
+    })?;
+    let config = plan.effective_config();
+    let target = match target_dir {
+        Some(dir) => {
+            let done = plan::prepare_resume(&dir).map_err(Failure::bad)?;
+            eprintln!("resuming {}: {} units already done", dir.display(), done.len());
+            runner::RunTarget::Resume { dir, done }
+        }
+        None => runner::RunTarget::New(&plan),
+    };
+    let already_done = match &target {
+        runner::RunTarget::Resume { done, .. } => done.len() as u64,
+        runner::RunTarget::New(_) => 0,
+    };
+    let started = std::time::Instant::now();
+    let folder =
+        runner::run(&config, &plan.config_origin, &suites, std::io::stderr().is_terminal(), target).await.map_err(|e| match e {
+            // Asked for something this environment cannot give: bad input.
+            runner::RunError::NoTerminal(_) | runner::RunError::Setup(_) | runner::RunError::Model { .. } | runner::RunError::NoModels => {
+                Failure::bad(e)
+            }
+            e => Failure::failed(e),
+        })?;
+    // The reports are built from events.jsonl alone: the suites' index can go.
+    drop(suites);
+    let ran = started.elapsed().as_secs_f64();
+    let units_run = folder.units - folder.remaining - already_done;
+    // Read before the reports are built: the units' own peak, which stays
+    // flat as a suite grows (the reports have a row per unit).
+    let peak = peak_memory_mb().map(|mb| format!(", peak memory {mb:.0} MB")).unwrap_or_default();
+    let tables = report::render_run(&folder.dir).map_err(Failure::failed)?.tables;
+    let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
+    let latest = runner::update_latest(out_dir, &folder.dir)
+        .map_err(|source| Failure::failed(CommandError::Latest { what: "run", dir: folder.dir.clone(), source }))?;
+    println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(Failure::failed)?);
+    println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
+    if folder.remaining > 0 {
+        println!(
+            "interrupted: {} of {} units done → {} (copied to {})",
+            folder.units - folder.remaining,
+            folder.units,
+            folder.dir.display(),
+            latest.display()
+        );
+        // The plan is checked against a configuration on resume: name it.
+        let config = explicit_config
+            .or_else(|| (plan.config_origin == "calltape.toml").then(|| plan.config_origin.clone()))
+            .map(|o| format!(" --config {}", shell_word(&o)))
+            .unwrap_or_default();
+        eprintln!("resume with: calltape run --resume {}{config}", shell_word(&folder.dir.display().to_string()));
+        return Err(Failure::Interrupted);
+    }
+    println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
+    report_cassettes(&folder.cassettes, &config.cassettes.dir)
+}
+
+/// The process's peak resident memory so far, where the system tells it
+/// (Linux: `VmHWM` in /proc/self/status).
+pub fn peak_memory_mb() -> Option<f64> {
+    vm_hwm_mb(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// The `VmHWM` line of a /proc status text, in MB.
+fn vm_hwm_mb(status: &str) -> Option<f64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// The plan of a new run: the configuration with the flags applied, checked.
+fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
+    let (mut config, origin) = load_config(args.config.as_deref())?;
+    args.apply_to(&mut config);
+    config.cassettes.validate().map_err(|e| Failure::bad(format!("--replay-speed: {e}")))?;
+    config.select_models(&args.models).map_err(Failure::bad)?;
+    let plan =
+        plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };
+    plan.check().map_err(Failure::bad)?;
+    Ok(plan)
+}
+
+/// The plan of a run to resume and the folder to resume it in. The plan is
+/// someone's file: it is checked field by field, and where it would send
+/// requests or keys elsewhere than the user's configuration says, the
+/// differences are listed and the resume is refused unless `trust` is set.
+/// Nothing is written before that check.
+fn resume_plan(dir: &Path, config: Option<&Path>, trust: bool) -> Result<(plan::RunPlan, PathBuf), Failure> {
+    let (yours, origin) = load_config(config)?;
+    let trusted = |plan: &plan::RunPlan, dir: &Path| {
+        let differences = plan::trust::differences(plan, &yours);
+        if differences.is_empty() || trust {
+            return Ok(());
+        }
+        eprintln!(
+            "error: {} would send requests or keys elsewhere than your configuration ({origin}) says:",
+            dir.join(plan::PLAN_FILE).display()
+        );
+        for line in &differences {
+            eprintln!("  {line}");
+        }
+        let config = config.map(|c| format!(" --config {}", shell_word(&c.display().to_string()))).unwrap_or_default();
+        eprintln!("nothing was run: a run folder from elsewhere could send your API keys to its own server.");
+        eprintln!(
+            "if you made this run and trust these settings: calltape run --resume {}{config} --trust-plan",
+            shell_word(&dir.display().to_string())
+        );
+        Err(Failure::BadInput(None))
+    };
+    trusted(&plan::RunPlan::load(dir).map_err(Failure::bad)?, dir)?;
+    let (run_dir, note) = run_folder::resume_folder(dir).map_err(Failure::bad)?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let mut plan = plan::RunPlan::load(&run_dir).map_err(Failure::bad)?;
+    trusted(&plan, &run_dir)?;
+    for note in plan::trust::restore_secrets(&mut plan.config, &yours) {
+        eprintln!("warning: {note}");
+    }
+    Ok((plan, run_dir))
+}
+
+/// Lines shown of each kind of cassette message; the rest are in events.jsonl.
+const CASSETTE_LINES: usize = 10;
+
+/// Prints what the cassettes did; an error among it (a cassette that could
+/// not be written, or with --strict an inexact replay) fails the run.
+fn report_cassettes(summary: &CassetteSummary, dir: &Path) -> Outcome {
+    if let Some(line) = summary.headline(dir) {
+        println!("{line}");
+    }
+    for (label, lines) in [("warning", &summary.warnings), ("error", &summary.errors)] {
+        for line in lines.iter().take(CASSETTE_LINES) {
+            eprintln!("{label}: {line}");
+        }
+        if lines.len() > CASSETTE_LINES {
+            eprintln!("{label}: … and {} more (the `cassette` events in events.jsonl list them all)", lines.len() - CASSETTE_LINES);
+        }
+    }
+    if summary.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Failed(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_replace_what_they_name_and_keep_the_rest() {
+        let mut config = Config::parse("", "test.toml").expect("an empty configuration");
+        let before = config.clone();
+        let args = RunArgs {
+            suites: vec!["no/such/suite".into()],
+            trials: Some(0),
+            seed: Some(7),
+            max_steps: Some(3),
+            repair: Some(RepairMode::Off),
+            strict: true,
+            replay_speed: Some(2.0),
+            ..RunArgs::default()
+        };
+        args.apply_to(&mut config);
+        // A path that does not exist stays as given (the suite loader names it).
+        assert_eq!(config.run.suites, vec![PathBuf::from("no/such/suite")]);
+        assert_eq!(config.run.trials, 1, "--trials 0 runs one trial");
+        assert_eq!((config.run.seed, config.run.max_steps), (7, 3));
+        assert_eq!(config.pipeline.repair, RepairMode::Off);
+        assert!(config.cassettes.strict);
+        assert_eq!(config.cassettes.speed, 2.0);
+        assert_eq!(config.run.out_dir, before.run.out_dir);
+        assert_eq!(config.cassettes.dir, before.cassettes.dir);
+        assert_eq!(config.run.fail_fast, before.run.fail_fast);
+    }
+
+    #[test]
+    fn existing_suites_become_absolute() {
+        let mut config = Config::parse("", "test.toml").expect("an empty configuration");
+        RunArgs { suites: vec!["src".into()], ..RunArgs::default() }.apply_to(&mut config);
+        assert!(config.run.suites[0].is_absolute());
+        assert!(config.run.suites[0].ends_with("src"));
+    }
+
+    #[test]
+    fn peak_memory_is_read_from_the_vm_hwm_line() {
+        let status = "Name:\tcalltape\nVmPeak:\t  999 kB\nVmHWM:\t   20480 kB\nVmRSS:\t 1 kB\n";
+        assert_eq!(vm_hwm_mb(status), Some(20.0));
+        assert_eq!(vm_hwm_mb("Name:\tx\n"), None);
+        assert_eq!(vm_hwm_mb("VmHWM:\tlots kB\n"), None);
+    }
+
+    #[test]
+    fn replay_speed_flag_says_what_is_wrong() {
+        assert_eq!(parse_replay_speed(" 2 "), Ok(2.0));
+        assert!(parse_replay_speed("fast").unwrap_err().contains("got text that is not a number"));
+        assert!(parse_replay_speed("0").unwrap_err().contains("got 0.0"));
+    }
+}

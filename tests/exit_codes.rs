@@ -1,0 +1,140 @@
+//! The named exit codes (`calltape::exit_codes`) are what the binary exits
+//! with, and the library's errors keep what caused them as their source,
+//! with the messages users and scripts already read.
+
+use std::error::Error;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use calltape::exit_codes;
+
+fn calltape(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+}
+
+fn project_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A suite folder with two scenario files that do not parse.
+fn broken_suite(dir: &Path) -> std::path::PathBuf {
+    let suite = dir.join("broken");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::write(suite.join("a.json"), "{\"id\": \"a\" \"messages\": []}\n").unwrap();
+    std::fs::write(suite.join("b.json"), "{\"id\": \"b\",\n\"messages\": [}\n").unwrap();
+    suite
+}
+
+#[test]
+fn each_named_code_is_what_the_binary_exits_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = calltape(&["check", "scenarios/coding"], project_root());
+    assert_eq!(out.status.code(), Some(exit_codes::SUCCESS));
+
+    let suite = broken_suite(dir.path());
+    let out = calltape(&["check", suite.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::FAILURE));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with("2 problem(s) found; fix them and run again (`calltape check` lists them too)\n")
+    );
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = calltape(&["compare", "empty", "empty"], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: empty is not a run folder: it has no events.jsonl\n");
+
+    // clap's own usage errors share the code.
+    let out = calltape(&["run", "--replay-speed", "fast"], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("got text that is not a number"));
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    let out = calltape(&["--help"], project_root());
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for code in [exit_codes::SUCCESS, exit_codes::FAILURE, exit_codes::BAD_INPUT, exit_codes::INTERRUPTED] {
+        assert!(help.contains(&format!(" {code} ")), "--help does not list exit code {code}:\n{help}");
+    }
+}
+
+#[test]
+fn a_run_on_broken_suites_lists_every_problem_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = broken_suite(dir.path());
+    let out = calltape(&["run", "--suite", suite.to_str().unwrap(), "--out", "r"], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(lines[0].starts_with("error: ") && lines[0].contains("a.json:1:"), "{stderr}");
+    assert!(lines[1].starts_with("error: ") && lines[1].contains("b.json:2:"), "{stderr}");
+    assert_eq!(lines[2], "fix them and run again (`calltape check` lists them too)");
+    assert!(!dir.path().join("r").exists(), "nothing is written before the suites check");
+}
+
+#[test]
+fn plan_load_errors_are_the_loaders_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = broken_suite(dir.path());
+    let (mut config, _) = calltape::config::Config::discover(Some(&project_root().join("calltape.toml"))).unwrap();
+    config.run.suites = vec![suite];
+    let plan = calltape::plan::RunPlan::whole(config, "calltape.toml");
+    let Err(calltape::plan::PlanError::Load(errors)) = plan.suites() else { panic!("the broken suite loaded") };
+    assert_eq!(errors.len(), 2);
+    assert!(errors[0].to_string().contains("a.json:1:") && errors[1].to_string().contains("b.json:2:"));
+}
+
+#[test]
+fn a_setup_error_keeps_the_live_error_as_its_source() {
+    use calltape::transport::live::LiveError;
+    let live = LiveError::MissingKey { model: "m".into(), variable: "M_KEY".into() };
+    let message = live.to_string();
+    let e = calltape::runner::RunError::from(live);
+    assert_eq!(e.to_string(), message, "the message is unchanged");
+    let source = e.source().and_then(|s| s.downcast_ref::<LiveError>()).expect("the LiveError as source");
+    assert!(matches!(source, LiveError::MissingKey { variable, .. } if variable == "M_KEY"));
+}
+
+#[test]
+fn a_cassette_miss_is_typed_and_says_how_to_record() {
+    use calltape::transport::{CassetteMiss, NoRecording, TransportError};
+    let miss = CassetteMiss::NoRecording {
+        unit: "coding/read-file (sim-a, trial 1)".into(),
+        model: Some("judge".into()),
+        key: "abc123".into(),
+        why: Box::new(NoRecording::Absent { path: "recordings/x.json".into() }),
+        record: "calltape run --mode record".into(),
+    };
+    let e = TransportError::from(miss.clone());
+    assert_eq!(
+        e.to_string(),
+        "no recording for coding/read-file (sim-a, trial 1), a request to judge (request key abc123): there is no cassette \
+         recordings/x.json. Record it with `calltape run --mode record`, or run with --mode live"
+    );
+    assert_eq!(e.source().and_then(|s| s.downcast_ref::<CassetteMiss>()), Some(&miss));
+    let own = CassetteMiss::NoRecording {
+        unit: "u".into(),
+        model: None,
+        key: "k".into(),
+        why: Box::new(NoRecording::Stale { path: "c.json".into(), reason: "its scenario changed".into() }),
+        record: "r".into(),
+    };
+    assert_eq!(
+        own.to_string(),
+        "no recording for u (request key k): the cassette c.json is stale: its scenario changed. Record it with `r`, or run with --mode live"
+    );
+}
+
+#[test]
+fn bfcl_judge_errors_name_the_line_and_keep_the_parser_error() {
+    use calltape::bfcl::outputs::{judge_lines, JudgeError};
+    let e = judge_lines(&[], "\n{\"id\": 1\n".as_bytes(), std::io::sink()).unwrap_err();
+    assert!(matches!(e, JudgeError::NotJson { line: 2, .. }), "{e:?}");
+    assert!(e.to_string().starts_with("line 2: not JSON: "));
+    assert!(e.source().and_then(|s| s.downcast_ref::<serde_json::Error>()).is_some());
+    let e = judge_lines(&[], "{\"id\": \"x\"}\n".as_bytes(), std::io::sink()).unwrap_err();
+    assert_eq!(e.to_string(), "line 1: no BFCL scenario with id \"x\" in the suites");
+}
