@@ -322,156 +322,223 @@ pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
 /// Runs the unit to its end and returns the verdict. Only a failure to write
 /// events is an error; everything else ends up in the verdict.
 pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
-    let scenario = u.scenario;
     u.events.emit(EventKind::ScenarioStarted { unit: u.key.clone() })?;
-    let mut messages: Vec<ChatMessage> = scenario
-        .messages
-        .iter()
-        .map(|m| match m.role {
-            ScriptedRole::System => ChatMessage::System { content: m.content.clone() },
-            ScriptedRole::User => ChatMessage::User { content: m.content.clone() },
-            ScriptedRole::Assistant => {
-                ChatMessage::Assistant { content: Some(m.content.clone()), tool_calls: vec![], provider_state: None }
-            }
-        })
-        .collect();
-    let tools: Vec<ToolDefinition> = scenario
-        .tools
-        .iter()
-        .map(|t| ToolDefinition {
-            name: t.spec.name.clone(),
-            description: t.spec.description.clone(),
-            parameters: t.spec.parameters.clone(),
-        })
-        .collect();
-    let mut followups = scenario.followups.iter();
-    let max_steps = scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
-    let mut transcript = Transcript::default();
-    let mut steps = 0u32;
-    let mut error = false;
-    let mut repair_attempts: HashMap<String, u32> = HashMap::new();
-    let mut rule_uses = RuleUses::default();
-    // Denied calls of the last turn, waiting to see what the model does next.
-    let mut pending_denials: Vec<MadeCall> = Vec::new();
-    let mut denial_ids: Vec<String> = Vec::new();
-
-    'conversation: loop {
-        if steps == max_steps {
-            transcript.step_limit = Some(max_steps);
-            u.follow_denials(&mut pending_denials, &mut denial_ids, None, &mut transcript)?;
+    let mut c = Conversation::start(u.scenario);
+    let max_steps = u.scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
+    loop {
+        if c.steps == max_steps {
+            c.transcript.step_limit = Some(max_steps);
+            u.follow_denials(&mut c.pending_denials, &mut c.denial_ids, None, &mut c.transcript)?;
             break;
         }
-        steps += 1;
+        c.steps += 1;
+        if let Next::Stop = u.take_turn(&mut c).await? {
+            break;
+        }
+    }
+    let verdict = check::check(u.scenario, &c.transcript);
+    u.events.emit(EventKind::ScenarioFinished {
+        unit: u.key.clone(),
+        passed: verdict.passed,
+        reason: verdict.reason.clone(),
+        steps: c.steps,
+        error: c.error,
+    })?;
+    Ok(verdict)
+}
+
+/// Where a unit's conversation is: what was said, what the check will
+/// judge, and what is still to come.
+struct Conversation<'s> {
+    messages: Vec<ChatMessage>,
+    tools: Vec<ToolDefinition>,
+    followups: std::slice::Iter<'s, String>,
+    transcript: Transcript,
+    /// Requests to the model under test so far.
+    steps: u32,
+    /// A request failed (the unit ends as an error, not a fail).
+    error: bool,
+    repair_attempts: HashMap<String, u32>,
+    rule_uses: RuleUses,
+    /// Denied calls of the last turn, waiting to see what the model does next.
+    pending_denials: Vec<MadeCall>,
+    denial_ids: Vec<String>,
+}
+
+/// Whether the conversation goes on after a turn.
+enum Next {
+    Continue,
+    Stop,
+}
+
+impl<'s> Conversation<'s> {
+    /// The scenario's scripted messages and tools, before the first request.
+    fn start(scenario: &'s Scenario) -> Self {
+        let messages = scenario
+            .messages
+            .iter()
+            .map(|m| match m.role {
+                ScriptedRole::System => ChatMessage::System { content: m.content.clone() },
+                ScriptedRole::User => ChatMessage::User { content: m.content.clone() },
+                ScriptedRole::Assistant => {
+                    ChatMessage::Assistant { content: Some(m.content.clone()), tool_calls: vec![], provider_state: None }
+                }
+            })
+            .collect();
+        let tools = scenario
+            .tools
+            .iter()
+            .map(|t| ToolDefinition {
+                name: t.spec.name.clone(),
+                description: t.spec.description.clone(),
+                parameters: t.spec.parameters.clone(),
+            })
+            .collect();
+        Conversation {
+            messages,
+            tools,
+            followups: scenario.followups.iter(),
+            transcript: Transcript::default(),
+            steps: 0,
+            error: false,
+            repair_attempts: HashMap::new(),
+            rule_uses: RuleUses::default(),
+            pending_denials: Vec::new(),
+            denial_ids: Vec::new(),
+        }
+    }
+}
+
+impl Unit<'_> {
+    /// One step: a request, then the answer's calls, or its text as an answer.
+    async fn take_turn(&self, c: &mut Conversation<'_>) -> Result<Next, EventsError> {
+        let model = self.endpoint.model;
         let request = ChatRequest {
-            model_id: u.endpoint.model.model_id.clone(),
-            messages: messages.clone(),
-            tools: tools.clone(),
-            temperature: u.endpoint.model.temperature,
-            max_tokens: u.endpoint.model.max_tokens,
-            seed: u.endpoint.model.seed,
+            model_id: model.model_id.clone(),
+            messages: c.messages.clone(),
+            tools: c.tools.clone(),
+            temperature: model.temperature,
+            max_tokens: model.max_tokens,
+            seed: model.seed,
         };
-        let answer = u.ask(u.endpoint, &request, steps, None).await?;
+        let answer = self.ask(self.endpoint, &request, c.steps, None).await?;
         if let Some(rejected) = &answer.rejected {
             // The model's call is lost with its text: nothing to run or repair.
-            transcript.attempted_calls += 1;
-            u.emit_rejected_call(steps, rejected)?;
-            transcript.aborted = Some(format!("the server rejected the model's tool call: {}", quoted(&rejected.message)));
-            break;
+            c.transcript.attempted_calls += 1;
+            self.emit_rejected_call(c.steps, rejected)?;
+            c.transcript.aborted = Some(format!("the server rejected the model's tool call: {}", quoted(&rejected.message)));
+            return Ok(Next::Stop);
         }
         let turn = match answer.turn {
             Ok(t) => t,
             Err(e) => {
-                transcript.aborted = Some(format!("request failed: {}", bounded(&e.to_string(), CELL_CHARS)));
-                error = true;
-                break;
+                c.transcript.aborted = Some(format!("request failed: {}", bounded(&e.to_string(), CELL_CHARS)));
+                c.error = true;
+                return Ok(Next::Stop);
             }
         };
-        let (calls, written_as_text) = calls_of(&turn, &tools, steps);
+        let (calls, written_as_text) = calls_of(&turn, &c.tools, c.steps);
         // Without repair, calls written as text are counted as invalid, and
         // the answer stays the text it was.
-        let unrecovered = written_as_text && u.config.pipeline.repair == RepairMode::Off;
+        let unrecovered = written_as_text && self.config.pipeline.repair == RepairMode::Off;
         if unrecovered {
             for call in &calls {
-                transcript.attempted_calls += 1;
-                let (verdict, repaired_by) = u.judge_call(call, true, steps, &messages, &mut repair_attempts).await?;
-                u.emit_call(steps, call, &verdict, repaired_by)?;
+                c.transcript.attempted_calls += 1;
+                let (verdict, repaired_by) = self.judge_call(call, true, c.steps, &c.messages, &mut c.repair_attempts).await?;
+                self.emit_call(c.steps, call, &verdict, repaired_by)?;
             }
         }
         if calls.is_empty() || unrecovered {
-            u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&[]), &mut transcript)?;
-            transcript.final_text = turn.text.clone();
-            messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
-            match followups.next() {
-                Some(f) => {
-                    messages.push(ChatMessage::User { content: f.clone() });
-                    continue;
-                }
-                None => break,
-            }
+            return self.answered(c, turn);
         }
-        let context = messages.clone();
-        messages.push(ChatMessage::Assistant {
+        self.run_calls(c, turn, &calls, written_as_text).await
+    }
+
+    /// A turn with no call to run: its text is the answer, and the next
+    /// scripted user turn (if any) follows it.
+    fn answered(&self, c: &mut Conversation<'_>, turn: ModelTurn) -> Result<Next, EventsError> {
+        self.follow_denials(&mut c.pending_denials, &mut c.denial_ids, Some(&[]), &mut c.transcript)?;
+        c.transcript.final_text = turn.text.clone();
+        c.messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
+        match c.followups.next() {
+            Some(f) => {
+                c.messages.push(ChatMessage::User { content: f.clone() });
+                Ok(Next::Continue)
+            }
+            None => Ok(Next::Stop),
+        }
+    }
+
+    /// A turn's calls, each judged, approved and run (scripted), with the
+    /// results sent back; then what the model did after earlier denials.
+    async fn run_calls(
+        &self,
+        c: &mut Conversation<'_>,
+        turn: ModelTurn,
+        calls: &[ToolCall],
+        written_as_text: bool,
+    ) -> Result<Next, EventsError> {
+        let context = c.messages.clone();
+        c.messages.push(ChatMessage::Assistant {
             // A call recovered from the text is sent back as the call it meant.
             content: if written_as_text { None } else { turn.text.clone() },
-            tool_calls: calls.clone(),
+            tool_calls: calls.to_vec(),
             provider_state: turn.provider_state.clone(),
         });
         let mut this_turn: Vec<MadeCall> = Vec::new();
         let mut denied_now: Vec<(MadeCall, String)> = Vec::new();
-        for call in &calls {
-            transcript.attempted_calls += 1;
-            let (verdict, repaired_by) = u.judge_call(call, written_as_text, steps, &context, &mut repair_attempts).await?;
+        for call in calls {
+            c.transcript.attempted_calls += 1;
+            let (verdict, repaired_by) = self.judge_call(call, written_as_text, c.steps, &context, &mut c.repair_attempts).await?;
             let tool_name = verdict.report_name(call);
-            u.emit_call(steps, call, &verdict, repaired_by)?;
+            self.emit_call(c.steps, call, &verdict, repaired_by)?;
             let (Some(tool), Some(args), false) = (&verdict.tool, &verdict.args, verdict.outcome == CallOutcome::Invalid) else {
-                if u.config.pipeline.on_invalid == OnInvalid::FailScenario {
-                    transcript.aborted = Some(format!("invalid call to `{}`", quoted(&call.name)));
-                    break 'conversation;
+                if self.config.pipeline.on_invalid == OnInvalid::FailScenario {
+                    c.transcript.aborted = Some(format!("invalid call to `{}`", quoted(&call.name)));
+                    return Ok(Next::Stop);
                 }
-                let content = verdict.error_message(call, &scenario.tools);
-                messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: call.name.clone(), content });
+                let content = verdict.error_message(call, &self.scenario.tools);
+                c.messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: call.name.clone(), content });
                 continue;
             };
             let made = MadeCall { tool: tool.spec.name.clone(), args: args.clone(), denied: false };
             this_turn.push(made.clone());
-            if let Some(reason) = u.approve(call, tool, args, &mut rule_uses)? {
-                messages.push(ChatMessage::Tool {
+            if let Some(reason) = self.approve(call, tool, args, &mut c.rule_uses)? {
+                c.messages.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
                     name: tool_name,
                     content: format!("{} {reason}", approval::DENIED_PREFIX),
                 });
                 let denied = MadeCall { denied: true, ..made };
-                transcript.calls.push(denied.clone());
+                c.transcript.calls.push(denied.clone());
                 denied_now.push((denied, call.id.clone()));
                 continue;
             }
-            let output = execute::scripted_result(&scenario.tool_results, &tool.spec.name, args);
-            u.events.emit(EventKind::ToolExecuted {
-                unit: u.key.clone(),
-                call_id: call.id.clone(),
-                tool: tool_name.clone(),
-                is_error: output.is_error,
-                scripted: output.rule.is_some(),
-            })?;
-            transcript.calls.push(made);
-            messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name, content: output.content });
+            let content = self.execute(call, tool, args, tool_name.clone())?;
+            c.transcript.calls.push(made);
+            c.messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name, content });
         }
-        u.follow_denials(&mut pending_denials, &mut denial_ids, Some(&this_turn), &mut transcript)?;
+        self.follow_denials(&mut c.pending_denials, &mut c.denial_ids, Some(&this_turn), &mut c.transcript)?;
         for (call, id) in denied_now {
-            pending_denials.push(call);
-            denial_ids.push(id);
+            c.pending_denials.push(call);
+            c.denial_ids.push(id);
         }
+        Ok(Next::Continue)
     }
 
-    let verdict = check::check(scenario, &transcript);
-    u.events.emit(EventKind::ScenarioFinished {
-        unit: u.key.clone(),
-        passed: verdict.passed,
-        reason: verdict.reason.clone(),
-        steps,
-        error,
-    })?;
-    Ok(verdict)
+    /// Runs an approved call (its scripted result) and records it as a
+    /// `tool_executed` event; returns what goes back to the model.
+    fn execute(&self, call: &ToolCall, tool: &Tool, args: &Value, tool_name: String) -> Result<String, EventsError> {
+        let output = execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args);
+        self.events.emit(EventKind::ToolExecuted {
+            unit: self.key.clone(),
+            call_id: call.id.clone(),
+            tool: tool_name,
+            is_error: output.is_error,
+            scripted: output.rule.is_some(),
+        })?;
+        Ok(output.content)
+    }
 }
 
 #[cfg(test)]

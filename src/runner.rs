@@ -123,47 +123,97 @@ pub async fn run(
         return Err(RunError::NoModels);
     }
     let live = Arc::new(live_transports(config)?);
-    let total: u64 = config.models.iter().map(|m| suites.iter().flat_map(Suite::ids).filter(|id| m.runs(id)).count() as u64).sum::<u64>()
-        * u64::from(config.run.trials);
-    let progress = if show_progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    let total = count_units(config, suites);
+    let progress = progress_bar(show_progress, total);
+    let person = person_if_needed(config, suites, &progress)?;
+    let Opened { run_id, dir, events, done } = open_run_folder(target, config, config_origin, suites)?;
+    let stop = StopFlag::default();
+    let listener = interrupt::listen(stop.clone(), progress.clone());
+    progress.set_position(done.len() as u64);
+
+    let started = Instant::now();
+    let config = Arc::new(config.clone());
+    let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
+    let recordings = Recordings::until_stopped(
+        config.cassettes.clone(),
+        SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())),
+        stop.clone(),
+    );
+    let lanes = lanes(&config);
+    let shared =
+        Arc::new(Shared { events: events.clone(), config: config.clone(), progress: progress.clone(), rules, person, live, recordings });
+    let mut tally = Tally::new(done.len() as u64, &config);
+    let suite_error =
+        dispatch(suites, &lanes, &done, &shared, &stop, &mut tally).await.map(|error| RunError::Suite { error, dir: dir.clone() });
+    listener.abort();
+    progress.finish_and_clear();
+    if let Some(e) = suite_error.or(tally.first_error) {
+        return Err(e);
+    }
+    let remaining = total - tally.completed;
+    if remaining > 0 {
+        events.emit(EventKind::RunInterrupted { completed: tally.completed, remaining })?;
+    } else {
+        events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
+    }
+    Ok(RunFolder { run_id, dir, units: total, remaining, cassettes: tally.cassettes })
+}
+
+/// Every (model, scenario, trial) unit of the run, done or not.
+fn count_units(config: &Config, suites: &[Suite]) -> u64 {
+    config.models.iter().map(|m| suites.iter().flat_map(Suite::ids).filter(|id| m.runs(id)).count() as u64).sum::<u64>()
+        * u64::from(config.run.trials)
+}
+
+fn progress_bar(show: bool, total: u64) -> ProgressBar {
+    let progress = if show { ProgressBar::new(total) } else { ProgressBar::hidden() };
     progress.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} units  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    // Interactive approval needs a person at a terminal: refuse to start without one.
+    progress
+}
+
+/// The person who answers approvals, when any approval may ask one:
+/// interactive approval needs a terminal, so the run refuses to start without one.
+fn person_if_needed(config: &Config, suites: &[Suite], progress: &ProgressBar) -> Result<Option<Arc<PersonApprover>>, RunError> {
     let interactive = config.approval.mode_override.unwrap_or(config.approval.mode) == ApprovalMode::Interactive
         || (config.approval.mode_override.is_none() && suites.iter().any(Suite::needs_person));
-    let person = if interactive { Some(Arc::new(PersonApprover::on_terminal(progress.clone())?)) } else { None };
-    let (run_id, dir, events, done) = match target {
+    Ok(if interactive { Some(Arc::new(PersonApprover::on_terminal(progress.clone())?)) } else { None })
+}
+
+/// The run folder the events go to, and the units already done in it.
+struct Opened {
+    run_id: String,
+    dir: PathBuf,
+    events: Arc<EventLog>,
+    done: HashSet<UnitKey>,
+}
+
+/// A new run folder with its plan and `run_started` event, or the folder
+/// of the run being resumed.
+fn open_run_folder(target: RunTarget<'_>, config: &Config, config_origin: &str, suites: &[Suite]) -> Result<Opened, RunError> {
+    match target {
         RunTarget::Resume { dir, done } => {
             let run_id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let events = Arc::new(EventLog::append_in(&dir)?);
-            (run_id, dir, events, done)
+            Ok(Opened { run_id, dir, events, done })
         }
         RunTarget::New(plan) => {
             let (run_id, dir) = run_folder::create_run_folder(&config.run.out_dir, &new_run_id())?;
             plan.save(&dir).map_err(|e| RunError::Folder { path: dir.clone(), source: std::io::Error::other(e.to_string()) })?;
             let events = Arc::new(EventLog::create_in(&dir)?);
             emit_run_started(&events, &run_id, config, config_origin, suites)?;
-            (run_id, dir, events, HashSet::new())
+            Ok(Opened { run_id, dir, events, done: HashSet::new() })
         }
-    };
-    let stop = StopFlag::default();
-    let listener = interrupt::listen(stop.clone(), progress.clone());
-    progress.set_position(done.len() as u64);
-    let done = Arc::new(done);
+    }
+}
 
-    let started = Instant::now();
-    let config = Arc::new(config.clone());
-    let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
+/// One lane per model, each asking the configured repair model (or itself).
+fn lanes(config: &Config) -> Vec<Lane> {
     let repair_model =
         config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
-    let recordings = Recordings::until_stopped(
-        config.cassettes.clone(),
-        SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())),
-        stop.clone(),
-    );
-    let lanes: Vec<Lane> = config
+    config
         .models
         .iter()
         .map(|m| {
@@ -177,41 +227,27 @@ pub async fn run(
                 repairer,
             }
         })
-        .collect();
-    // Units go out model by model in turn, and only a few more than can run
-    // at once are in memory, so a 100k-unit suite costs no more memory than a
-    // small one and every model is busy from the start.
+        .collect()
+}
+
+/// Starts every unit not done yet, scenario by scenario, and waits for all.
+/// Units go out model by model in turn, and only a few more than can run at
+/// once are in memory, so a 100k-unit suite costs no more memory than a
+/// small one and every model is busy from the start. Each scenario is read
+/// again from its file only while its units run, so memory does not grow
+/// with the suite; one that cannot be read stops the run and is returned.
+async fn dispatch(
+    suites: &[Suite],
+    lanes: &[Lane],
+    done: &HashSet<UnitKey>,
+    shared: &Arc<Shared>,
+    stop: &StopFlag,
+    tally: &mut Tally,
+) -> Option<crate::scenario::LoadError> {
     let in_flight_cap = lanes.iter().map(|l| l.model.concurrency).sum::<usize>() * 2;
-    let shared =
-        Arc::new(Shared { events: events.clone(), config: config.clone(), progress: progress.clone(), rules, person, live, recordings });
-    let trials = config.run.trials;
+    let trials = shared.config.run.trials;
     let mut tasks = tokio::task::JoinSet::new();
-    let mut first_error = None;
     let mut suite_error = None;
-    let mut completed = done.len() as u64;
-    let mut cassettes = CassetteSummary::default();
-    let fail_fast = config.run.fail_fast;
-    let strict = config.cassettes.strict;
-    let mut absorb =
-        |joined: Result<Result<(bool, Option<CassetteOutcome>), EventsError>, tokio::task::JoinError>, stop: &StopFlag| match joined {
-            Ok(Ok((ran, cassette))) => {
-                completed += u64::from(ran);
-                if let Some(outcome) = cassette {
-                    if let (true, None, Some(miss)) = (fail_fast, &first_error, outcome.missing.first()) {
-                        first_error = Some(RunError::Stopped(miss.clone()));
-                        stop.set();
-                    }
-                    cassettes.add(outcome, strict);
-                }
-            }
-            Ok(Err(e)) => {
-                first_error.get_or_insert(RunError::Events(e));
-            }
-            Err(stopped) if stopped.is_cancelled() => {}
-            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
-        };
-    // Scenario by scenario, each read again from its file only while its
-    // units run, so memory does not grow with the suite.
     'run: for suite in suites {
         for (index, id) in suite.ids().enumerate() {
             let key =
@@ -229,7 +265,7 @@ pub async fn run(
             let scenario = match suite.scenario(index) {
                 Ok(s) => s,
                 Err(e) => {
-                    suite_error = Some(RunError::Suite { error: e, dir: dir.clone() });
+                    suite_error = Some(e);
                     stop.set();
                     break 'run;
                 }
@@ -240,7 +276,7 @@ pub async fn run(
                 }
                 while tasks.len() >= in_flight_cap {
                     if let Some(joined) = tasks.join_next().await {
-                        absorb(joined, &stop);
+                        tally.absorb(joined, stop);
                     }
                 }
                 tasks.spawn(run_one(key, lane.clone(), scenario.clone(), shared.clone(), stop.clone()));
@@ -248,20 +284,52 @@ pub async fn run(
         }
     }
     while let Some(joined) = tasks.join_next().await {
-        absorb(joined, &stop);
+        tally.absorb(joined, stop);
     }
-    listener.abort();
-    progress.finish_and_clear();
-    if let Some(e) = suite_error.or(first_error) {
-        return Err(e);
+    suite_error
+}
+
+/// What the finished units add up to.
+struct Tally {
+    completed: u64,
+    cassettes: CassetteSummary,
+    first_error: Option<RunError>,
+    fail_fast: bool,
+    strict: bool,
+}
+
+impl Tally {
+    fn new(done: u64, config: &Config) -> Self {
+        Tally {
+            completed: done,
+            cassettes: CassetteSummary::default(),
+            first_error: None,
+            fail_fast: config.run.fail_fast,
+            strict: config.cassettes.strict,
+        }
     }
-    let remaining = total - completed;
-    if remaining > 0 {
-        events.emit(EventKind::RunInterrupted { completed, remaining })?;
-    } else {
-        events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
+
+    /// Counts a finished unit; with `--fail-fast`, its first missing
+    /// recording stops the run.
+    fn absorb(&mut self, joined: Result<Result<(bool, Option<CassetteOutcome>), EventsError>, tokio::task::JoinError>, stop: &StopFlag) {
+        match joined {
+            Ok(Ok((ran, cassette))) => {
+                self.completed += u64::from(ran);
+                if let Some(outcome) = cassette {
+                    if let (true, None, Some(miss)) = (self.fail_fast, &self.first_error, outcome.missing.first()) {
+                        self.first_error = Some(RunError::Stopped(miss.clone()));
+                        stop.set();
+                    }
+                    self.cassettes.add(outcome, self.strict);
+                }
+            }
+            Ok(Err(e)) => {
+                self.first_error.get_or_insert(RunError::Events(e));
+            }
+            Err(stopped) if stopped.is_cancelled() => {}
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        }
     }
-    Ok(RunFolder { run_id, dir, units: total, remaining, cassettes })
 }
 
 /// What every unit of a run uses.

@@ -7,13 +7,15 @@
 //! again when its units start and lets it go when they end, so memory does
 //! not grow with the suite (100k scenarios are an index of a few MB).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::{BufRead, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Scenario, ScenarioFile, Suite, Tool, ToolRef, ToolSpec};
+use super::build::{build_scenario, schema_pointer};
+use super::spans::{line_col, locate, serde_offset};
+use super::{Scenario, ScenarioFile, Suite, Tool, ToolSpec};
 use crate::pipeline::approval::ApprovalMode;
 
 /// A problem in a suite's files, with where it is.
@@ -41,19 +43,22 @@ impl LoadError {
         LoadError { file: file.to_path_buf(), line, column, message: message.into() }
     }
 
-    fn from_json(file: &Path, line_offset: usize, err: &serde_json::Error) -> Self {
+    /// A serde_json error in `text` (which starts at line `first_line` of
+    /// the file), its column counted in characters.
+    fn from_json(file: &Path, text: &str, first_line: usize, err: &serde_json::Error) -> Self {
         let message = err.to_string();
         // serde_json appends " at line L column C"; we print the position ourselves.
         let message = match message.rfind(" at line ") {
             Some(i) => message[..i].to_string(),
             None => message,
         };
-        LoadError::new(file, err.line() + line_offset, err.column().max(1), message)
+        let (line, column) = line_col(text, serde_offset(text, err.line(), err.column()));
+        LoadError::new(file, first_line + line - 1, column, message)
     }
 }
 
 /// Text of one file, where positions inside it are looked up.
-struct SourceText<'a> {
+pub(super) struct SourceText<'a> {
     path: &'a Path,
     text: &'a str,
     /// Line number of `text`'s first line in the file.
@@ -61,13 +66,11 @@ struct SourceText<'a> {
 }
 
 impl SourceText<'_> {
-    /// An error at the first place `needle` occurs (the start if nowhere).
-    fn error_at(&self, needle: &str, message: impl Into<String>) -> LoadError {
-        let offset = self.text.find(needle).unwrap_or(0);
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count();
-        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-        LoadError::new(self.path, self.first_line + line, column, message)
+    /// An error at the value `pointer` (JSON Pointer) names in the text, as
+    /// the parser reads it (the nearest enclosing value if it is absent).
+    pub(super) fn error_at(&self, pointer: &str, message: impl Into<String>) -> LoadError {
+        let (line, column) = line_col(self.text, locate(self.text, pointer));
+        LoadError::new(self.path, self.first_line + line - 1, column, message)
     }
 }
 
@@ -258,7 +261,7 @@ pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<V
 /// A scenario id seen before, at `first` (`file:line`).
 fn duplicate_id(path: &Path, piece: &Piece<'_>, id: &str, first: &str) -> LoadError {
     let src = SourceText { path, text: piece.text(), first_line: piece.line };
-    src.error_at(&format!("\"{id}\""), format!("duplicate scenario id {id:?} (first at {first})"))
+    src.error_at("/id", format!("duplicate scenario id {id:?} (first at {first})"))
 }
 
 /// Parses and builds one scenario; its problems go to `errors`.
@@ -266,15 +269,17 @@ fn check_piece(path: &Path, piece: &Piece<'_>, suite: &str, toolsets: &Toolsets,
     let text = match std::str::from_utf8(piece.bytes) {
         Ok(t) => t,
         Err(e) => {
-            let line = piece.bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + piece.line;
-            errors.push(LoadError::new(path, line, 1, "file is not valid UTF-8"));
+            // The valid text before the bad byte gives its place.
+            let valid = std::str::from_utf8(&piece.bytes[..e.valid_up_to()]).unwrap_or_default();
+            let (line, column) = line_col(valid, valid.len());
+            errors.push(LoadError::new(path, piece.line + line - 1, column, "file is not valid UTF-8"));
             return None;
         }
     };
     let file: ScenarioFile = match serde_json::from_str(text) {
         Ok(f) => f,
         Err(e) => {
-            errors.push(LoadError::from_json(path, piece.line - 1, &e));
+            errors.push(LoadError::from_json(path, text, piece.line, &e));
             return None;
         }
     };
@@ -310,6 +315,7 @@ pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
     Ok(Tool { spec, validator, repair_schema, folded_name })
 }
 
+/// Shared toolsets by name (the file stem in `toolsets/`).
 pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;
 
 fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
@@ -330,171 +336,28 @@ fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
             List(Vec<ToolSpec>),
             Wrapped { tools: Vec<ToolSpec> },
         }
-        let specs = match serde_json::from_str::<ToolsetFile>(&text) {
-            Ok(ToolsetFile::List(t)) | Ok(ToolsetFile::Wrapped { tools: t }) => t,
+        // Where the list lies, for pointers to its tools.
+        let (specs, list) = match serde_json::from_str::<ToolsetFile>(&text) {
+            Ok(ToolsetFile::List(t)) => (t, ""),
+            Ok(ToolsetFile::Wrapped { tools: t }) => (t, "/tools"),
             Err(e) => {
                 // The untagged error has no detail; parse again strictly for one.
                 let detail = serde_json::from_str::<Vec<ToolSpec>>(&text).err().unwrap_or(e);
-                errors.push(LoadError::from_json(&path, 0, &detail));
+                errors.push(LoadError::from_json(&path, &text, 1, &detail));
                 continue;
             }
         };
         let src = SourceText { path: &path, text: &text, first_line: 1 };
         let mut tools = Vec::new();
-        for spec in specs {
-            let needle = format!("\"{}\"", spec.name);
-            match compile_tool(spec) {
+        for (i, spec) in specs.into_iter().enumerate() {
+            match compile_tool(spec.clone()) {
                 Ok(t) => tools.push(Arc::new(t)),
-                Err(msg) => errors.push(src.error_at(&needle, msg)),
+                Err(msg) => errors.push(src.error_at(&schema_pointer(&format!("{list}/{i}"), &spec.parameters), msg)),
             }
         }
         toolsets.insert(stem, tools);
     }
     toolsets
-}
-
-fn build_scenario(
-    file: ScenarioFile,
-    suite: &str,
-    origin: String,
-    toolsets: &Toolsets,
-    src: &SourceText<'_>,
-) -> Result<Scenario, Vec<LoadError>> {
-    let mut errors = Vec::new();
-    if file.id.trim().is_empty() {
-        errors.push(src.error_at("\"id\"", "scenario id must not be empty"));
-    }
-    let toolset =
-        match &file.toolset {
-            Some(name) => match toolsets.get(name) {
-                Some(t) => Some(t),
-                None => {
-                    let known: Vec<&str> = toolsets.keys().map(String::as_str).collect();
-                    errors.push(src.error_at(
-                        "\"toolset\"",
-                        format!("unknown toolset {name:?}: expected a file toolsets/{name}.json (have: {known:?})"),
-                    ));
-                    None
-                }
-            },
-            None => None,
-        };
-    let mut tools: Vec<Arc<Tool>> = Vec::new();
-    match (&file.tools, toolset) {
-        (None, Some(set)) => tools.extend(set.iter().cloned()),
-        (None, None) if file.toolset.is_none() => {}
-        (None, None) => {}
-        (Some(refs), set) => {
-            for r in refs {
-                match r {
-                    ToolRef::Inline(spec) => {
-                        let needle = format!("\"{}\"", spec.name);
-                        match compile_tool(spec.clone()) {
-                            Ok(t) => tools.push(Arc::new(t)),
-                            Err(msg) => errors.push(src.error_at(&needle, msg)),
-                        }
-                    }
-                    ToolRef::Named(name) => match set.and_then(|s| s.iter().find(|t| &t.spec.name == name)) {
-                        Some(t) => tools.push(t.clone()),
-                        None if set.is_none() && file.toolset.is_none() => errors.push(src.error_at(
-                            &format!("\"{name}\""),
-                            format!("tool {name:?} is named but the scenario has no \"toolset\" to take it from"),
-                        )),
-                        None => {
-                            if set.is_some() {
-                                errors.push(src.error_at(
-                                    &format!("\"{name}\""),
-                                    format!("tool {name:?} is not in toolset {:?}", file.toolset.as_deref().unwrap_or("")),
-                                ))
-                            }
-                        }
-                    },
-                }
-            }
-        }
-    }
-    let mut names = HashSet::new();
-    for t in &tools {
-        if !names.insert(t.spec.name.clone()) {
-            errors.push(src.error_at(&format!("\"{}\"", t.spec.name), format!("tool {:?} is offered twice", t.spec.name)));
-        }
-    }
-    if !file.messages.iter().any(|m| m.role == super::ScriptedRole::User) {
-        errors.push(src.error_at("\"messages\"", "messages need at least one user message"));
-    }
-    for step in &file.expect.calls {
-        for call in step.calls() {
-            if !names.contains(&call.tool) {
-                errors.push(src.error_at(
-                    &format!("\"{}\"", call.tool),
-                    format!("expected call to {:?}, which is not among the scenario's tools", call.tool),
-                ));
-            }
-            for (arg, alternatives) in &call.args {
-                if alternatives.canonical().is_none() && !alternatives.may_be_omitted() {
-                    errors.push(src.error_at(
-                        &format!("\"{arg}\""),
-                        format!(
-                            "expected argument {arg:?} of {:?} needs at least one plain value (or \"\" if it may be omitted)",
-                            call.tool
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    if let Some(bfcl) = &file.expect.bfcl {
-        for problem in bfcl.problems() {
-            errors.push(src.error_at("\"bfcl\"", problem));
-        }
-        for f in &bfcl.functions {
-            if !names.contains(&f.tool) {
-                errors.push(src.error_at(
-                    &format!("\"{}\"", f.tool),
-                    format!("expect.bfcl names tool {:?}, which is not among the scenario's tools", f.tool),
-                ));
-            }
-        }
-        if !file.expect.calls.is_empty() || file.expect.no_call {
-            errors.push(src.error_at("\"bfcl\"", "expect.bfcl replaces expect.calls and expect.no_call: give one or the other"));
-        }
-    }
-    if file.expect.no_call && !file.expect.calls.is_empty() {
-        errors.push(src.error_at("\"no_call\"", "expect.no_call contradicts expect.calls"));
-    }
-    for rule in &file.tool_results {
-        if rule.tool != "*" && !names.contains(&rule.tool) {
-            errors.push(src.error_at(
-                &format!("\"{}\"", rule.tool),
-                format!("tool_results names tool {:?}, which is not among the scenario's tools", rule.tool),
-            ));
-        }
-        if rule.result.is_some() && rule.error.is_some() {
-            errors.push(src.error_at("\"error\"", "a tool_results rule has either \"result\" or \"error\", not both"));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let mut expect = file.expect;
-    if let Some(bfcl) = &expect.bfcl {
-        // What a right answer sends, for the simulated models; the verdict comes from the key.
-        expect.calls = bfcl.answer_steps();
-        expect.no_call = bfcl.category.wants_no_call();
-    }
-    Ok(Scenario {
-        suite: suite.to_string(),
-        id: file.id,
-        description: file.description,
-        tags: file.tags,
-        tools,
-        messages: file.messages,
-        followups: file.followups,
-        tool_results: file.tool_results,
-        approvals: file.approvals,
-        expect,
-        origin,
-    })
 }
 
 #[cfg(test)]
@@ -600,6 +463,77 @@ mod tests {
         assert!(text[0].contains(":2:8: duplicate scenario id"), "{}", text[0]);
         assert!(text[1].contains(":3:") && text[1].contains("not a valid JSON Schema"), "{}", text[1]);
         assert!(text[2].contains(":4:") && text[2].contains("invalid regex"), "{}", text[2]);
+    }
+
+    /// The (line, column) of each error of a suite with these files.
+    fn positions(files: &[(&str, &str)]) -> Vec<(usize, usize, String)> {
+        let dir = write_suite(files);
+        let errors = load_suite(dir.path()).unwrap_err();
+        errors.into_iter().map(|e| (e.line, e.column, e.message)).collect()
+    }
+
+    #[test]
+    fn the_culprit_is_found_by_its_place_not_by_its_text() {
+        // The tool name, the key and the id all appear earlier, in the system prompt.
+        let text = concat!(
+            "{\"id\": \"a\", \"messages\": [\n",
+            "  {\"role\": \"system\", \"content\": \"write_file\"},\n",
+            "  {\"role\": \"system\", \"content\": \"no_call\"},\n",
+            "  {\"role\": \"user\", \"content\": \"x\"}],\n",
+            " \"expect\": {\"calls\": [{\"tool\": \"write_file\"}], \"no_call\": true}}"
+        );
+        let errors = positions(&[("a.json", text)]);
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert_eq!((errors[0].0, errors[0].1), (5, 32), "{}", errors[0].2);
+        assert!(errors[0].2.contains("\"write_file\", which is not among"));
+        assert_eq!((errors[1].0, errors[1].1), (5, 59), "{}", errors[1].2);
+        assert!(errors[1].2.contains("no_call contradicts"));
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        // Two-byte, three-byte and four-byte characters before the culprit.
+        let text = "{\"id\": \"a\", \"description\": \"é→😀\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"expect\": {\"calls\": [{\"tool\": \"nope\"}]}}";
+        let errors = positions(&[("a.json", text)]);
+        let column = text[..text.find("\"nope\"").unwrap()].chars().count() + 1;
+        assert_eq!(column, 113);
+        assert_eq!((errors[0].0, errors[0].1), (1, column));
+        // A syntax error after non-ASCII text: serde_json's byte column, in characters.
+        let errors = positions(&[("b.json", "{\"id\": \"日本語\", x}")]);
+        assert_eq!((errors[0].0, errors[0].1), (1, 15), "{}", errors[0].2);
+        // A bad byte after non-ASCII text.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.json"), b"{\n \"id\": \"\xc3\xa9\xff\"}").unwrap();
+        let errors = load_suite(dir.path()).unwrap_err();
+        assert_eq!((errors[0].line, errors[0].column), (2, 10));
+    }
+
+    #[test]
+    fn jsonl_errors_are_placed_on_their_scenario_line() {
+        let ok = |id: &str| format!(r#"{{"id": "{id}", "messages": [{{"role": "user", "content": "ü nope"}}]}}"#);
+        let bad = r#"{"id": "c", "messages": [{"role": "user", "content": "ü nope"}], "tool_results": [{"tool": "nope", "result": 1, "error": "x"}]}"#;
+        let jsonl = format!("{}\n\n{}\n{bad}\n{}\n", ok("a"), ok("b"), ok("b"));
+        let errors = positions(&[("s.jsonl", &jsonl)]);
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert_eq!((errors[0].0, errors[0].1), (4, 92), "{}", errors[0].2);
+        assert!(errors[0].2.contains("tool_results names tool \"nope\""));
+        assert_eq!((errors[1].0, errors[1].1), (4, 122), "{}", errors[1].2);
+        assert_eq!((errors[2].0, errors[2].1), (5, 8), "{}", errors[2].2);
+        assert!(errors[2].2.contains("duplicate scenario id \"b\""), "{}", errors[2].2);
+    }
+
+    #[test]
+    fn schema_errors_point_into_the_schema() {
+        let scenario = r#"{"id": "a", "messages": [{"role": "user", "content": "type"}],
+ "tools": [{"name": "t", "description": "type", "parameters": {"type": "object", "properties": {"p": {"type": "strin"}}}}]}"#;
+        let errors = positions(&[("a.json", scenario)]);
+        assert_eq!((errors[0].0, errors[0].1), (2, 111), "{}", errors[0].2);
+        // In a toolset file, both of its forms.
+        let toolset = "{\"tools\": [{\"name\": \"ok\"},\n {\"name\": \"t\", \"parameters\": {\"type\": 7}}]}";
+        let errors = positions(&[("toolsets/x.json", toolset), ("a.json", r#"{"id": "a", "messages": []}"#)]);
+        assert_eq!((errors[0].0, errors[0].1), (2, 39), "{}", errors[0].2);
+        let errors = positions(&[("toolsets/x.json", "[{\"name\": \"t\", \"parameters\": []}]"), ("a.json", "{}")]);
+        assert_eq!((errors[0].0, errors[0].1), (1, 30), "{}", errors[0].2);
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! and what counts as success. This module holds the types; `load` reads
 //! suites from disk and `matcher` decides whether a value matches a rule.
 
+mod build;
 mod load;
 pub mod matcher;
+mod spans;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -73,131 +73,44 @@ impl Parser<'_> {
         loop {
             self.tick()?;
             if i >= len {
-                let prev = self.prev_non_ws(len.saturating_sub(1));
-                if !stop_at_delim && is_delim(self.at(prev)) {
+                if !stop_at_delim && is_delim(self.at(self.prev_non_ws(len.saturating_sub(1)))) {
                     // like ["hello]: the end quote belongs before a delimiter
                     self.fixes.truncate(mark);
                     self.i = i_before;
                     return self.parse_string(true, None);
                 }
-                out.truncate(out.len() - spaces);
-                self.note(LenientFix::Truncated);
-                self.i = len;
-                self.last_end = len;
-                return Ok(Some(out));
+                return Ok(Some(self.string_cut(out, spaces, len, LenientFix::Truncated)));
             }
             // `>=`: an escape may step over the stop (`\,`); stopping only
             // on equality re-read the same quote and recursed without end.
             if stop_at.is_some_and(|stop| i >= stop) {
-                out.truncate(out.len() - spaces);
-                self.note(LenientFix::MissingQuote);
-                self.i = i;
-                self.last_end = i;
-                return Ok(Some(out));
+                return Ok(Some(self.string_cut(out, spaces, i, LenientFix::MissingQuote)));
             }
             let b = self.at(i);
             let ch = if b < 0x80 { b as char } else { self.char_at(i).unwrap_or('\u{fffd}') };
             let clen = if b < 0x80 { 1 } else { self.char_len_at(i) };
             if kind.ends_with(ch) {
-                let i_quote = i;
-                let fixes_at_quote = self.fixes.len();
-                self.i = i + clen;
-                self.skip_ws_comments(false);
-                let j = self.i;
-                let next = self.at(j);
-                let accept = stop_at_delim
-                    || j >= len
-                    || (is_delim(next) && !inside_unclosed(&brackets, next))
-                    || (self.quote_at(j).is_some() && !self.next_quote_is_end_quote(j))
-                    || next.is_ascii_digit();
-                if accept {
-                    self.last_end = i_quote + clen;
-                    return Ok(Some(out));
-                }
-                let prev_i = self.prev_non_ws(i_quote.saturating_sub(1));
-                let prev = self.at(prev_i);
-                if prev == b',' {
-                    // like {"a":"b,"c":1}: the end quote was missing before the comma
-                    self.fixes.truncate(mark);
-                    self.i = i_before;
-                    return self.parse_string(false, Some(prev_i));
-                }
-                if is_delim(prev) {
-                    self.fixes.truncate(mark);
-                    self.i = i_before;
-                    return self.parse_string(true, None);
-                }
-                // an unescaped quote inside the string: keep it and go on
-                self.fixes.truncate(fixes_at_quote);
-                self.note(LenientFix::UnescapedQuote);
-                out.push(ch);
-                spaces = 0;
-                i = i_quote + clen;
-            } else if stop_at_delim && is_unquoted_delim(b) {
-                if i > 0 && self.at(i - 1) == b':' && is_url_start(&self.b[content_start..(i + 2).min(len)]) {
-                    while i < len && is_url_char(self.at(i)) {
-                        count_bracket(&mut brackets, self.at(i));
-                        out.push(self.at(i) as char);
-                        i += 1;
+                match self.quote_in_string(i, clen, stop_at_delim, &brackets) {
+                    QuoteEnd::End => return Ok(Some(out)),
+                    QuoteEnd::ReadAgain { stop_at_delim, stop_at } => {
+                        self.fixes.truncate(mark);
+                        self.i = i_before;
+                        return self.parse_string(stop_at_delim, stop_at);
                     }
-                    spaces = 0;
+                    QuoteEnd::Inner => {
+                        out.push(ch);
+                        spaces = 0;
+                        i += clen;
+                    }
                 }
-                out.truncate(out.len() - spaces);
-                self.note(LenientFix::MissingQuote);
-                self.i = i;
-                self.last_end = i;
-                return Ok(Some(out));
+            } else if stop_at_delim && is_unquoted_delim(b) {
+                return Ok(Some(self.string_at_delim(out, spaces, i, content_start)));
             } else if b == b'\\' {
                 if i + 1 >= len {
                     i = len; // a lone backslash at the very end
                     continue;
                 }
-                let e = self.at(i + 1);
-                let simple = match e {
-                    b'"' | b'\\' | b'/' => Some(e as char),
-                    b'b' => Some('\u{8}'),
-                    b'f' => Some('\u{c}'),
-                    b'n' => Some('\n'),
-                    b'r' => Some('\r'),
-                    b't' => Some('\t'),
-                    _ => None,
-                };
-                if let Some(c) = simple {
-                    out.push(c);
-                    spaces = 0;
-                    i += 2;
-                } else if e == b'u' {
-                    let mut j = 2;
-                    while j < 6 && self.at(i + j).is_ascii_hexdigit() {
-                        j += 1;
-                    }
-                    if j == 6 {
-                        let (c, used) = self.decode_unicode_escape(i);
-                        out.push(c);
-                        spaces = 0;
-                        i += used;
-                    } else if i + j >= len {
-                        // a \u escape cut off by the end of the text
-                        self.note(LenientFix::Truncated);
-                        i = len;
-                    } else {
-                        let end = (i + 6).min(len);
-                        let shown = self.s.get(i..end).unwrap_or("\\u");
-                        return Err(self.err(format!("Invalid unicode character {shown:?}"), i));
-                    }
-                } else {
-                    // \<newline> continues the line and \' is a quote; other
-                    // unknown escapes keep their backslash (Windows paths,
-                    // regexes like "\d+" that the model did not double-escape)
-                    let c = self.char_at(i + 1).unwrap_or('\u{fffd}');
-                    self.note(LenientFix::InvalidEscape);
-                    if !matches!(c, '\n' | '\'') {
-                        out.push('\\');
-                    }
-                    out.push(c);
-                    spaces = 0;
-                    i += 1 + c.len_utf8();
-                }
+                i = self.string_escape(i, &mut out, &mut spaces)?;
             } else if is_plain(b) {
                 // fast path: a run of ASCII that needs no decision
                 let end = stop_at.map_or(len, |s| s.max(i + 1).min(len));
@@ -224,6 +137,120 @@ impl Parser<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// The string read so far, ended at `i` without its end quote (trailing
+    /// spaces dropped), noting `fix`.
+    #[cold]
+    fn string_cut(&mut self, mut out: String, spaces: usize, i: usize, fix: LenientFix) -> String {
+        out.truncate(out.len() - spaces);
+        self.note(fix);
+        self.i = i;
+        self.last_end = i;
+        out
+    }
+
+    /// Decides what the string's quote char at `i_quote` is: its end (if a
+    /// delimiter, the end or another string follows), a sign the first
+    /// pass went wrong, or a quote inside the string.
+    #[inline]
+    fn quote_in_string(&mut self, i_quote: usize, clen: usize, stop_at_delim: bool, brackets: &[usize; 6]) -> QuoteEnd {
+        let fixes_at_quote = self.fixes.len();
+        self.i = i_quote + clen;
+        self.skip_ws_comments(false);
+        let j = self.i;
+        let next = self.at(j);
+        let accept = stop_at_delim
+            || j >= self.len()
+            || (is_delim(next) && !inside_unclosed(brackets, next))
+            || (self.quote_at(j).is_some() && !self.next_quote_is_end_quote(j))
+            || next.is_ascii_digit();
+        if accept {
+            self.last_end = i_quote + clen;
+            return QuoteEnd::End;
+        }
+        let prev_i = self.prev_non_ws(i_quote.saturating_sub(1));
+        let prev = self.at(prev_i);
+        if prev == b',' {
+            // like {"a":"b,"c":1}: the end quote was missing before the comma
+            return QuoteEnd::ReadAgain { stop_at_delim: false, stop_at: Some(prev_i) };
+        }
+        if is_delim(prev) {
+            return QuoteEnd::ReadAgain { stop_at_delim: true, stop_at: None };
+        }
+        // an unescaped quote inside the string: keep it and go on
+        self.fixes.truncate(fixes_at_quote);
+        self.note(LenientFix::UnescapedQuote);
+        QuoteEnd::Inner
+    }
+
+    /// The second pass's end at an unquoted delimiter at `i` (a URL after
+    /// a `:` is read whole first).
+    #[cold]
+    fn string_at_delim(&mut self, mut out: String, mut spaces: usize, mut i: usize, content_start: usize) -> String {
+        let len = self.len();
+        if i > 0 && self.at(i - 1) == b':' && is_url_start(&self.b[content_start..(i + 2).min(len)]) {
+            while i < len && is_url_char(self.at(i)) {
+                out.push(self.at(i) as char);
+                i += 1;
+            }
+            spaces = 0;
+        }
+        self.string_cut(out, spaces, i, LenientFix::MissingQuote)
+    }
+
+    /// The escape at `i` (a backslash with a byte after it), decoded into
+    /// `out`; returns where the string goes on.
+    #[inline]
+    fn string_escape(&mut self, mut i: usize, out: &mut String, spaces: &mut usize) -> R<usize> {
+        let len = self.len();
+        let e = self.at(i + 1);
+        let simple = match e {
+            b'"' | b'\\' | b'/' => Some(e as char),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            *spaces = 0;
+            i += 2;
+        } else if e == b'u' {
+            let mut j = 2;
+            while j < 6 && self.at(i + j).is_ascii_hexdigit() {
+                j += 1;
+            }
+            if j == 6 {
+                let (c, used) = self.decode_unicode_escape(i);
+                out.push(c);
+                *spaces = 0;
+                i += used;
+            } else if i + j >= len {
+                // a \u escape cut off by the end of the text
+                self.note(LenientFix::Truncated);
+                i = len;
+            } else {
+                let end = (i + 6).min(len);
+                let shown = self.s.get(i..end).unwrap_or("\\u");
+                return Err(self.err(format!("Invalid unicode character {shown:?}"), i));
+            }
+        } else {
+            // \<newline> continues the line and \' is a quote; other
+            // unknown escapes keep their backslash (Windows paths,
+            // regexes like "\d+" that the model did not double-escape)
+            let c = self.char_at(i + 1).unwrap_or('\u{fffd}');
+            self.note(LenientFix::InvalidEscape);
+            if !matches!(c, '\n' | '\'') {
+                out.push('\\');
+            }
+            out.push(c);
+            *spaces = 0;
+            i += 1 + c.len_utf8();
+        }
+        Ok(i)
     }
 
     /// The usual string, a `quote` (`"` or `'`) + plain bytes + the same
@@ -285,4 +312,14 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// What a quote char of the string's kind turned out to be.
+enum QuoteEnd {
+    /// The string's end.
+    End,
+    /// The first pass went wrong: read the string again this way.
+    ReadAgain { stop_at_delim: bool, stop_at: Option<usize> },
+    /// A quote inside the string, kept.
+    Inner,
 }

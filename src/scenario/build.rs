@@ -1,0 +1,203 @@
+//! Building a scenario from its file form: resolving its tools and checking
+//! that its parts agree. Each stage is a function that reports every problem
+//! it finds at the JSON Pointer of the value at fault (`spans` turns that
+//! into a line and column), so all problems come out in one go.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::load::{compile_tool, SourceText, Toolsets};
+use super::{ExpectedStep, Scenario, ScenarioFile, ScriptedRole, Tool, ToolRef};
+
+/// Problems found so far, each placed at a pointer into the scenario's text.
+struct Problems<'a, 'b> {
+    src: &'a SourceText<'b>,
+    errors: Vec<super::LoadError>,
+}
+
+impl Problems<'_, '_> {
+    fn at(&mut self, pointer: &str, message: impl Into<String>) {
+        self.errors.push(self.src.error_at(pointer, message));
+    }
+}
+
+/// A tool resolved for the scenario, with the pointer of what offered it.
+struct Offered {
+    tool: Arc<Tool>,
+    pointer: String,
+}
+
+/// Builds a scenario, or returns every problem of it.
+pub(super) fn build_scenario(
+    file: ScenarioFile,
+    suite: &str,
+    origin: String,
+    toolsets: &Toolsets,
+    src: &SourceText<'_>,
+) -> Result<Scenario, Vec<super::LoadError>> {
+    let mut problems = Problems { src, errors: Vec::new() };
+    if file.id.trim().is_empty() {
+        problems.at("/id", "scenario id must not be empty");
+    }
+    let offered = resolve_tools(&file, toolsets, &mut problems);
+    let names = check_unique_names(&offered, &mut problems);
+    if !file.messages.iter().any(|m| m.role == ScriptedRole::User) {
+        problems.at("/messages", "messages need at least one user message");
+    }
+    check_expected_calls(&file, &names, &mut problems);
+    check_bfcl(&file, &names, &mut problems);
+    check_tool_results(&file, &names, &mut problems);
+    if !problems.errors.is_empty() {
+        return Err(problems.errors);
+    }
+    Ok(assemble(file, suite, origin, offered.into_iter().map(|o| o.tool).collect()))
+}
+
+/// The tools offered: the whole toolset, or the `tools` list (names taken
+/// from the toolset, definitions compiled here).
+fn resolve_tools(file: &ScenarioFile, toolsets: &Toolsets, problems: &mut Problems<'_, '_>) -> Vec<Offered> {
+    let toolset = file.toolset.as_ref().and_then(|name| {
+        let set = toolsets.get(name);
+        if set.is_none() {
+            let known: Vec<&str> = toolsets.keys().map(String::as_str).collect();
+            problems.at("/toolset", format!("unknown toolset {name:?}: expected a file toolsets/{name}.json (have: {known:?})"));
+        }
+        set
+    });
+    let Some(refs) = &file.tools else {
+        let from_set = toolset.into_iter().flatten();
+        return from_set.map(|t| Offered { tool: t.clone(), pointer: "/toolset".into() }).collect();
+    };
+    let mut offered = Vec::new();
+    for (i, r) in refs.iter().enumerate() {
+        let pointer = format!("/tools/{i}");
+        match r {
+            ToolRef::Inline(spec) => match compile_tool(spec.clone()) {
+                Ok(t) => offered.push(Offered { tool: Arc::new(t), pointer }),
+                Err(msg) => problems.at(&schema_pointer(&pointer, &spec.parameters), msg),
+            },
+            ToolRef::Named(name) => match toolset.and_then(|s| s.iter().find(|t| &t.spec.name == name)) {
+                Some(t) => offered.push(Offered { tool: t.clone(), pointer }),
+                None if file.toolset.is_none() => {
+                    problems.at(&pointer, format!("tool {name:?} is named but the scenario has no \"toolset\" to take it from"))
+                }
+                // An unknown toolset is reported once, above.
+                None if toolset.is_none() => {}
+                None => problems.at(&pointer, format!("tool {name:?} is not in toolset {:?}", file.toolset.as_deref().unwrap_or(""))),
+            },
+        }
+    }
+    offered
+}
+
+/// Where in a tool definition at `tool` its parameter schema goes wrong:
+/// the part of the schema the meta-schema rejects, or the schema itself.
+pub(super) fn schema_pointer(tool: &str, parameters: &serde_json::Value) -> String {
+    let inside = jsonschema::validator_for(parameters).err().map(|e| e.instance_path().as_str().to_string());
+    format!("{tool}/parameters{}", inside.unwrap_or_default())
+}
+
+/// The names of the tools offered; a name offered twice is a problem.
+fn check_unique_names(offered: &[Offered], problems: &mut Problems<'_, '_>) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for o in offered {
+        let name = &o.tool.spec.name;
+        if !names.insert(name.clone()) {
+            problems.at(&o.pointer, format!("tool {name:?} is offered twice"));
+        }
+    }
+    names
+}
+
+/// Every expected call names an offered tool and gives each argument a value.
+fn check_expected_calls(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    for (s, step) in file.expect.calls.iter().enumerate() {
+        for (c, call) in step.calls().iter().enumerate() {
+            let pointer = match step {
+                ExpectedStep::One(_) => format!("/expect/calls/{s}"),
+                ExpectedStep::Parallel(_) => format!("/expect/calls/{s}/{c}"),
+            };
+            if !names.contains(&call.tool) {
+                problems
+                    .at(&format!("{pointer}/tool"), format!("expected call to {:?}, which is not among the scenario's tools", call.tool));
+            }
+            for (arg, alternatives) in &call.args {
+                if alternatives.canonical().is_none() && !alternatives.may_be_omitted() {
+                    problems.at(
+                        &format!("{pointer}/args/{}", escape_token(arg)),
+                        format!(
+                            "expected argument {arg:?} of {:?} needs at least one plain value (or \"\" if it may be omitted)",
+                            call.tool
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A BFCL answer key is whole, names offered tools, and stands alone.
+fn check_bfcl(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    if let Some(bfcl) = &file.expect.bfcl {
+        for problem in bfcl.problems() {
+            problems.at("/expect/bfcl", problem);
+        }
+        for (i, f) in bfcl.functions.iter().enumerate() {
+            if !names.contains(&f.tool) {
+                problems.at(
+                    &format!("/expect/bfcl/functions/{i}/tool"),
+                    format!("expect.bfcl names tool {:?}, which is not among the scenario's tools", f.tool),
+                );
+            }
+        }
+        if !file.expect.calls.is_empty() || file.expect.no_call {
+            problems.at("/expect/bfcl", "expect.bfcl replaces expect.calls and expect.no_call: give one or the other");
+        }
+    }
+    if file.expect.no_call && !file.expect.calls.is_empty() {
+        problems.at("/expect/no_call", "expect.no_call contradicts expect.calls");
+    }
+}
+
+/// Scripted results name offered tools (or `*`) and give a result or an error.
+fn check_tool_results(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    for (i, rule) in file.tool_results.iter().enumerate() {
+        if rule.tool != "*" && !names.contains(&rule.tool) {
+            problems.at(
+                &format!("/tool_results/{i}/tool"),
+                format!("tool_results names tool {:?}, which is not among the scenario's tools", rule.tool),
+            );
+        }
+        if rule.result.is_some() && rule.error.is_some() {
+            problems.at(&format!("/tool_results/{i}/error"), "a tool_results rule has either \"result\" or \"error\", not both");
+        }
+    }
+}
+
+/// The checked scenario; a BFCL key also gives the calls a right answer makes.
+fn assemble(file: ScenarioFile, suite: &str, origin: String, tools: Vec<Arc<Tool>>) -> Scenario {
+    let mut expect = file.expect;
+    if let Some(bfcl) = &expect.bfcl {
+        // What a right answer sends, for the simulated models; the verdict comes from the key.
+        expect.calls = bfcl.answer_steps();
+        expect.no_call = bfcl.category.wants_no_call();
+    }
+    Scenario {
+        suite: suite.to_string(),
+        id: file.id,
+        description: file.description,
+        tags: file.tags,
+        tools,
+        messages: file.messages,
+        followups: file.followups,
+        tool_results: file.tool_results,
+        approvals: file.approvals,
+        expect,
+        origin,
+    }
+}
+
+/// A key as a JSON Pointer token (RFC 6901).
+pub(super) fn escape_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
