@@ -11,6 +11,7 @@ use polars::prelude::PolarsResult;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::columns::{bools, f64s, strings, u64s};
+use crate::metrics::schema;
 use crate::metrics::Tables;
 
 /// Thresholds of the gate (`[gate]` in `calltape.toml`; flags override).
@@ -87,8 +88,13 @@ type Verdicts = HashMap<String, HashMap<(String, String, u64), bool>>;
 
 fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
     let df = &t.scenarios;
-    let (m, s, sc, tr, p) =
-        (strings(df, "model")?, strings(df, "suite")?, strings(df, "scenario")?, u64s(df, "trial")?, bools(df, "passed")?);
+    let (m, s, sc, tr, p) = (
+        strings(df, schema::MODEL)?,
+        strings(df, schema::SUITE)?,
+        strings(df, schema::SCENARIO)?,
+        u64s(df, schema::TRIAL)?,
+        bools(df, schema::PASSED)?,
+    );
     let mut out: Verdicts = HashMap::new();
     for i in 0..m.len() {
         out.entry(m[i].clone()).or_default().insert((s[i].clone(), sc[i].clone(), tr[i]), p[i]);
@@ -100,13 +106,13 @@ fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
 pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Comparison> {
     let mut c = Comparison::default();
     let (vb, vc) = (verdicts(base)?, verdicts(current)?);
-    let base_models = strings(&base.summary, "model")?;
-    let current_models = strings(&current.summary, "model")?;
+    let base_models = strings(&base.summary, schema::MODEL)?;
+    let current_models = strings(&current.summary, schema::MODEL)?;
     let row = |t: &Tables, model: &str| -> PolarsResult<Option<(f64, f64, Option<f64>)>> {
-        let models = strings(&t.summary, "model")?;
+        let models = strings(&t.summary, schema::MODEL)?;
         let Some(i) = models.iter().position(|m| m == model) else { return Ok(None) };
-        let p95 = t.summary.column("latency_p95_ms")?.get(i)?.extract::<f64>();
-        Ok(Some((f64s(&t.summary, "invalid_rate")?[i], f64s(&t.summary, "total_cost_usd")?[i], p95)))
+        let p95 = t.summary.column(schema::LATENCY_P95_MS)?.get(i)?.extract::<f64>();
+        Ok(Some((f64s(&t.summary, schema::INVALID_RATE)?[i], f64s(&t.summary, schema::TOTAL_COST_USD)?[i], p95)))
     };
     for model in &current_models {
         if !base_models.contains(model) {
@@ -165,8 +171,13 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
     // Scenarios: over all trials of each (model, suite, scenario) both runs have.
     let all_passed = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), bool>> {
         let df = &t.by_scenario;
-        let (m, s, sc, n, p) =
-            (strings(df, "model")?, strings(df, "suite")?, strings(df, "scenario")?, u64s(df, "trials")?, u64s(df, "passed")?);
+        let (m, s, sc, n, p) = (
+            strings(df, schema::MODEL)?,
+            strings(df, schema::SUITE)?,
+            strings(df, schema::SCENARIO)?,
+            u64s(df, schema::TRIALS)?,
+            u64s(df, schema::PASSED)?,
+        );
         Ok((0..m.len()).map(|i| ((m[i].clone(), format!("{}/{}", s[i], sc[i])), p[i] == n[i])).collect())
     };
     let (sb, sc) = (all_passed(base)?, all_passed(current)?);
@@ -189,7 +200,8 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
 
     let tool_rates = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), (u64, f64)>> {
         let df = &t.by_tool;
-        let (m, tl, n, r) = (strings(df, "model")?, strings(df, "tool")?, u64s(df, "calls")?, f64s(df, "invalid_rate")?);
+        let (m, tl, n, r) =
+            (strings(df, schema::MODEL)?, strings(df, schema::TOOL)?, u64s(df, schema::CALLS)?, f64s(df, schema::INVALID_RATE)?);
         Ok((0..m.len()).map(|i| ((m[i].clone(), tl[i].clone()), (n[i], r[i]))).collect())
     };
     let (tb, tc) = (tool_rates(base)?, tool_rates(current)?);

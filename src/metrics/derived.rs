@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
+use super::schema as s;
 use crate::stats;
 
 /// A string column, borrowed (no copy of its strings).
@@ -60,14 +61,15 @@ where
 
 /// Calls repaired locally or by a model, per row.
 fn repaired(df: &DataFrame) -> PolarsResult<Vec<u64>> {
-    Ok(u64s(df, "repaired_local")?.iter().zip(u64s(df, "repaired_model")?).map(|(a, b)| a + b).collect())
+    Ok(u64s(df, s::REPAIRED_LOCAL)?.iter().zip(u64s(df, s::REPAIRED_MODEL)?).map(|(a, b)| a + b).collect())
 }
 
 /// Adds `{rate}_lo` and `{rate}_hi`: the 95% Wilson interval of `hits` / `of`.
 fn add_interval(df: &mut DataFrame, rate: &str, hits: &[u64], of: &[u64]) -> PolarsResult<()> {
     let (lo, hi): (Vec<f64>, Vec<f64>) = hits.iter().zip(of).map(|(h, n)| stats::wilson(*h, *n)).unzip();
-    add(df, &format!("{rate}_lo"), lo)?;
-    add(df, &format!("{rate}_hi"), hi)
+    let (lo_name, hi_name) = s::interval_of(rate);
+    add(df, lo_name, lo)?;
+    add(df, hi_name, hi)
 }
 
 /// Adds the derived columns of the per-model summary.
@@ -77,24 +79,24 @@ pub(super) fn extend_summary(
     tiers: &HashMap<String, String>,
     k: u32,
 ) -> PolarsResult<()> {
-    let models = strings(summary, "model")?;
-    let (runs, passed, passed_no_repair) = (u64s(summary, "scenarios")?, u64s(summary, "passed")?, u64s(summary, "passed_no_repair")?);
-    let (calls, invalid) = (u64s(summary, "calls")?, u64s(summary, "invalid")?);
+    let models = strings(summary, s::MODEL)?;
+    let (runs, passed, passed_no_repair) = (u64s(summary, s::SCENARIOS)?, u64s(summary, s::PASSED)?, u64s(summary, s::PASSED_NO_REPAIR)?);
+    let (calls, invalid) = (u64s(summary, s::CALLS)?, u64s(summary, s::INVALID)?);
     let repaired = repaired(summary)?;
-    add_interval(summary, "pass_rate", &passed, &runs)?;
-    add_interval(summary, "pass_rate_no_repair", &passed_no_repair, &runs)?;
-    add_interval(summary, "invalid_rate", &invalid, &calls)?;
-    add_interval(summary, "repair_rate", &repaired, &invalid)?;
+    add_interval(summary, s::PASS_RATE, &passed, &runs)?;
+    add_interval(summary, s::PASS_RATE_NO_REPAIR, &passed_no_repair, &runs)?;
+    add_interval(summary, s::INVALID_RATE, &invalid, &calls)?;
+    add_interval(summary, s::REPAIR_RATE, &repaired, &invalid)?;
 
-    let total: Vec<f64> = f64s(summary, "cost_usd")?.iter().zip(f64s(summary, "repair_cost_usd")?).map(|(a, b)| a + b).collect();
+    let total: Vec<f64> = f64s(summary, s::COST_USD)?.iter().zip(f64s(summary, s::REPAIR_COST_USD)?).map(|(a, b)| a + b).collect();
     let per_pass: Vec<Option<f64>> = total.iter().zip(&passed).map(|(c, p)| (*p > 0).then(|| c / *p as f64)).collect();
-    add(summary, "total_cost_usd", total.clone())?;
-    add(summary, "cost_per_passed_usd", per_pass)?;
+    add(summary, s::TOTAL_COST_USD, total.clone())?;
+    add(summary, s::COST_PER_PASSED_USD, per_pass)?;
     let tier: Vec<String> = models.iter().map(|m| tiers.get(m).cloned().unwrap_or_default()).collect();
-    add(summary, "tier", tier)?;
+    add(summary, s::TIER, tier)?;
 
     // pass@k and pass^k over each model's scenarios, with k = the run's trials.
-    let (sm, n, c) = (strings(by_scenario, "model")?, u64s(by_scenario, "trials")?, u64s(by_scenario, "passed")?);
+    let (sm, n, c) = (strings(by_scenario, s::MODEL)?, u64s(by_scenario, s::TRIALS)?, u64s(by_scenario, s::PASSED)?);
     let k = u64::from(k.max(1));
     let mut at_k = Vec::new();
     let mut hat_k = Vec::new();
@@ -109,118 +111,30 @@ pub(super) fn extend_summary(
         hat_k.push(mean(stats::pass_hat_k));
         flaky.push(rows.iter().filter(|(n, c)| *c > 0 && c < n).count() as u64);
     }
-    add(summary, "k", vec![k; models.len()])?;
-    add(summary, "pass_at_k", at_k)?;
-    add(summary, "pass_hat_k", hat_k)?;
-    add(summary, "flaky", flaky)?;
+    add(summary, s::K, vec![k; models.len()])?;
+    add(summary, s::PASS_AT_K, at_k)?;
+    add(summary, s::PASS_HAT_K, hat_k)?;
+    add(summary, s::FLAKY, flaky)?;
 
-    let rates = f64s(summary, "pass_rate")?;
+    let rates = f64s(summary, s::PASS_RATE)?;
     let points: Vec<(f64, f64)> = rates.into_iter().zip(total).collect();
-    add(summary, "pareto", stats::pareto_front(&points))?;
-    *summary = summary.select(SUMMARY_ORDER)?;
+    add(summary, s::PARETO, stats::pareto_front(&points))?;
+    *summary = summary.select(s::SUMMARY)?;
     Ok(())
 }
 
-/// The summary columns computed here rather than aggregated by polars.
-pub(super) const DERIVED: [&str; 16] = [
-    "tier",
-    "pass_rate_lo",
-    "pass_rate_hi",
-    "pass_rate_no_repair_lo",
-    "pass_rate_no_repair_hi",
-    "k",
-    "pass_at_k",
-    "pass_hat_k",
-    "flaky",
-    "invalid_rate_lo",
-    "invalid_rate_hi",
-    "repair_rate_lo",
-    "repair_rate_hi",
-    "total_cost_usd",
-    "cost_per_passed_usd",
-    "pareto",
-];
-
-/// The summary's columns in reading order: each rate beside its interval.
-pub(super) const SUMMARY_ORDER: [&str; 64] = [
-    "model",
-    "tier",
-    "scenarios",
-    "passed",
-    "pass_rate",
-    "pass_rate_lo",
-    "pass_rate_hi",
-    "passed_no_repair",
-    "pass_rate_no_repair",
-    "pass_rate_no_repair_lo",
-    "pass_rate_no_repair_hi",
-    "k",
-    "pass_at_k",
-    "pass_hat_k",
-    "flaky",
-    "calls",
-    "invalid",
-    "invalid_rate",
-    "invalid_rate_lo",
-    "invalid_rate_hi",
-    "repaired_local",
-    "repaired_model",
-    "still_invalid",
-    "repair_rate",
-    "repair_rate_lo",
-    "repair_rate_hi",
-    "unknown_tool",
-    "parse_error",
-    "missing_required",
-    "wrong_type",
-    "additional_property",
-    "enum_mismatch",
-    "constraint_violation",
-    "text_call",
-    "server_rejected_call",
-    "input_tokens",
-    "output_tokens",
-    "cached_input_tokens",
-    "cost_usd",
-    "repair_input_tokens",
-    "repair_output_tokens",
-    "repair_cost_usd",
-    "total_cost_usd",
-    "cost_per_passed_usd",
-    "pareto",
-    "latency_p50_ms",
-    "latency_p95_ms",
-    "latency_p99_ms",
-    "ttft_p50_ms",
-    "ttft_p95_ms",
-    "repair_local_p50_us",
-    "repair_local_p95_us",
-    "repair_model_p50_ms",
-    "repair_model_p95_ms",
-    "approvals_requested",
-    "approved",
-    "denied",
-    "approval_warnings",
-    "after_denial_retried_same",
-    "after_denial_retried_changed",
-    "after_denial_other_tool",
-    "after_denial_answered",
-    "after_denial_step_limit",
-    "request_errors",
-];
-
 /// Adds intervals of the per-tool rates.
 pub(super) fn extend_by_tool(by_tool: &mut DataFrame) -> PolarsResult<()> {
-    let (calls, invalid) = (u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
+    let (calls, invalid) = (u64s(by_tool, s::CALLS)?, u64s(by_tool, s::INVALID)?);
     let repaired = repaired(by_tool)?;
-    add_interval(by_tool, "invalid_rate", &invalid, &calls)?;
-    add_interval(by_tool, "repair_rate", &repaired, &invalid)
+    add_interval(by_tool, s::INVALID_RATE, &invalid, &calls)?;
+    add_interval(by_tool, s::REPAIR_RATE, &repaired, &invalid)
 }
 
 /// Adds the pass-rate interval of each suite.
 pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
-    let (runs, passed) = (u64s(suites, "scenarios")?, u64s(suites, "passed")?);
-    add_interval(suites, "pass_rate", &passed, &runs)
+    let (runs, passed) = (u64s(suites, s::SCENARIOS)?, u64s(suites, s::PASSED)?);
+    add_interval(suites, s::PASS_RATE, &passed, &runs)
 }
 
 /// One row of the pairs table.
@@ -236,8 +150,8 @@ struct PairRow {
 /// model order: how their verdicts split, McNemar's exact p-value, and the
 /// cost of each on those shared units.
 pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResult<DataFrame> {
-    let (m, suite, scenario) = (texts(scenarios, "model")?, texts(scenarios, "suite")?, texts(scenarios, "scenario")?);
-    let (trial, passed, cost) = (u64s(scenarios, "trial")?, bools(scenarios, "passed")?, f64s(scenarios, "cost_usd")?);
+    let (m, suite, scenario) = (texts(scenarios, s::MODEL)?, texts(scenarios, s::SUITE)?, texts(scenarios, s::SCENARIO)?);
+    let (trial, passed, cost) = (u64s(scenarios, s::TRIAL)?, bools(scenarios, s::PASSED)?, f64s(scenarios, s::COST_USD)?);
     // Each model's rows, in table order (by suite, scenario, trial), so float
     // sums run in the same order on every machine; and every row by its
     // unit, to find the other model's verdict on it.
@@ -273,20 +187,20 @@ pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResu
     let floats = |f: fn(&PairRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
     let column = |name: &str, s: Series| Column::from(s.with_name(name.into()));
     DataFrame::new_infer_height(vec![
-        column("model_a", Series::new("".into(), rows.iter().map(|r| r.a.clone()).collect::<Vec<_>>())),
-        column("model_b", Series::new("".into(), rows.iter().map(|r| r.b.clone()).collect::<Vec<_>>())),
-        column("shared", Series::new("".into(), ints(|r| r.shared))),
-        column("both_passed", Series::new("".into(), ints(|r| r.split[0]))),
-        column("only_a", Series::new("".into(), ints(|r| r.split[1]))),
-        column("only_b", Series::new("".into(), ints(|r| r.split[2]))),
-        column("neither", Series::new("".into(), ints(|r| r.split[3]))),
-        column("pass_rate_a", Series::new("".into(), floats(|r| (r.split[0] + r.split[1]) as f64 / r.shared as f64))),
-        column("pass_rate_b", Series::new("".into(), floats(|r| (r.split[0] + r.split[2]) as f64 / r.shared as f64))),
-        column("p_value", Series::new("".into(), floats(|r| stats::mcnemar_exact(r.split[1], r.split[2])))),
-        column("cost_a_usd", Series::new("".into(), floats(|r| r.cost.0))),
-        column("cost_b_usd", Series::new("".into(), floats(|r| r.cost.1))),
+        column(s::MODEL_A, Series::new("".into(), rows.iter().map(|r| r.a.clone()).collect::<Vec<_>>())),
+        column(s::MODEL_B, Series::new("".into(), rows.iter().map(|r| r.b.clone()).collect::<Vec<_>>())),
+        column(s::SHARED, Series::new("".into(), ints(|r| r.shared))),
+        column(s::BOTH_PASSED, Series::new("".into(), ints(|r| r.split[0]))),
+        column(s::ONLY_A, Series::new("".into(), ints(|r| r.split[1]))),
+        column(s::ONLY_B, Series::new("".into(), ints(|r| r.split[2]))),
+        column(s::NEITHER, Series::new("".into(), ints(|r| r.split[3]))),
+        column(s::PASS_RATE_A, Series::new("".into(), floats(|r| (r.split[0] + r.split[1]) as f64 / r.shared as f64))),
+        column(s::PASS_RATE_B, Series::new("".into(), floats(|r| (r.split[0] + r.split[2]) as f64 / r.shared as f64))),
+        column(s::P_VALUE, Series::new("".into(), floats(|r| stats::mcnemar_exact(r.split[1], r.split[2])))),
+        column(s::COST_A_USD, Series::new("".into(), floats(|r| r.cost.0))),
+        column(s::COST_B_USD, Series::new("".into(), floats(|r| r.cost.1))),
         column(
-            "cost_ratio",
+            s::COST_RATIO,
             Series::new("".into(), rows.iter().map(|r| (r.cost.1 > 0.0).then(|| r.cost.0 / r.cost.1)).collect::<Vec<_>>()),
         ),
     ])

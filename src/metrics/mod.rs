@@ -8,6 +8,7 @@
 mod aggregate;
 mod derived;
 mod rows;
+pub mod schema;
 
 /// Reading a table's columns as plain vectors.
 pub mod columns {
@@ -75,13 +76,12 @@ impl Tables {
     }
 }
 
-/// Builds every table from events in memory, through the same line reader
+/// Builds every table from events in memory, through the same `Rows::add`
 /// as `tables_from_file`, so there is one way events become rows.
 pub fn build_tables(events: &[Event]) -> PolarsResult<Tables> {
     let mut rows = rows::Rows::default();
     for event in events {
-        let text = serde_json::to_string(event).expect("events serialise");
-        rows.add(&rows::parse_line(&text).expect("an event reads back"));
+        rows.add(&rows::Parsed::new(event.kind.clone()));
     }
     rows.finish();
     aggregate::aggregate(rows)
@@ -117,7 +117,7 @@ const CHUNK_LINES: usize = 2048;
 fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -> Result<Tables, TablesError> {
     let parse_error = |line: usize, message: String| EventsError::Parse { path: path.into(), line, message };
     let mut rows = rows::Rows::default();
-    // By reference: a parsed line is a few hundred bytes, not worth moving.
+    // By reference: a parsed event is a few hundred bytes, not worth moving.
     let add = |rows: &mut rows::Rows, parsed: &[Result<Option<rows::Parsed>, String>], first_line: usize| {
         for (i, parsed) in parsed.iter().enumerate() {
             match parsed {
@@ -152,7 +152,7 @@ fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -
 }
 
 /// Parses lines on every core; blank lines are `None`.
-fn parse_chunk<'a>(lines: &[&'a [u8]]) -> Vec<Result<Option<rows::Parsed<'a>>, String>> {
+fn parse_chunk(lines: &[&[u8]]) -> Vec<Result<Option<rows::Parsed>, String>> {
     lines
         .par_iter()
         .map(|line| match std::str::from_utf8(line) {
@@ -211,7 +211,7 @@ mod tests {
     use super::*;
     use crate::config::{Prices, ProviderKind, Tier};
     use crate::events::ModelInfo;
-    use crate::events::{EventKind, RepairStage, RequestPurpose, UnitKey};
+    use crate::events::{DenialBehaviour, EventKind, RepairStage, RequestPurpose, UnitKey};
     use crate::pipeline::StageTimings;
     use crate::pipeline::{CallOutcome, InvalidKind};
 
@@ -439,5 +439,181 @@ mod tests {
         assert_eq!(run.suites, Vec::<String>::new());
         assert_eq!((run.trials, run.seed, run.elapsed_ms), (1, 0, Some(12.5)));
         assert_eq!(build_tables(&[]).unwrap().run, RunInfo::default());
+    }
+    #[test]
+    fn every_table_has_the_columns_of_its_schema() {
+        let mut events = events();
+        events.push(ev(EventKind::ToolRepair {
+            unit: unit("m1", "a"),
+            call_id: "c".into(),
+            tool: "Bash".into(),
+            stage: RepairStage::Local,
+            attempt: 1,
+            fixes: vec![],
+            succeeded: true,
+            latency_us: Some(3.0),
+            latency_ms: None,
+            error: None,
+        }));
+        let t = build_tables(&events).unwrap();
+        let expected: [&[&str]; 7] = [
+            &schema::SUMMARY,
+            &schema::BY_TOOL,
+            &schema::SCENARIO_RUNS,
+            &schema::BY_SCENARIO,
+            &schema::SUITES,
+            &schema::REPAIRS,
+            &schema::PAIRS,
+        ];
+        for ((name, df), columns) in t.named().into_iter().zip(expected) {
+            let names: Vec<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
+            assert_eq!(names, columns, "{name}");
+        }
+        // And with no events at all.
+        let empty = build_tables(&[]).unwrap();
+        for ((name, df), columns) in empty.named().into_iter().zip(expected) {
+            assert_eq!(df.get_column_names().iter().map(|c| c.as_str()).collect::<Vec<_>>(), columns, "{name}");
+        }
+    }
+
+    /// One event of every kind, with every optional field set, so each
+    /// field shows in its serialised form.
+    fn one_of_each_kind() -> Vec<Event> {
+        use crate::pipeline::approval::Decider;
+        use crate::pipeline::{CallIssue, Fix, FixStage};
+        use crate::transport::cassette::CassetteMode;
+        let u = || unit("m", "a");
+        let fix = || Fix { stage: FixStage::Syntax, kind: "trailing_comma".into(), path: String::new(), detail: String::new() };
+        let mut request = request("m", 1, 2.0, 0.1);
+        if let EventKind::ModelRequest { repair_of, ttft_ms, error, rejected_call, .. } = &mut request.kind {
+            (*repair_of, *ttft_ms, *error, *rejected_call) = (Some("t".into()), Some(1.0), Some("e".into()), Some("r".into()));
+        }
+        let mut call = call("m", "t", CallOutcome::Repaired, vec![InvalidKind::WrongType]);
+        if let EventKind::ToolCall { issues, fixes, final_arguments, .. } = &mut call.kind {
+            *issues = vec![CallIssue { kind: InvalidKind::WrongType, path: "/a".into(), message: "m".into() }];
+            *fixes = vec![fix()];
+            *final_arguments = Some(serde_json::json!({}));
+        }
+        vec![
+            events()[0].clone(),
+            ev(EventKind::ScenarioStarted { unit: u() }),
+            request,
+            call,
+            ev(EventKind::ToolRepair {
+                unit: u(),
+                call_id: "c".into(),
+                tool: "t".into(),
+                stage: RepairStage::Model,
+                attempt: 1,
+                fixes: vec![fix()],
+                succeeded: false,
+                latency_us: None,
+                latency_ms: Some(4.0),
+                error: Some("e".into()),
+            }),
+            ev(EventKind::ToolApproval {
+                unit: u(),
+                call_id: "c".into(),
+                tool: "t".into(),
+                arguments: serde_json::json!({}),
+                approved: false,
+                reason: Some("no".into()),
+                decided_by: Decider::Rule,
+                rule: Some("config#1".into()),
+                warning: Some("w".into()),
+                latency_ms: 1.0,
+            }),
+            ev(EventKind::DenialFollowup { unit: u(), call_id: "c".into(), tool: "t".into(), behaviour: DenialBehaviour::Answered }),
+            ev(EventKind::ToolExecuted { unit: u(), call_id: "c".into(), tool: "t".into(), is_error: false, scripted: true }),
+            finished("m", "a", false),
+            ev(EventKind::Cassette {
+                unit: u(),
+                path: "p".into(),
+                mode: CassetteMode::Replay,
+                replayed: 1,
+                recorded: 0,
+                missing: 0,
+                unused: vec![],
+                written: false,
+                error: None,
+            }),
+            ev(EventKind::RunFinished { units: 1, elapsed_ms: 1.0 }),
+            ev(EventKind::RunInterrupted { completed: 1, remaining: 1 }),
+        ]
+    }
+
+    /// The place of a kind in `rows::FIELDS`. No wildcard: a new variant
+    /// must be given a place here, and a sample in `one_of_each_kind`.
+    fn place(kind: &EventKind) -> usize {
+        match kind {
+            EventKind::RunStarted { .. } => 0,
+            EventKind::ScenarioStarted { .. } => 1,
+            EventKind::ModelRequest { .. } => 2,
+            EventKind::ToolCall { .. } => 3,
+            EventKind::ToolRepair { .. } => 4,
+            EventKind::ToolApproval { .. } => 5,
+            EventKind::DenialFollowup { .. } => 6,
+            EventKind::ToolExecuted { .. } => 7,
+            EventKind::ScenarioFinished { .. } => 8,
+            EventKind::Cassette { .. } => 9,
+            EventKind::RunFinished { .. } => 10,
+            EventKind::RunInterrupted { .. } => 11,
+        }
+    }
+
+    #[test]
+    fn every_event_field_is_counted_or_listed_as_not_counted() {
+        let samples = one_of_each_kind();
+        let mut places: Vec<usize> = samples.iter().map(|e| place(&e.kind)).collect();
+        places.sort_unstable();
+        assert_eq!(places, (0..rows::FIELDS.len()).collect::<Vec<_>>(), "one sample of every kind");
+        for event in &samples {
+            let value = serde_json::to_value(event).unwrap();
+            let object = value.as_object().unwrap();
+            let tag = object["event"].as_str().unwrap();
+            let (listed_tag, counted, not_counted) = rows::FIELDS[place(&event.kind)];
+            assert_eq!(tag, listed_tag, "rows::FIELDS is in the order of `place`");
+            let mut fields: Vec<&str> = object.keys().map(String::as_str).filter(|k| *k != "event").collect();
+            fields.retain(|f| !rows::EVENT_NOT_COUNTED.contains(f));
+            fields.sort_unstable();
+            let mut listed: Vec<&str> = counted.iter().chain(not_counted).copied().collect();
+            listed.sort_unstable();
+            assert_eq!(fields, listed, "{tag}: every field is counted or listed as not counted, once");
+        }
+        assert!(rows::EVENT_NOT_COUNTED.iter().all(|f| serde_json::to_value(&samples[0]).unwrap().get(f).is_some()));
+    }
+
+    #[test]
+    fn the_listed_fields_are_what_the_tables_read() {
+        // Changing a not-counted field changes no table; changing a counted one does.
+        let base = one_of_each_kind();
+        let tables = |events: &[Event]| {
+            let t = build_tables(events).unwrap();
+            let csv = crate::report::Exporter::export(&crate::report::csv::Csv, &t).unwrap();
+            (csv, t.run)
+        };
+        let before = tables(&base);
+        let mut quiet = base.clone();
+        for e in &mut quiet {
+            e.ts_ms += 7;
+            match &mut e.kind {
+                EventKind::ModelRequest { step, status, rejected_call, .. } => (*step, *status, *rejected_call) = (9, Some(500), None),
+                EventKind::ToolCall { raw_name, arguments, issues, fixes, final_arguments, .. } => {
+                    (*raw_name, *arguments, *final_arguments) = ("x".into(), "[]".into(), None);
+                    issues.clear();
+                    fixes.clear();
+                }
+                EventKind::ScenarioFinished { steps, error, .. } => (*steps, *error) = (9, true),
+                EventKind::ToolExecuted { is_error, .. } => *is_error = true,
+                EventKind::RunFinished { units, .. } => *units = 9,
+                _ => {}
+            }
+        }
+        assert!(tables(&quiet) == before, "a not-counted field changed a table");
+        let mut loud = base.clone();
+        if let EventKind::ModelRequest { cached_input_tokens, .. } = &mut loud[2].kind {
+            *cached_input_tokens = 99;
+        }
+        assert!(tables(&loud) != before, "a counted field changed no table");
     }
 }

@@ -5,16 +5,16 @@
 //! quantiles or float sums of (per request) is kept, in a few bytes a row: the
 //! events themselves are never held, so memory grows with the units of a run,
 //! not with the text of its events.
+//!
+//! Lines are read as `events::Event` itself — there is no second schema of
+//! the events here — and `Rows::add` decides, variant by variant and field
+//! by field, what is counted (`FIELDS` lists it).
 
-use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
-use serde::de::{Deserializer, IgnoredAny, Visitor};
-use serde::Deserialize;
-
-use crate::events::{DenialBehaviour, Event, EventKind, RepairStage, RequestPurpose};
+use crate::events::{DenialBehaviour, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitKey};
 use crate::pipeline::{CallOutcome, InvalidKind};
 
 /// Strings (model, tool, suite, scenario, reason names) stored once, by id.
@@ -158,154 +158,101 @@ pub(super) struct Rows {
     pub(super) events: u64,
 }
 
-/// The fields the tables read from one event line, borrowed from the line;
-/// every other field is skipped unread. One flat shape for every kind.
-#[derive(Deserialize)]
-pub(super) struct Line<'a> {
-    #[serde(borrow)]
-    event: Cow<'a, str>,
-    #[serde(borrow)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    suite: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    scenario: Option<Cow<'a, str>>,
-    trial: Option<u32>,
-    #[serde(borrow)]
-    tool: Option<Cow<'a, str>>,
-    outcome: Option<CallOutcome>,
-    repaired_by: Option<RepairStage>,
-    invalid_kinds: Option<Vec<InvalidKind>>,
-    purpose: Option<RequestPurpose>,
-    #[serde(borrow)]
-    repair_of: Option<Cow<'a, str>>,
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cached_input_tokens: Option<u64>,
-    cost_usd: Option<f64>,
-    latency_ms: Option<f64>,
-    latency_us: Option<f64>,
-    ttft_ms: Option<f64>,
-    /// A request's error message, or a finished scenario's error flag.
-    error: Option<Present>,
-    passed: Option<bool>,
-    #[serde(borrow)]
-    reason: Option<Cow<'a, str>>,
-    approved: Option<bool>,
-    warning: Option<IgnoredAny>,
-    behaviour: Option<DenialBehaviour>,
-    stage: Option<RepairStage>,
-    succeeded: Option<bool>,
-    elapsed_ms: Option<f64>,
+/// One line of an events file, parsed on any core: the event, and the
+/// `unit_hash` of its unit (zero for an event of no unit).
+pub(super) struct Parsed {
+    pub(super) kind: EventKind,
+    pub(super) hash: UnitHash,
 }
 
-/// Whether a field says something: `true`, or any string (`null` is absent).
-struct Present(bool);
-
-impl<'de> Deserialize<'de> for Present {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Present, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Present;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a boolean or a string")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Present, E> {
-                Ok(Present(v))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Present, E> {
-                Ok(Present(true))
-            }
-        }
-        d.deserialize_any(V)
+impl Parsed {
+    pub(super) fn new(kind: EventKind) -> Parsed {
+        let hash = kind.unit().map_or_else(UnitHash::default, |u| unit_hash(&u.model, &u.suite, &u.scenario, u.trial));
+        Parsed { kind, hash }
     }
 }
 
-/// One line of an events file, read for the tables.
-// Held a block of lines at a time: boxing the row would allocate per line.
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Parsed<'a> {
-    /// An event the tables count, with the `unit_hash` of its unit (zero
-    /// for an event of no unit).
-    Row(Line<'a>, UnitHash),
-    /// The run's own description, read whole (one a run).
-    RunStarted(Box<EventKind>),
-    /// An event no table reads.
-    Skipped,
+/// Reads one line as an event; a line that is not one is an error with
+/// serde's message (which names what is wrong). Only the `EventKind` of the
+/// `Event` is read: its time (`ts_ms`) is not counted, and reading the
+/// `Event` whole would have serde buffer every line twice (it flattens).
+pub(super) fn parse_line(text: &str) -> Result<Parsed, String> {
+    serde_json::from_str::<EventKind>(text).map(Parsed::new).map_err(|e| e.to_string())
 }
 
-/// Events no table reads, told apart by their tag without parsing the line.
-const UNREAD: [&str; 4] = ["scenario_started", "tool_executed", "cassette", "run_interrupted"];
+/// Per event kind (its `event` tag): the fields the tables count, and the
+/// fields they deliberately do not. `Rows::add` matches every variant and
+/// names every field, so a new one does not compile until it is placed;
+/// a test holds these lists to what each event serialises.
+// Read by that test only: the lists document the decisions `add` makes.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) const FIELDS: [(&str, &[&str], &[&str]); 12] = [
+    ("run_started", &["run_id", "models", "suites", "trials", "seed", "config"], &[]),
+    ("scenario_started", &[], &UNIT),
+    (
+        "model_request",
+        &[
+            "model",
+            "suite",
+            "scenario",
+            "trial",
+            "purpose",
+            "repair_of",
+            "input_tokens",
+            "output_tokens",
+            "cached_input_tokens",
+            "cost_usd",
+            "latency_ms",
+            "ttft_ms",
+            "error",
+        ],
+        &["step", "status", "rejected_call"],
+    ),
+    (
+        "tool_call",
+        &["model", "suite", "scenario", "trial", "tool", "outcome", "repaired_by", "invalid_kinds"],
+        &["step", "call_id", "raw_name", "arguments", "issues", "remaining_kinds", "fixes", "timings", "final_arguments"],
+    ),
+    (
+        "tool_repair",
+        &["model", "suite", "scenario", "trial", "tool", "stage", "succeeded", "latency_us", "latency_ms"],
+        &["call_id", "attempt", "fixes", "error"],
+    ),
+    (
+        "tool_approval",
+        &["model", "suite", "scenario", "trial", "tool", "approved", "warning"],
+        &["call_id", "arguments", "reason", "decided_by", "rule", "latency_ms"],
+    ),
+    ("denial_followup", &["model", "suite", "scenario", "trial", "tool", "behaviour"], &["call_id"]),
+    ("tool_executed", &[], &["model", "suite", "scenario", "trial", "call_id", "tool", "is_error", "scripted"]),
+    ("scenario_finished", &["model", "suite", "scenario", "trial", "passed", "reason"], &["steps", "error"]),
+    (
+        "cassette",
+        &[],
+        &["model", "suite", "scenario", "trial", "path", "mode", "replayed", "recorded", "missing", "unused", "written", "error"],
+    ),
+    ("run_finished", &["elapsed_ms"], &["units"]),
+    ("run_interrupted", &[], &["completed", "remaining"]),
+];
 
-/// The `"event"` tag of a line as calltape writes it (right after `ts_ms`).
-fn tag_of(text: &str) -> Option<&str> {
-    const KEY: &[u8] = br#""event":""#;
-    let head = &text.as_bytes()[..text.len().min(64)];
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
-    let start = FINDER.find(head)? + KEY.len();
-    let len = memchr::memchr(b'"', &text.as_bytes()[start..])?;
-    text.get(start..start + len)
-}
+/// The unit key's fields, of an event no table counts.
+#[cfg_attr(not(test), allow(dead_code))]
+const UNIT: [&str; 4] = ["model", "suite", "scenario", "trial"];
 
-/// Reads one line. A line that is not a calltape event is an error, with
-/// serde's message on the full event type (which names what is wrong).
-pub(super) fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
-    if tag_of(text).is_some_and(|tag| UNREAD.contains(&tag)) {
-        return Ok(Parsed::Skipped);
-    }
-    let whole_error = || match serde_json::from_str::<Event>(text) {
-        Err(e) => e.to_string(),
-        Ok(_) => "an event the tables cannot read".to_string(),
-    };
-    let line: Line = serde_json::from_str(text).map_err(|_| whole_error())?;
-    let has_unit = line.model.is_some() && line.suite.is_some() && line.scenario.is_some() && line.trial.is_some();
-    let complete = match line.event.as_ref() {
-        "run_started" => {
-            let event: Event = serde_json::from_str(text).map_err(|e| e.to_string())?;
-            return Ok(Parsed::RunStarted(Box::new(event.kind)));
-        }
-        "scenario_finished" => has_unit && line.passed.is_some() && line.reason.is_some(),
-        "tool_call" => has_unit && line.tool.is_some() && line.outcome.is_some() && line.invalid_kinds.is_some(),
-        "model_request" => {
-            has_unit
-                && line.purpose.is_some()
-                && line.input_tokens.is_some()
-                && line.output_tokens.is_some()
-                && line.cached_input_tokens.is_some()
-                && line.cost_usd.is_some()
-                && line.latency_ms.is_some()
-        }
-        "tool_approval" => has_unit && line.tool.is_some() && line.approved.is_some(),
-        "denial_followup" => has_unit && line.tool.is_some() && line.behaviour.is_some(),
-        "tool_repair" => has_unit && line.tool.is_some() && line.stage.is_some() && line.succeeded.is_some(),
-        "run_finished" => line.elapsed_ms.is_some(),
-        tag if UNREAD.contains(&tag) => return Ok(Parsed::Skipped),
-        _ => false,
-    };
-    if complete {
-        let hash = match (&line.model, &line.suite, &line.scenario, line.trial) {
-            (Some(model), Some(suite), Some(scenario), Some(trial)) => unit_hash(model, suite, scenario, trial),
-            _ => UnitHash::default(),
-        };
-        Ok(Parsed::Row(line, hash))
-    } else {
-        Err(whole_error())
-    }
-}
+/// Fields of every event (`Event` itself) the tables do not count.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) const EVENT_NOT_COUNTED: [&str; 1] = ["ts_ms"];
 
 impl Rows {
-    /// The id of a line's unit; `hash` is its `unit_hash`.
-    fn unit(&mut self, line: &Line, hash: UnitHash) -> u32 {
-        let (Some(model), Some(suite), Some(scenario), Some(trial)) = (&line.model, &line.suite, &line.scenario, line.trial) else {
-            unreachable!("parse_line keeps only events with a unit")
-        };
+    /// The id of a unit; `hash` is its `unit_hash`.
+    fn unit(&mut self, key: &UnitKey, hash: UnitHash) -> u32 {
         let units = &self.units;
         if let Some(&id) = self.unit_ids.find(hash.0, |&id| units[id as usize].hash == hash) {
             return id;
         }
         let id = self.units.len() as u32;
-        let (model, suite, scenario) = (self.names.id(model), self.names.id(suite), self.names.id(scenario));
-        self.units.push(Unit { model, suite, scenario, trial, latency_ms: 0.0, cost_usd: 0.0, repaired: false, hash });
+        let (model, suite, scenario) = (self.names.id(&key.model), self.names.id(&key.suite), self.names.id(&key.scenario));
+        self.units.push(Unit { model, suite, scenario, trial: key.trial, latency_ms: 0.0, cost_usd: 0.0, repaired: false, hash });
         self.unit_ids.insert_unique(hash.0, id, |&id| self.units[id as usize].hash.0);
         id
     }
@@ -313,117 +260,154 @@ impl Rows {
     /// Adds one parsed line.
     pub(super) fn add(&mut self, parsed: &Parsed) {
         self.events += 1;
-        match parsed {
-            Parsed::Skipped => {}
-            Parsed::RunStarted(kind) => self.add_run(kind),
-            Parsed::Row(line, hash) => self.add_row(line, *hash),
-        }
-    }
-
-    fn add_run(&mut self, kind: &EventKind) {
-        let EventKind::RunStarted { run_id, models, suites, trials, seed, config } = kind else { return };
-        if self.run.run_id.is_empty() {
-            self.run = super::RunInfo {
-                run_id: run_id.clone(),
-                suites: suites.clone(),
-                trials: *trials,
-                seed: *seed,
-                config: config.clone(),
-                elapsed_ms: None,
-            };
-        }
-        self.trials = self.trials.max(*trials);
-        for m in models.iter().cloned() {
-            let tier = serde_json::to_value(m.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            self.model_tier.insert(m.name.clone(), tier);
-            if !self.model_order.contains(&m.name) {
-                self.model_order.push(m.name);
+        let hash = parsed.hash;
+        // Every variant and every field is named (no `..`, no `_ =>`): a
+        // new one must be counted here or listed in `FIELDS` as not counted.
+        match &parsed.kind {
+            EventKind::RunStarted { run_id, models, suites, trials, seed, config } => {
+                self.add_run(run_id, models, suites, *trials, *seed, config)
             }
-        }
-    }
-
-    fn add_row(&mut self, line: &Line, hash: UnitHash) {
-        let flag = |v: Option<bool>| v.unwrap_or(false);
-        match line.event.as_ref() {
-            "scenario_finished" => {
-                let unit = self.unit(line, hash);
-                let reason = self.names.id(line.reason.as_deref().unwrap_or_default());
-                self.scenarios.push(ScenarioRow { unit, passed: flag(line.passed), reason });
-            }
-            "tool_call" => {
-                let unit = self.unit(line, hash);
-                let outcome = line.outcome.unwrap_or(CallOutcome::Valid);
-                let repaired = outcome == CallOutcome::Repaired;
-                let by_model = line.repaired_by == Some(RepairStage::Model);
-                self.units[unit as usize].repaired |= repaired;
-                let key = self.tool_key(unit, line);
-                let c = self.calls.entry(key).or_default();
-                c.calls += 1;
-                c.invalid += u64::from(outcome != CallOutcome::Valid);
-                c.repaired_local += u64::from(repaired && !by_model);
-                c.repaired_model += u64::from(repaired && by_model);
-                c.still_invalid += u64::from(outcome == CallOutcome::Invalid);
-                let kinds = line.invalid_kinds.as_deref().unwrap_or_default();
-                for (count, kind) in c.kinds.iter_mut().zip(InvalidKind::ALL) {
-                    *count += u64::from(kinds.contains(&kind));
-                }
-            }
-            "model_request" => {
-                let unit = self.unit(line, hash);
-                let (latency_ms, cost_usd) = (line.latency_ms.unwrap_or(0.0), line.cost_usd.unwrap_or(0.0));
+            EventKind::ScenarioStarted { unit: _ } => {}
+            EventKind::ModelRequest {
+                unit,
+                step: _,
+                purpose,
+                repair_of,
+                status: _,
+                input_tokens,
+                output_tokens,
+                cached_input_tokens,
+                cost_usd,
+                latency_ms,
+                ttft_ms,
+                error,
+                rejected_call: _,
+            } => {
+                let unit = self.unit(unit, hash);
                 let u = &mut self.units[unit as usize];
                 u.latency_ms += latency_ms;
                 u.cost_usd += cost_usd;
-                let tool = line.repair_of.as_deref().map(|t| self.names.id(t));
+                let tool = repair_of.as_deref().map(|t| self.names.id(t));
                 self.requests.push(RequestRow {
                     unit,
                     tool,
-                    repair: line.purpose == Some(RequestPurpose::Repair),
-                    error: line.error.as_ref().is_some_and(|e| e.0),
-                    input_tokens: line.input_tokens.unwrap_or(0),
-                    output_tokens: line.output_tokens.unwrap_or(0),
-                    cached_input_tokens: line.cached_input_tokens.unwrap_or(0),
-                    cost_usd,
-                    latency_ms,
-                    ttft_ms: line.ttft_ms,
+                    repair: *purpose == RequestPurpose::Repair,
+                    error: error.is_some(),
+                    input_tokens: *input_tokens,
+                    output_tokens: *output_tokens,
+                    cached_input_tokens: *cached_input_tokens,
+                    cost_usd: *cost_usd,
+                    latency_ms: *latency_ms,
+                    ttft_ms: *ttft_ms,
                 });
             }
-            "tool_approval" => {
-                let unit = self.unit(line, hash);
-                let key = self.tool_key(unit, line);
-                let a = self.approvals.entry(key).or_default();
-                a.requested += 1;
-                a.approved += u64::from(flag(line.approved));
-                a.warnings += u64::from(line.warning.is_some());
-            }
-            "denial_followup" => {
-                let unit = self.unit(line, hash);
-                let key = self.tool_key(unit, line);
-                let a = self.approvals.entry(key).or_default();
-                for (count, behaviour) in a.after_denial.iter_mut().zip(DenialBehaviour::ALL) {
-                    *count += u64::from(line.behaviour == Some(behaviour));
+            EventKind::ToolCall {
+                unit,
+                step: _,
+                call_id: _,
+                raw_name: _,
+                tool,
+                arguments: _,
+                outcome,
+                repaired_by,
+                invalid_kinds,
+                issues: _,
+                remaining_kinds: _,
+                fixes: _,
+                timings: _,
+                final_arguments: _,
+            } => {
+                let unit = self.unit(unit, hash);
+                let repaired = *outcome == CallOutcome::Repaired;
+                let by_model = *repaired_by == Some(RepairStage::Model);
+                self.units[unit as usize].repaired |= repaired;
+                let key = self.tool_key(unit, tool);
+                let c = self.calls.entry(key).or_default();
+                c.calls += 1;
+                c.invalid += u64::from(*outcome != CallOutcome::Valid);
+                c.repaired_local += u64::from(repaired && !by_model);
+                c.repaired_model += u64::from(repaired && by_model);
+                c.still_invalid += u64::from(*outcome == CallOutcome::Invalid);
+                for (count, kind) in c.kinds.iter_mut().zip(InvalidKind::ALL) {
+                    *count += u64::from(invalid_kinds.contains(&kind));
                 }
             }
-            "tool_repair" => {
-                let unit = self.unit(line, hash);
-                let tool = self.names.id(line.tool.as_deref().unwrap_or_default());
+            EventKind::ToolRepair { unit, call_id: _, tool, stage, attempt: _, fixes: _, succeeded, latency_us, latency_ms, error: _ } => {
+                let unit = self.unit(unit, hash);
+                let tool = self.names.id(tool);
                 self.repairs.push(RepairRow {
                     unit,
                     tool,
-                    stage: line.stage.unwrap_or(RepairStage::Local),
-                    latency_us: line.latency_us,
-                    latency_ms: line.latency_ms,
-                    succeeded: flag(line.succeeded),
+                    stage: *stage,
+                    latency_us: *latency_us,
+                    latency_ms: *latency_ms,
+                    succeeded: *succeeded,
                 });
             }
-            "run_finished" => self.run.elapsed_ms = line.elapsed_ms,
-            _ => {}
+            EventKind::ToolApproval {
+                unit,
+                call_id: _,
+                tool,
+                arguments: _,
+                approved,
+                reason: _,
+                decided_by: _,
+                rule: _,
+                warning,
+                latency_ms: _,
+            } => {
+                let unit = self.unit(unit, hash);
+                let key = self.tool_key(unit, tool);
+                let a = self.approvals.entry(key).or_default();
+                a.requested += 1;
+                a.approved += u64::from(*approved);
+                a.warnings += u64::from(warning.is_some());
+            }
+            EventKind::DenialFollowup { unit, call_id: _, tool, behaviour } => {
+                let unit = self.unit(unit, hash);
+                let key = self.tool_key(unit, tool);
+                let a = self.approvals.entry(key).or_default();
+                for (count, b) in a.after_denial.iter_mut().zip(DenialBehaviour::ALL) {
+                    *count += u64::from(*behaviour == b);
+                }
+            }
+            EventKind::ToolExecuted { unit: _, call_id: _, tool: _, is_error: _, scripted: _ } => {}
+            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error: _ } => {
+                let unit = self.unit(unit, hash);
+                let reason = self.names.id(reason);
+                self.scenarios.push(ScenarioRow { unit, passed: *passed, reason });
+            }
+            EventKind::Cassette { unit: _, path: _, mode: _, replayed: _, recorded: _, missing: _, unused: _, written: _, error: _ } => {}
+            EventKind::RunFinished { units: _, elapsed_ms } => self.run.elapsed_ms = Some(*elapsed_ms),
+            EventKind::RunInterrupted { completed: _, remaining: _ } => {}
         }
     }
 
-    /// The (model, tool) a line's counts go under.
-    fn tool_key(&mut self, unit: u32, line: &Line) -> (u32, u32) {
-        (self.units[unit as usize].model, self.names.id(line.tool.as_deref().unwrap_or_default()))
+    /// The run's own description: the first run's, with every run's models.
+    fn add_run(&mut self, run_id: &str, models: &[ModelInfo], suites: &[String], trials: u32, seed: u64, config: &str) {
+        if self.run.run_id.is_empty() {
+            self.run = super::RunInfo {
+                run_id: run_id.to_string(),
+                suites: suites.to_vec(),
+                trials,
+                seed,
+                config: config.to_string(),
+                elapsed_ms: None,
+            };
+        }
+        self.trials = self.trials.max(trials);
+        for m in models {
+            let tier = serde_json::to_value(m.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            self.model_tier.insert(m.name.clone(), tier);
+            if !self.model_order.contains(&m.name) {
+                self.model_order.push(m.name.clone());
+            }
+        }
+    }
+
+    /// The (model, tool) a unit's counts of `tool` go under.
+    fn tool_key(&mut self, unit: u32, tool: &str) -> (u32, u32) {
+        (self.units[unit as usize].model, self.names.id(tool))
     }
 
     /// Puts the kept rows in unit order and completes the model order.

@@ -8,6 +8,7 @@ use std::io::Write;
 
 use super::encode::{xml, xml_attribute};
 use super::{Exporter, ReportError};
+use crate::metrics::schema;
 use crate::metrics::Tables;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -26,11 +27,12 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
     use crate::metrics::columns as c;
     let df = &tables.scenarios;
     let strings = |name: &str| c::texts(df, name).map_err(std::io::Error::other);
-    let (models, suites, scenarios, reasons) = (strings("model")?, strings("suite")?, strings("scenario")?, strings("reason")?);
+    let (models, suites, scenarios, reasons) =
+        (strings(schema::MODEL)?, strings(schema::SUITE)?, strings(schema::SCENARIO)?, strings(schema::REASON)?);
     let (trials, passed, latency) = (
-        c::u64s(df, "trial").map_err(std::io::Error::other)?,
-        c::bools(df, "passed").map_err(std::io::Error::other)?,
-        c::f64s(df, "latency_ms").map_err(std::io::Error::other)?,
+        c::u64s(df, schema::TRIAL).map_err(std::io::Error::other)?,
+        c::bools(df, schema::PASSED).map_err(std::io::Error::other)?,
+        c::f64s(df, schema::LATENCY_MS).map_err(std::io::Error::other)?,
     );
     let n = df.height();
     let mut order: Vec<&str> = Vec::new();

@@ -7,10 +7,13 @@ use polars::prelude::*;
 
 use std::collections::HashMap;
 
-use crate::events::DenialBehaviour;
 use crate::metrics::columns::{bools, f64s, strings};
+use crate::metrics::schema;
 use crate::metrics::Tables;
-use crate::pipeline::InvalidKind;
+
+/// Columns the reports add to a copy of the summary, for display only.
+const PASS_CI: &str = "pass_ci";
+const MODEL_MARKED: &str = "model_marked";
 
 /// One titled table of a report.
 pub struct Section {
@@ -44,9 +47,9 @@ pub const TERMINAL_TOOL_ROWS: usize = 25;
 /// The invalid kinds that occurred in `df`'s kind columns, as (column, label).
 fn kinds_present(df: &DataFrame) -> PolarsResult<Vec<(&'static str, String)>> {
     let mut kinds = Vec::new();
-    for kind in InvalidKind::ALL {
-        if total(df, kind.as_str())? > 0 {
-            kinds.push((kind.as_str(), kind.as_str().replace('_', " ")));
+    for kind in schema::INVALID_KINDS {
+        if total(df, kind)? > 0 {
+            kinds.push((kind, kind.replace('_', " ")));
         }
     }
     Ok(kinds)
@@ -66,15 +69,17 @@ fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResul
 
 /// "lo–hi" of an interval's two columns, as text.
 fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<String>> {
-    let (lo, hi) = (f64s(df, &format!("{rate}_lo"))?, f64s(df, &format!("{rate}_hi"))?);
+    let (lo, hi) = schema::interval_of(rate);
+    let (lo, hi) = (f64s(df, lo)?, f64s(df, hi)?);
     Ok(lo.iter().zip(hi).map(|(l, h)| format!("{l:.2}–{h:.2}")).collect())
 }
 
 /// Strong models against cheap ones, paired on the runs both made.
 fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let tiers: HashMap<String, String> = strings(&tables.summary, "model")?.into_iter().zip(strings(&tables.summary, "tier")?).collect();
+    let tiers: HashMap<String, String> =
+        strings(&tables.summary, schema::MODEL)?.into_iter().zip(strings(&tables.summary, schema::TIER)?).collect();
     let p = &tables.pairs;
-    let (a, b) = (strings(p, "model_a")?, strings(p, "model_b")?);
+    let (a, b) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?);
     let mask: Vec<bool> = a.iter().zip(&b).map(|(a, b)| tiers.get(a) != tiers.get(b)).collect();
     if !mask.contains(&true) {
         return Ok(None);
@@ -84,15 +89,15 @@ fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
         "Strong vs cheap, paired on the same runs (McNemar's exact test)",
         rows,
         &[
-            ("model_a", "model a"),
-            ("model_b", "model b"),
-            ("shared", "runs"),
-            ("pass_rate_a", "pass a"),
-            ("pass_rate_b", "pass b"),
-            ("only_a", "only a"),
-            ("only_b", "only b"),
-            ("p_value", "p"),
-            ("cost_ratio", "cost a/b"),
+            (schema::MODEL_A, "model a"),
+            (schema::MODEL_B, "model b"),
+            (schema::SHARED, "runs"),
+            (schema::PASS_RATE_A, "pass a"),
+            (schema::PASS_RATE_B, "pass b"),
+            (schema::ONLY_A, "only a"),
+            (schema::ONLY_B, "only b"),
+            (schema::P_VALUE, "p"),
+            (schema::COST_RATIO, "cost a/b"),
         ],
     );
     s.note = Some("p: McNemar's exact p-value; cost a/b over the shared runs".into());
@@ -102,57 +107,63 @@ fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
 /// The sections of a report, in reading order.
 pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     let mut s = tables.summary.clone();
-    let ci = interval_text(&s, "pass_rate")?;
-    s.with_column(Column::from(Series::new("pass_ci".into(), ci)))?;
-    let pareto = bools(&s, "pareto")?;
-    let marked: Vec<String> = strings(&s, "model")?.into_iter().zip(pareto).map(|(m, p)| if p { format!("{m} *") } else { m }).collect();
-    s.with_column(Column::from(Series::new("model_marked".into(), marked)))?;
+    let ci = interval_text(&s, schema::PASS_RATE)?;
+    s.with_column(Column::from(Series::new(PASS_CI.into(), ci)))?;
+    let pareto = bools(&s, schema::PARETO)?;
+    let marked: Vec<String> =
+        strings(&s, schema::MODEL)?.into_iter().zip(pareto).map(|(m, p)| if p { format!("{m} *") } else { m }).collect();
+    s.with_column(Column::from(Series::new(MODEL_MARKED.into(), marked)))?;
     let s = &s;
     let mut out = vec![
         section(
             "Per model: calls and outcomes",
             s.clone(),
             &[
-                ("model", "model"),
-                ("scenarios", "runs"),
-                ("pass_rate", "pass"),
-                ("pass_ci", "95% CI"),
-                ("pass_rate_no_repair", "pass w/o repair"),
-                ("calls", "calls"),
-                ("invalid_rate", "invalid rate"),
-                ("repaired_local", "fixed local"),
-                ("repaired_model", "fixed model"),
-                ("still_invalid", "still invalid"),
+                (schema::MODEL, "model"),
+                (schema::SCENARIOS, "runs"),
+                (schema::PASS_RATE, "pass"),
+                (PASS_CI, "95% CI"),
+                (schema::PASS_RATE_NO_REPAIR, "pass w/o repair"),
+                (schema::CALLS, "calls"),
+                (schema::INVALID_RATE, "invalid rate"),
+                (schema::REPAIRED_LOCAL, "fixed local"),
+                (schema::REPAIRED_MODEL, "fixed model"),
+                (schema::STILL_INVALID, "still invalid"),
             ],
         ),
         section(
             "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
             s.clone(),
             &[
-                ("model_marked", "model"),
-                ("input_tokens", "in tok"),
-                ("output_tokens", "out tok"),
-                ("cost_usd", "cost $"),
-                ("repair_cost_usd", "repair $"),
-                ("latency_p50_ms", "p50 ms"),
-                ("latency_p95_ms", "p95 ms"),
-                ("repair_local_p50_us", "local fix p50 µs"),
-                ("repair_model_p50_ms", "model fix p50 ms"),
+                (MODEL_MARKED, "model"),
+                (schema::INPUT_TOKENS, "in tok"),
+                (schema::OUTPUT_TOKENS, "out tok"),
+                (schema::COST_USD, "cost $"),
+                (schema::REPAIR_COST_USD, "repair $"),
+                (schema::LATENCY_P50_MS, "p50 ms"),
+                (schema::LATENCY_P95_MS, "p95 ms"),
+                (schema::REPAIR_LOCAL_P50_US, "local fix p50 µs"),
+                (schema::REPAIR_MODEL_P50_MS, "model fix p50 ms"),
             ],
         ),
     ];
     out.extend(strong_vs_cheap(tables)?);
-    if total(s, "approvals_requested")? > 0 {
-        let mut columns = vec![("model", "model"), ("approvals_requested", "asked"), ("approved", "approved"), ("denied", "denied")];
-        if total(s, "approval_warnings")? > 0 {
-            columns.push(("approval_warnings", "approved unanswered"));
+    if total(s, schema::APPROVALS_REQUESTED)? > 0 {
+        let mut columns = vec![
+            (schema::MODEL, "model"),
+            (schema::APPROVALS_REQUESTED, "asked"),
+            (schema::APPROVED, "approved"),
+            (schema::DENIED, "denied"),
+        ];
+        if total(s, schema::APPROVAL_WARNINGS)? > 0 {
+            columns.push((schema::APPROVAL_WARNINGS, "approved unanswered"));
         }
         let labels = ["retried same", "retried changed", "other tool", "answered", "step limit"];
-        for (b, label) in DenialBehaviour::ALL.iter().zip(labels) {
-            columns.push((b.column(), label));
+        for (column, label) in schema::AFTER_DENIAL.into_iter().zip(labels) {
+            columns.push((column, label));
         }
         let mut approvals = section("Per model: approvals, and what models did after a denial", s.clone(), &columns);
-        if total(s, "approval_warnings")? > 0 {
+        if total(s, schema::APPROVAL_WARNINGS)? > 0 {
             approvals.note =
                 Some("warning: some calls were approved only because nothing could answer (approval.on_unanswered = \"approve\")".into());
         }
@@ -162,22 +173,22 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     // Per model: invalid calls by kind, only the kinds that occurred.
     let kinds = kinds_present(s)?;
     if !kinds.is_empty() {
-        let mut columns = vec![("model", "model"), ("calls", "calls"), ("invalid", "invalid")];
+        let mut columns = vec![(schema::MODEL, "model"), (schema::CALLS, "calls"), (schema::INVALID, "invalid")];
         columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
         out.push(section("Per model: invalid calls by kind", s.clone(), &columns));
     }
 
     // Per tool: rows with invalid calls, most first, and only the invalid kinds that occurred.
-    let (invalid, note) = rows_with(&tables.by_tool, "invalid", "invalid call", "by_tool.csv")?;
-    let invalid = invalid.sort(["invalid"], SortMultipleOptions::default().with_order_descending(true).with_maintain_order(true))?;
+    let (invalid, note) = rows_with(&tables.by_tool, schema::INVALID, "invalid call", "by_tool.csv")?;
+    let invalid = invalid.sort([schema::INVALID], SortMultipleOptions::default().with_order_descending(true).with_maintain_order(true))?;
     let mut columns = vec![
-        ("model", "model"),
-        ("tool", "tool"),
-        ("calls", "calls"),
-        ("invalid", "invalid"),
-        ("repaired_local", "fixed local"),
-        ("repaired_model", "fixed model"),
-        ("still_invalid", "still invalid"),
+        (schema::MODEL, "model"),
+        (schema::TOOL, "tool"),
+        (schema::CALLS, "calls"),
+        (schema::INVALID, "invalid"),
+        (schema::REPAIRED_LOCAL, "fixed local"),
+        (schema::REPAIRED_MODEL, "fixed model"),
+        (schema::STILL_INVALID, "still invalid"),
     ];
     let kinds = kinds_present(&invalid)?;
     columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
@@ -187,20 +198,20 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     per_tool.terminal_rows = Some(TERMINAL_TOOL_ROWS);
     out.push(per_tool);
 
-    if total(&tables.by_tool, "denied")? > 0 {
-        let (denials, note) = rows_with(&tables.by_tool, "denied", "denial", "by_tool.csv")?;
+    if total(&tables.by_tool, schema::DENIED)? > 0 {
+        let (denials, note) = rows_with(&tables.by_tool, schema::DENIED, "denial", "by_tool.csv")?;
         let mut per_tool = section(
             "Per model × tool: denials",
             denials,
             &[
-                ("model", "model"),
-                ("tool", "tool"),
-                ("approvals_requested", "asked"),
-                ("denied", "denied"),
-                ("after_denial_retried_same", "retried same"),
-                ("after_denial_retried_changed", "retried changed"),
-                ("after_denial_other_tool", "other tool"),
-                ("after_denial_answered", "answered"),
+                (schema::MODEL, "model"),
+                (schema::TOOL, "tool"),
+                (schema::APPROVALS_REQUESTED, "asked"),
+                (schema::DENIED, "denied"),
+                (schema::AFTER_DENIAL[0], "retried same"),
+                (schema::AFTER_DENIAL[1], "retried changed"),
+                (schema::AFTER_DENIAL[2], "other tool"),
+                (schema::AFTER_DENIAL[3], "answered"),
             ],
         );
         per_tool.note = note;
@@ -217,12 +228,18 @@ pub const FAILURES_LISTED: usize = 200;
 
 /// The failed runs, with why (the first `FAILURES_LISTED`).
 pub fn failures(tables: &Tables) -> PolarsResult<Section> {
-    let failed = tables.scenarios.clone().lazy().filter(col("passed").not()).collect()?;
+    let failed = tables.scenarios.clone().lazy().filter(col(schema::PASSED).not()).collect()?;
     let total = failed.height();
     let mut section = section(
         &format!("Failed scenarios ({total})"),
         failed.head(Some(FAILURES_LISTED)),
-        &[("model", "model"), ("suite", "suite"), ("scenario", "scenario"), ("trial", "trial"), ("reason", "reason")],
+        &[
+            (schema::MODEL, "model"),
+            (schema::SUITE, "suite"),
+            (schema::SCENARIO, "scenario"),
+            (schema::TRIAL, "trial"),
+            (schema::REASON, "reason"),
+        ],
     );
     if total > FAILURES_LISTED {
         section.note = Some(format!("The first {FAILURES_LISTED} of {total}; every one is in scenarios.csv (`passed` false)."));

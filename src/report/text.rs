@@ -4,6 +4,7 @@
 
 use polars::prelude::*;
 
+use crate::metrics::schema;
 use crate::quote::{bounded, CELL_CHARS};
 
 /// A table as display strings.
@@ -19,7 +20,7 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
         AnyValue::Null => "—".into(),
         AnyValue::Boolean(b) => if b { "yes" } else { "no" }.into(),
         AnyValue::Float64(x) => {
-            if column.contains("rate") || column == "p_value" {
+            if column.contains("rate") || column == schema::P_VALUE {
                 format!("{x:.3}")
             } else if column.ends_with("_ratio") {
                 format!("{x:.1}×")

@@ -10,6 +10,7 @@ use polars::prelude::*;
 use super::scale::Scale;
 use super::svg::{duration_us, escape, finite, label_room, num, text_width, Area, Svg, INK, PALETTE};
 use crate::metrics::columns::{bools, f64s, u64s};
+use crate::metrics::schema;
 use crate::pipeline::InvalidKind;
 
 /// One model's invalid calls, by kind (a call can have several kinds).
@@ -24,8 +25,8 @@ pub struct KindCounts {
 
 /// Kind counts from the summary table.
 pub fn kind_counts(summary: &DataFrame) -> PolarsResult<Vec<KindCounts>> {
-    let (model, calls, invalid) = (super::names(summary, "model")?, u64s(summary, "calls")?, u64s(summary, "invalid")?);
-    let kinds = InvalidKind::ALL.iter().map(|k| u64s(summary, k.as_str())).collect::<PolarsResult<Vec<_>>>()?;
+    let (model, calls, invalid) = (super::names(summary, schema::MODEL)?, u64s(summary, schema::CALLS)?, u64s(summary, schema::INVALID)?);
+    let kinds = schema::INVALID_KINDS.iter().map(|k| u64s(summary, k)).collect::<PolarsResult<Vec<_>>>()?;
     Ok((0..model.len())
         .map(|i| KindCounts { model: model[i].clone(), calls: calls[i], invalid: invalid[i], kinds: kinds.iter().map(|k| k[i]).collect() })
         .collect())
@@ -87,11 +88,11 @@ pub struct RepairPoint {
 
 /// Repairs grouped by model, every model of the summary in its order.
 pub fn repair_points(summary: &DataFrame, repairs: &DataFrame) -> PolarsResult<Vec<(String, Vec<RepairPoint>)>> {
-    let mut grouped: Vec<(String, Vec<RepairPoint>)> = super::names(summary, "model")?.into_iter().map(|m| (m, Vec::new())).collect();
-    let (model, stage) = (super::names(repairs, "model")?, super::names(repairs, "stage")?);
-    let (latency, ok) = (f64s(repairs, "latency_us")?, bools(repairs, "succeeded")?);
+    let mut grouped: Vec<(String, Vec<RepairPoint>)> = super::names(summary, schema::MODEL)?.into_iter().map(|m| (m, Vec::new())).collect();
+    let (model, stage) = (super::names(repairs, schema::MODEL)?, super::names(repairs, schema::STAGE)?);
+    let (latency, ok) = (f64s(repairs, schema::LATENCY_US)?, bools(repairs, schema::SUCCEEDED)?);
     for i in 0..model.len() {
-        let point = RepairPoint { by_model: stage[i] == "model", latency_us: latency[i], succeeded: ok[i] };
+        let point = RepairPoint { by_model: stage[i] == schema::STAGE_MODEL, latency_us: latency[i], succeeded: ok[i] };
         match grouped.iter_mut().find(|(m, _)| *m == model[i]) {
             Some((_, points)) => points.push(point),
             None => grouped.push((model[i].clone(), vec![point])),
@@ -162,7 +163,7 @@ pub fn latency_chart(groups: &[(String, Vec<RepairPoint>)]) -> String {
         }
         let (model, points) = &groups[index];
         let mid = y + lane / 2.0;
-        let stage = if by_model { "model" } else { "local" };
+        let stage = if by_model { schema::STAGE_MODEL } else { schema::STAGE_LOCAL };
         let label = if previous == index { String::new() } else { model.clone() };
         previous = index;
         if !label.is_empty() {

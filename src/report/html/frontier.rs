@@ -7,6 +7,7 @@ use polars::prelude::*;
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
 use crate::metrics::columns::{bools, f64s};
+use crate::metrics::schema;
 
 /// Points on the front.
 const FRONT: &str = "#0072B2";
@@ -29,8 +30,9 @@ pub struct ModelPoint {
 
 /// The points of the summary table, in its model order.
 pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
-    let (model, cost, rate) = (super::names(summary, "model")?, f64s(summary, "total_cost_usd")?, f64s(summary, "pass_rate")?);
-    let (lo, hi, pareto) = (f64s(summary, "pass_rate_lo")?, f64s(summary, "pass_rate_hi")?, bools(summary, "pareto")?);
+    let (model, cost, rate) =
+        (super::names(summary, schema::MODEL)?, f64s(summary, schema::TOTAL_COST_USD)?, f64s(summary, schema::PASS_RATE)?);
+    let (lo, hi, pareto) = (f64s(summary, schema::PASS_RATE_LO)?, f64s(summary, schema::PASS_RATE_HI)?, bools(summary, schema::PARETO)?);
     Ok((0..model.len())
         .map(|i| ModelPoint { model: model[i].clone(), cost: cost[i], pass_rate: rate[i], lo: lo[i], hi: hi[i], pareto: pareto[i] })
         .collect())

@@ -7,6 +7,7 @@ use polars::prelude::*;
 
 use super::svg::{escape, label_room, num, percent, ramp, text_width, Svg, MUTED};
 use crate::metrics::columns::u64s;
+use crate::metrics::schema;
 
 /// One model × tool cell of the heat map.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,10 +22,14 @@ pub type HeatMap = (Vec<String>, Vec<String>, HashMap<(String, String), ToolCell
 
 /// The heat map's data from the summary and per-tool tables.
 pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<HeatMap> {
-    let models = super::names(summary, "model")?;
-    let (model, tool, calls, invalid) =
-        (super::names(by_tool, "model")?, super::names(by_tool, "tool")?, u64s(by_tool, "calls")?, u64s(by_tool, "invalid")?);
-    let (local, remote) = (u64s(by_tool, "repaired_local")?, u64s(by_tool, "repaired_model")?);
+    let models = super::names(summary, schema::MODEL)?;
+    let (model, tool, calls, invalid) = (
+        super::names(by_tool, schema::MODEL)?,
+        super::names(by_tool, schema::TOOL)?,
+        u64s(by_tool, schema::CALLS)?,
+        u64s(by_tool, schema::INVALID)?,
+    );
+    let (local, remote) = (u64s(by_tool, schema::REPAIRED_LOCAL)?, u64s(by_tool, schema::REPAIRED_MODEL)?);
     let mut tools = tool.clone();
     tools.sort();
     tools.dedup();

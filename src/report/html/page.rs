@@ -8,6 +8,7 @@ use std::fmt::Write;
 use polars::prelude::PolarsResult;
 
 use super::svg::escape;
+use crate::metrics::schema;
 use crate::metrics::{RunInfo, Tables};
 use crate::quote::quoted;
 use crate::report::sections::{failures, sections, Section};
@@ -66,7 +67,7 @@ fn head(run: &RunInfo) -> String {
 /// What the run was: id, models, suites, trials, seed.
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
-    let (names, tiers) = (super::names(&tables.summary, "model")?, super::names(&tables.summary, "tier")?);
+    let (names, tiers) = (super::names(&tables.summary, schema::MODEL)?, super::names(&tables.summary, schema::TIER)?);
     let models: Vec<String> = names.iter().zip(&tiers).map(|(m, t)| if t.is_empty() { m.clone() } else { format!("{m} ({t})") }).collect();
     let runs = tables.scenarios.height();
     let mut rows = vec![

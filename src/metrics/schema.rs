@@ -1,0 +1,339 @@
+//! The tables' schema: every column name, written once, and each table's
+//! columns in the order its CSV, JSON and reports show them. Aggregation
+//! writes through these names and every reader (the report writers,
+//! `compare`, the HTML charts) reads through them, so renaming a column or
+//! adding one is a change here, not a hunt for string literals.
+//!
+//! The per-kind columns are the names `InvalidKind::as_str` and
+//! `DenialBehaviour::column` give; the lists below spell them out (a const
+//! cannot call those) and a test holds the two in step.
+
+// Keys.
+/// The model's configured name.
+pub const MODEL: &str = "model";
+/// The resolved tool name.
+pub const TOOL: &str = "tool";
+pub const SUITE: &str = "suite";
+pub const SCENARIO: &str = "scenario";
+pub const TRIAL: &str = "trial";
+/// The model's tier (`strong`, `cheap`, …).
+pub const TIER: &str = "tier";
+
+// Scenario verdicts.
+/// Runs of a scenario (summary, suites).
+pub const SCENARIOS: &str = "scenarios";
+/// Trials of one scenario (by_scenario).
+pub const TRIALS: &str = "trials";
+pub const PASSED: &str = "passed";
+pub const PASS_RATE: &str = "pass_rate";
+pub const PASS_RATE_LO: &str = "pass_rate_lo";
+pub const PASS_RATE_HI: &str = "pass_rate_hi";
+pub const PASSED_NO_REPAIR: &str = "passed_no_repair";
+pub const PASS_RATE_NO_REPAIR: &str = "pass_rate_no_repair";
+pub const PASS_RATE_NO_REPAIR_LO: &str = "pass_rate_no_repair_lo";
+pub const PASS_RATE_NO_REPAIR_HI: &str = "pass_rate_no_repair_hi";
+/// Why a run passed or failed.
+pub const REASON: &str = "reason";
+/// k of pass@k: the run's trials.
+pub const K: &str = "k";
+pub const PASS_AT_K: &str = "pass_at_k";
+pub const PASS_HAT_K: &str = "pass_hat_k";
+/// Scenarios (or a scenario) that passed some trials and failed others.
+pub const FLAKY: &str = "flaky";
+
+// Tool calls.
+pub const CALLS: &str = "calls";
+/// Calls invalid as the model sent them.
+pub const INVALID: &str = "invalid";
+pub const INVALID_RATE: &str = "invalid_rate";
+pub const INVALID_RATE_LO: &str = "invalid_rate_lo";
+pub const INVALID_RATE_HI: &str = "invalid_rate_hi";
+pub const REPAIRED_LOCAL: &str = "repaired_local";
+pub const REPAIRED_MODEL: &str = "repaired_model";
+pub const STILL_INVALID: &str = "still_invalid";
+pub const REPAIR_RATE: &str = "repair_rate";
+pub const REPAIR_RATE_LO: &str = "repair_rate_lo";
+pub const REPAIR_RATE_HI: &str = "repair_rate_hi";
+
+// Tokens, cost, latency.
+pub const INPUT_TOKENS: &str = "input_tokens";
+pub const OUTPUT_TOKENS: &str = "output_tokens";
+pub const CACHED_INPUT_TOKENS: &str = "cached_input_tokens";
+pub const COST_USD: &str = "cost_usd";
+pub const REPAIR_INPUT_TOKENS: &str = "repair_input_tokens";
+pub const REPAIR_OUTPUT_TOKENS: &str = "repair_output_tokens";
+pub const REPAIR_COST_USD: &str = "repair_cost_usd";
+pub const TOTAL_COST_USD: &str = "total_cost_usd";
+pub const COST_PER_PASSED_USD: &str = "cost_per_passed_usd";
+/// On the Pareto front of pass rate against cost.
+pub const PARETO: &str = "pareto";
+pub const LATENCY_MS: &str = "latency_ms";
+pub const MEAN_LATENCY_MS: &str = "mean_latency_ms";
+pub const LATENCY_P50_MS: &str = "latency_p50_ms";
+pub const LATENCY_P95_MS: &str = "latency_p95_ms";
+pub const LATENCY_P99_MS: &str = "latency_p99_ms";
+pub const TTFT_P50_MS: &str = "ttft_p50_ms";
+pub const TTFT_P95_MS: &str = "ttft_p95_ms";
+pub const REPAIR_LOCAL_P50_US: &str = "repair_local_p50_us";
+pub const REPAIR_LOCAL_P95_US: &str = "repair_local_p95_us";
+pub const REPAIR_MODEL_P50_MS: &str = "repair_model_p50_ms";
+pub const REPAIR_MODEL_P95_MS: &str = "repair_model_p95_ms";
+/// Requests that ended in an error.
+pub const REQUEST_ERRORS: &str = "request_errors";
+
+// Approvals.
+pub const APPROVALS_REQUESTED: &str = "approvals_requested";
+pub const APPROVED: &str = "approved";
+pub const DENIED: &str = "denied";
+pub const APPROVAL_WARNINGS: &str = "approval_warnings";
+
+// Repair attempts (the repairs table).
+/// `local` or `model`: see `STAGE_LOCAL` and `STAGE_MODEL`.
+pub const STAGE: &str = "stage";
+/// The value of `STAGE` for a local repair.
+pub const STAGE_LOCAL: &str = "local";
+/// The value of `STAGE` for a model repair.
+pub const STAGE_MODEL: &str = "model";
+pub const LATENCY_US: &str = "latency_us";
+pub const SUCCEEDED: &str = "succeeded";
+
+// Pairs of models.
+pub const MODEL_A: &str = "model_a";
+pub const MODEL_B: &str = "model_b";
+/// Runs both models made.
+pub const SHARED: &str = "shared";
+pub const BOTH_PASSED: &str = "both_passed";
+pub const ONLY_A: &str = "only_a";
+pub const ONLY_B: &str = "only_b";
+pub const NEITHER: &str = "neither";
+pub const PASS_RATE_A: &str = "pass_rate_a";
+pub const PASS_RATE_B: &str = "pass_rate_b";
+/// McNemar's exact p-value.
+pub const P_VALUE: &str = "p_value";
+pub const COST_A_USD: &str = "cost_a_usd";
+pub const COST_B_USD: &str = "cost_b_usd";
+pub const COST_RATIO: &str = "cost_ratio";
+
+/// One count column per `InvalidKind::ALL`, in that order.
+pub const INVALID_KINDS: [&str; 9] = [
+    "unknown_tool",
+    "parse_error",
+    "missing_required",
+    "wrong_type",
+    "additional_property",
+    "enum_mismatch",
+    "constraint_violation",
+    "text_call",
+    "server_rejected_call",
+];
+
+/// One count column per `DenialBehaviour::ALL`, in that order.
+pub const AFTER_DENIAL: [&str; 5] = [
+    "after_denial_retried_same",
+    "after_denial_retried_changed",
+    "after_denial_other_tool",
+    "after_denial_answered",
+    "after_denial_step_limit",
+];
+
+/// Approval counts, per model and per model × tool.
+pub const APPROVAL_COUNTS: [&str; 9] = [
+    APPROVALS_REQUESTED,
+    APPROVED,
+    DENIED,
+    APPROVAL_WARNINGS,
+    AFTER_DENIAL[0],
+    AFTER_DENIAL[1],
+    AFTER_DENIAL[2],
+    AFTER_DENIAL[3],
+    AFTER_DENIAL[4],
+];
+
+/// `summary`: one row per model.
+pub const SUMMARY: [&str; 64] = [
+    MODEL,
+    TIER,
+    SCENARIOS,
+    PASSED,
+    PASS_RATE,
+    PASS_RATE_LO,
+    PASS_RATE_HI,
+    PASSED_NO_REPAIR,
+    PASS_RATE_NO_REPAIR,
+    PASS_RATE_NO_REPAIR_LO,
+    PASS_RATE_NO_REPAIR_HI,
+    K,
+    PASS_AT_K,
+    PASS_HAT_K,
+    FLAKY,
+    CALLS,
+    INVALID,
+    INVALID_RATE,
+    INVALID_RATE_LO,
+    INVALID_RATE_HI,
+    REPAIRED_LOCAL,
+    REPAIRED_MODEL,
+    STILL_INVALID,
+    REPAIR_RATE,
+    REPAIR_RATE_LO,
+    REPAIR_RATE_HI,
+    INVALID_KINDS[0],
+    INVALID_KINDS[1],
+    INVALID_KINDS[2],
+    INVALID_KINDS[3],
+    INVALID_KINDS[4],
+    INVALID_KINDS[5],
+    INVALID_KINDS[6],
+    INVALID_KINDS[7],
+    INVALID_KINDS[8],
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    CACHED_INPUT_TOKENS,
+    COST_USD,
+    REPAIR_INPUT_TOKENS,
+    REPAIR_OUTPUT_TOKENS,
+    REPAIR_COST_USD,
+    TOTAL_COST_USD,
+    COST_PER_PASSED_USD,
+    PARETO,
+    LATENCY_P50_MS,
+    LATENCY_P95_MS,
+    LATENCY_P99_MS,
+    TTFT_P50_MS,
+    TTFT_P95_MS,
+    REPAIR_LOCAL_P50_US,
+    REPAIR_LOCAL_P95_US,
+    REPAIR_MODEL_P50_MS,
+    REPAIR_MODEL_P95_MS,
+    APPROVAL_COUNTS[0],
+    APPROVAL_COUNTS[1],
+    APPROVAL_COUNTS[2],
+    APPROVAL_COUNTS[3],
+    APPROVAL_COUNTS[4],
+    APPROVAL_COUNTS[5],
+    APPROVAL_COUNTS[6],
+    APPROVAL_COUNTS[7],
+    APPROVAL_COUNTS[8],
+    REQUEST_ERRORS,
+];
+
+/// The summary columns `derived` computes after polars has aggregated.
+pub const SUMMARY_DERIVED: [&str; 16] = [
+    TIER,
+    PASS_RATE_LO,
+    PASS_RATE_HI,
+    PASS_RATE_NO_REPAIR_LO,
+    PASS_RATE_NO_REPAIR_HI,
+    K,
+    PASS_AT_K,
+    PASS_HAT_K,
+    FLAKY,
+    INVALID_RATE_LO,
+    INVALID_RATE_HI,
+    REPAIR_RATE_LO,
+    REPAIR_RATE_HI,
+    TOTAL_COST_USD,
+    COST_PER_PASSED_USD,
+    PARETO,
+];
+
+/// `by_tool`: one row per model × tool. The intervals come last, added by
+/// `derived` after the rest.
+pub const BY_TOOL: [&str; 38] = [
+    MODEL,
+    TOOL,
+    CALLS,
+    INVALID,
+    INVALID_RATE,
+    REPAIRED_LOCAL,
+    REPAIRED_MODEL,
+    STILL_INVALID,
+    REPAIR_RATE,
+    INVALID_KINDS[0],
+    INVALID_KINDS[1],
+    INVALID_KINDS[2],
+    INVALID_KINDS[3],
+    INVALID_KINDS[4],
+    INVALID_KINDS[5],
+    INVALID_KINDS[6],
+    INVALID_KINDS[7],
+    INVALID_KINDS[8],
+    APPROVAL_COUNTS[0],
+    APPROVAL_COUNTS[1],
+    APPROVAL_COUNTS[2],
+    APPROVAL_COUNTS[3],
+    APPROVAL_COUNTS[4],
+    APPROVAL_COUNTS[5],
+    APPROVAL_COUNTS[6],
+    APPROVAL_COUNTS[7],
+    APPROVAL_COUNTS[8],
+    REPAIR_INPUT_TOKENS,
+    REPAIR_OUTPUT_TOKENS,
+    REPAIR_COST_USD,
+    REPAIR_LOCAL_P50_US,
+    REPAIR_LOCAL_P95_US,
+    REPAIR_MODEL_P50_MS,
+    REPAIR_MODEL_P95_MS,
+    INVALID_RATE_LO,
+    INVALID_RATE_HI,
+    REPAIR_RATE_LO,
+    REPAIR_RATE_HI,
+];
+
+/// How many `BY_TOOL` columns `derived` adds at the end.
+pub const BY_TOOL_DERIVED: usize = 4;
+
+/// `scenarios`: one row per model × scenario × trial.
+pub const SCENARIO_RUNS: [&str; 9] = [MODEL, SUITE, SCENARIO, TRIAL, PASSED, REASON, PASSED_NO_REPAIR, LATENCY_MS, COST_USD];
+
+/// `by_scenario`: one row per model × scenario, over trials.
+pub const BY_SCENARIO: [&str; 9] = [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS];
+
+/// `suites`: one row per model × suite. The interval comes last, added by
+/// `derived`.
+pub const SUITES: [&str; 8] = [MODEL, SUITE, SCENARIOS, PASSED, PASS_RATE, TOTAL_COST_USD, PASS_RATE_LO, PASS_RATE_HI];
+
+/// How many `SUITES` columns `derived` adds at the end.
+pub const SUITES_DERIVED: usize = 2;
+
+/// `repairs`: one row per repair attempt.
+pub const REPAIRS: [&str; 5] = [MODEL, TOOL, STAGE, LATENCY_US, SUCCEEDED];
+
+/// `pairs`: one row per two models run on the same scenarios.
+pub const PAIRS: [&str; 13] =
+    [MODEL_A, MODEL_B, SHARED, BOTH_PASSED, ONLY_A, ONLY_B, NEITHER, PASS_RATE_A, PASS_RATE_B, P_VALUE, COST_A_USD, COST_B_USD, COST_RATIO];
+
+/// `{rate}_lo` and `{rate}_hi`: the columns of a rate's 95% interval.
+pub fn interval_of(rate: &str) -> (&'static str, &'static str) {
+    match rate {
+        PASS_RATE => (PASS_RATE_LO, PASS_RATE_HI),
+        PASS_RATE_NO_REPAIR => (PASS_RATE_NO_REPAIR_LO, PASS_RATE_NO_REPAIR_HI),
+        INVALID_RATE => (INVALID_RATE_LO, INVALID_RATE_HI),
+        REPAIR_RATE => (REPAIR_RATE_LO, REPAIR_RATE_HI),
+        other => panic!("{other} has no interval in the schema"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::DenialBehaviour;
+    use crate::pipeline::InvalidKind;
+
+    #[test]
+    fn kind_columns_follow_the_enums() {
+        assert_eq!(INVALID_KINDS, InvalidKind::ALL.map(|k| k.as_str()));
+        assert_eq!(AFTER_DENIAL, DenialBehaviour::ALL.map(|b| b.column()));
+    }
+
+    #[test]
+    fn each_table_names_a_column_once() {
+        for table in [&SUMMARY[..], &BY_TOOL, &SCENARIO_RUNS, &BY_SCENARIO, &SUITES, &REPAIRS, &PAIRS] {
+            let mut names = table.to_vec();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), table.len(), "{table:?}");
+        }
+        assert!(SUMMARY_DERIVED.iter().all(|c| SUMMARY.contains(c)));
+    }
+}
