@@ -11,6 +11,7 @@ pub mod chat;
 pub mod check;
 pub mod compare;
 pub mod config;
+pub mod core;
 pub mod events;
 pub mod fuzz_targets;
 pub mod interrupt;

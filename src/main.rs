@@ -6,9 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use calltape::config::{ApprovalMode, Config, RepairMode};
+use calltape::config::Config;
+
+use calltape::core::modes::{ApprovalMode, RepairMode};
+use calltape::core::modes::{CassetteMode, ReplayTiming};
 use calltape::pipeline::RepairRules;
-use calltape::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming, SecretScan};
+use calltape::transport::cassette::{self, CassetteSummary, SecretScan};
 use calltape::{bfcl, metrics, plan, report, runner, scenario, standalone};
 
 #[derive(Parser)]
@@ -705,7 +708,7 @@ fn repair(args: RepairArgs) -> Result<(), ExitCode> {
 
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
 fn parse_replay_speed(text: &str) -> Result<f64, String> {
-    use calltape::transport::cassette::check_speed;
+    use calltape::core::cassette::check_speed;
     match text.trim().parse::<f64>() {
         Ok(speed) => check_speed(speed),
         Err(_) => Err(check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),

@@ -209,7 +209,8 @@ fn split_lines(block: &[u8]) -> Vec<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::config::ProviderKind;
+    use crate::core::prices::{Prices, Tier};
     use crate::events::ModelInfo;
     use crate::events::{EventKind, RepairStage, RequestPurpose, UnitKey};
     use crate::pipeline::StageTimings;

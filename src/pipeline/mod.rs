@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::ToolCall;
-use crate::config::RepairMode;
+use crate::core::modes::RepairMode;
 use crate::quote::quoted;
 use crate::scenario::Tool;
 pub use repair::RepairRules;
@@ -408,7 +408,8 @@ pub fn mark_written_as_text(v: &mut CallVerdict, repair: RepairMode) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::scenario::compile_tool;
     use serde_json::json;
 
     fn tools() -> Vec<Arc<Tool>> {

@@ -78,8 +78,9 @@ pub fn answered_call(turn: &ModelTurn, original: &ToolCall, tool: &Tool) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tools::ToolSpec;
     use crate::pipeline::InvalidKind;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::scenario::compile_tool;
     use serde_json::json;
 
     fn tool() -> Tool {

@@ -162,7 +162,8 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::scenario::compile_tool;
 
     fn tools(names: &[&str]) -> Vec<Arc<Tool>> {
         names

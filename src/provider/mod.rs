@@ -309,7 +309,7 @@ fn mark_first_content(ttft: &mut Option<f64>, offset_ms: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Tier;
+    use crate::core::prices::Tier;
 
     fn model(provider: ProviderKind, stream: bool, base_url: Option<&str>) -> ModelConfig {
         ModelConfig {

@@ -13,8 +13,9 @@ use std::io::{BufRead, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Scenario, ScenarioFile, Suite, Tool, ToolRef, ToolSpec};
-use crate::pipeline::approval::ApprovalMode;
+use super::{Scenario, ScenarioFile, Suite, Tool, ToolRef};
+use crate::core::modes::ApprovalMode;
+use crate::core::tools::ToolSpec;
 
 /// A problem in a suite's files, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

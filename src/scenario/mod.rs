@@ -8,30 +8,12 @@ pub mod matcher;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::core::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use load::{compile_tool, load_suite, load_suites, parse_scenario_file, LoadError};
 pub use matcher::ValueMatcher;
-
-/// A tool as a scenario or toolset file declares it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolSpec {
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    #[serde(default = "empty_object_schema")]
-    pub parameters: Value,
-    /// Calls to this tool need approval.
-    #[serde(default)]
-    pub sensitive: bool,
-}
-
-fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
-}
 
 /// A tool ready for use: its spec, its compiled argument validator and its
 /// schema compiled for local repair. Shared (`Arc`) by every scenario that
@@ -214,7 +196,7 @@ pub struct Expect {
 pub struct ScenarioApprovals {
     /// Overrides the configured mode (but not `--approve`).
     #[serde(default)]
-    pub mode: Option<crate::pipeline::approval::ApprovalMode>,
+    pub mode: Option<crate::core::modes::ApprovalMode>,
     /// Rules tried before the configuration's.
     #[serde(default)]
     pub rules: Vec<crate::pipeline::approval::ApprovalRule>,

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::paths::{self, Base};
 use super::shell::{self, CommandLine, Word};
-use crate::check::glob_matches;
+use crate::core::glob::glob_matches;
 use crate::scenario::matcher::StringComparison;
 use crate::scenario::ValueMatcher;
 

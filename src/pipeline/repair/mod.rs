@@ -524,7 +524,8 @@ fn coerce(node: &Node, value: &Value) -> Option<(Value, LocalFixKind)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::scenario::compile_tool;
     use serde_json::json;
 
     fn tool(name: &str, parameters: Value) -> Tool {
