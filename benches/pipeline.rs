@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use calltape::chat::ToolCall;
 use calltape::core::modes::RepairMode;
 use calltape::core::tools::ToolSpec;
+use calltape::pipeline::tool::{compile_tool, Tool};
 use calltape::pipeline::{check_call, lenient, parse, repair, resolve, validate, PipelineOptions, RepairRules};
-use calltape::scenario::{compile_tool, Tool};
 
 fn read_file_tool() -> Arc<Tool> {
     let spec = ToolSpec {

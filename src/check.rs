@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::bfcl::checker::AnswerCall;
 use crate::core::glob::glob_matches;
+use crate::core::matcher::StringComparison;
 use crate::quote::{bound_owned, quoted, CELL_CHARS};
-use crate::scenario::matcher::StringComparison;
 use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
 
 /// A call the model made with valid (or repaired) arguments: executed, or

@@ -11,8 +11,9 @@ use serde_json::json;
 use crate::chat::ToolCall;
 use crate::core::modes::RepairMode;
 use crate::core::tools::ToolSpec;
+use crate::pipeline::tool::{compile_tool, Tool};
 use crate::pipeline::{check_call, lenient, CallOutcome, PipelineOptions, RepairRules};
-use crate::scenario::{compile_tool, parse_scenario_file, Tool};
+use crate::scenario::parse_scenario_file;
 use crate::transport::sse::{parse_all, SseParser};
 
 /// The lenient parser: whatever it returns is a JSON value that prints and

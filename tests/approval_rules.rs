@@ -6,7 +6,7 @@ use calltape::config::{Config, EMBEDDED_DEFAULT};
 use calltape::core::modes::ApprovalMode;
 use calltape::core::tools::ToolSpec;
 use calltape::pipeline::approval::{decide, ApprovalDecision, ApprovalRule, Ask, Decider, Policy, RuleUses};
-use calltape::scenario::{compile_tool, Tool};
+use calltape::pipeline::tool::{compile_tool, Tool};
 use serde_json::{json, Value};
 
 fn default_config() -> Config {

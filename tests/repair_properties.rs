@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 use calltape::chat::ToolCall;
 use calltape::core::modes::RepairMode;
 use calltape::core::tools::ToolSpec;
+use calltape::pipeline::tool::{compile_tool, Tool};
 use calltape::pipeline::{check_call, validate::validate_args, CallOutcome, PipelineOptions, RepairRules};
-use calltape::scenario::{compile_tool, Tool};
 
 fn tools() -> Vec<Arc<Tool>> {
     let spec = |name: &str, parameters: Value| ToolSpec { name: name.into(), description: String::new(), parameters, sensitive: false };

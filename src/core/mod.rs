@@ -6,7 +6,9 @@
 pub mod cassette;
 pub mod gate;
 pub mod glob;
+pub mod matcher;
 pub mod modes;
+pub mod names;
 pub mod prices;
 pub mod rng;
 pub mod time;

@@ -12,6 +12,7 @@ pub mod parse;
 pub mod repair;
 pub mod resolve;
 pub mod text_calls;
+pub mod tool;
 pub mod validate;
 
 use std::borrow::Cow;
@@ -22,8 +23,8 @@ use serde_json::Value;
 
 use crate::chat::ToolCall;
 use crate::core::modes::RepairMode;
+use crate::pipeline::tool::Tool;
 use crate::quote::quoted;
-use crate::scenario::Tool;
 pub use repair::RepairRules;
 pub use resolve::NameMatch;
 pub use validate::{CallIssue, InvalidKind};
@@ -409,7 +410,7 @@ pub fn mark_written_as_text(v: &mut CallVerdict, repair: RepairMode) {
 mod tests {
     use super::*;
     use crate::core::tools::ToolSpec;
-    use crate::scenario::compile_tool;
+    use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
     fn tools() -> Vec<Arc<Tool>> {

@@ -3,7 +3,6 @@
 //! suites from disk and `matcher` decides whether a value matches a rule.
 
 mod load;
-pub mod matcher;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,25 +11,9 @@ use crate::core::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use load::{compile_tool, load_suite, load_suites, parse_scenario_file, LoadError};
-pub use matcher::ValueMatcher;
-
-/// A tool ready for use: its spec, its compiled argument validator and its
-/// schema compiled for local repair. Shared (`Arc`) by every scenario that
-/// uses the same toolset entry.
-pub struct Tool {
-    pub spec: ToolSpec,
-    pub validator: jsonschema::Validator,
-    pub repair_schema: crate::pipeline::repair::RepairSchema,
-    /// The name with case and separators folded away, for name repair.
-    pub folded_name: String,
-}
-
-impl std::fmt::Debug for Tool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool").field("spec", &self.spec).finish()
-    }
-}
+use crate::core::matcher::ValueMatcher;
+use crate::pipeline::tool::Tool;
+pub use load::{load_suite, load_suites, parse_scenario_file, LoadError};
 
 /// Who speaks a scripted message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

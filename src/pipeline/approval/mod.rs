@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::core::glob::glob_matches;
 use crate::core::modes::{ApprovalMode, Unanswered};
-use crate::scenario::Tool;
+use crate::pipeline::tool::Tool;
 
 pub use conditions::{CommandPattern, Condition, InDoubt, PathPattern};
 
@@ -246,7 +246,7 @@ pub fn unanswered(tool: &str, on_unanswered: Unanswered, why: &str) -> Approval 
 mod tests {
     use super::*;
     use crate::core::tools::ToolSpec;
-    use crate::scenario::compile_tool;
+    use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
     fn tool(name: &str, sensitive: bool) -> Tool {
