@@ -10,12 +10,15 @@
 
 pub mod anthropic;
 mod anthropic_stream;
+mod anthropic_wire;
 pub mod gemini;
 mod gemini_schema;
 mod gemini_stream;
+mod gemini_wire;
 pub mod names;
 pub mod openai;
 mod openai_stream;
+mod openai_wire;
 #[cfg(test)]
 mod test_support;
 pub mod text_tools;
