@@ -11,9 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::pipeline::approval::ApprovalRule;
 
 use crate::core::cassette::CassetteSettings;
-use crate::core::modes::CassetteMode;
-use crate::core::modes::RepairMode;
-use crate::core::modes::{ApprovalMode, Unanswered};
+use crate::core::modes::{ApprovalMode, CassetteMode, RepairMode, Unanswered};
 use crate::core::prices::{Prices, Tier};
 
 /// The configuration shipped inside the binary.
