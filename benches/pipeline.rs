@@ -11,9 +11,10 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use serde_json::{json, Value};
 
 use calltape::chat::ToolCall;
-use calltape::config::RepairMode;
+use calltape::core::modes::RepairMode;
+use calltape::core::tools::ToolSpec;
+use calltape::pipeline::tool::{compile_tool, Tool};
 use calltape::pipeline::{check_call, lenient, parse, repair, resolve, validate, PipelineOptions, RepairRules};
-use calltape::scenario::{compile_tool, Tool, ToolSpec};
 
 fn read_file_tool() -> Arc<Tool> {
     let spec = ToolSpec {

@@ -11,16 +11,19 @@ use serde_json::Value;
 use crate::approver::PersonApprover;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition, Usage};
 use crate::check::{self, MadeCall, Transcript, Verdict};
-use crate::config::{Config, ModelConfig, OnInvalid, Prices, RepairMode};
+use crate::config::{Config, ModelConfig, OnInvalid};
+use crate::core::modes::RepairMode;
+use crate::core::prices::Prices;
 use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey};
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
+use crate::pipeline::tool::Tool;
 use crate::pipeline::{
     self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
 use crate::provider::{rejected_call, Provider, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
-use crate::scenario::{Scenario, ScriptedRole, Tool};
+use crate::scenario::{Scenario, ScriptedRole};
 use crate::transport::Transport;
 
 /// A model to send requests to: its config, adapter and transport.

@@ -6,8 +6,9 @@
 use serde_json::Value;
 
 use crate::bfcl::checker::AnswerCall;
+use crate::core::glob::glob_matches;
+use crate::core::matcher::StringComparison;
 use crate::quote::{bound_owned, quoted, CELL_CHARS};
-use crate::scenario::matcher::StringComparison;
 use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
 
 /// A call the model made with valid (or repaired) arguments: executed, or
@@ -95,26 +96,6 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
 /// Whether a call matches a pattern (tool name or glob, argument rules).
 pub fn pattern_matches(p: &CallPattern, c: &MadeCall) -> bool {
     glob_matches(&p.tool, &c.tool) && p.args.iter().all(|(k, m)| m.matches_field(c.args.get(k), StringComparison::Exact))
-}
-
-/// `*` matches any run of characters; everything else literally.
-pub fn glob_matches(glob: &str, text: &str) -> bool {
-    let parts: Vec<&str> = glob.split('*').collect();
-    if parts.len() == 1 {
-        return glob == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || !text[first.len()..].ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for middle in &parts[1..parts.len() - 1] {
-        match rest.find(middle) {
-            Some(i) => rest = &rest[i + middle.len()..],
-            None => return false,
-        }
-    }
-    true
 }
 
 /// Why `args` do not satisfy `expected`, or `None` if they do.
@@ -291,15 +272,5 @@ mod tests {
         assert_eq!(check(&s, &transcript(vec![executed])).reason, "forbidden call `Bash` was executed");
         let s = scenario(json!({"denied": [{"tool": "Bash"}]}));
         assert_eq!(check(&s, &transcript(vec![])).reason, "expected a call to `Bash` to be denied; none was");
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_matches("*", "x"));
-        assert!(glob_matches("git_*", "git_push"));
-        assert!(glob_matches("*Edit", "MultiEdit"));
-        assert!(glob_matches("a*b*c", "axxbyyc"));
-        assert!(!glob_matches("a*b*c", "acb"));
-        assert!(!glob_matches("Bash", "bash"));
     }
 }

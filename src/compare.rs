@@ -8,39 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
 use polars::prelude::PolarsResult;
-use serde::{Deserialize, Serialize};
 
+use crate::core::gate::Gate;
 use crate::metrics::columns::{bools, f64s, strings, u64s};
 use crate::metrics::schema;
 use crate::metrics::Tables;
-
-/// Thresholds of the gate (`[gate]` in `calltape.toml`; flags override).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Gate {
-    /// Largest allowed drop in pass rate, absolute (0.02 = two points).
-    pub max_pass_rate_drop: f64,
-    /// Largest allowed rise in invalid-call rate, absolute.
-    pub max_invalid_rate_rise: f64,
-    /// Largest allowed rise in total cost, relative (0.10 = +10%).
-    pub max_cost_rise: f64,
-    /// Largest allowed rise in p95 latency, relative.
-    pub max_p95_latency_rise: f64,
-    /// Fail when a scenario that always passed now fails.
-    pub fail_on_newly_failing: bool,
-}
-
-impl Default for Gate {
-    fn default() -> Self {
-        Gate {
-            max_pass_rate_drop: 0.02,
-            max_invalid_rate_rise: 0.02,
-            max_cost_rise: 0.10,
-            max_p95_latency_rise: 0.25,
-            fail_on_newly_failing: true,
-        }
-    }
-}
 
 /// One model's figures in both runs.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::pipeline::approval::{ApprovalMode, ApprovalRule, Unanswered};
-pub use crate::transport::cassette::{CassetteMode, CassetteSettings};
+use crate::pipeline::approval::ApprovalRule;
+
+use crate::core::cassette::CassetteSettings;
+use crate::core::modes::{ApprovalMode, CassetteMode, RepairMode, Unanswered};
+use crate::core::prices::{Prices, Tier};
 
 /// The configuration shipped inside the binary.
 pub const EMBEDDED_DEFAULT: &str = include_str!("../calltape.toml");
@@ -36,7 +39,7 @@ pub struct Config {
     #[serde(default)]
     pub models: Vec<ModelConfig>,
     #[serde(default)]
-    pub gate: crate::compare::Gate,
+    pub gate: crate::core::gate::Gate,
     #[serde(default)]
     pub cassettes: CassetteSettings,
 }
@@ -89,19 +92,6 @@ pub enum OnInvalid {
     ReturnError,
     /// The scenario fails at once.
     FailScenario,
-}
-
-/// How much of the repair pipeline runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum RepairMode {
-    /// No repair: exact tool names and strict JSON only.
-    Off,
-    /// Name, syntax and schema repair in-process; no model is asked.
-    Local,
-    /// Local repair, then ask a model to fix what is still invalid.
-    #[default]
-    Full,
 }
 
 /// Settings of the tool-call pipeline.
@@ -180,23 +170,6 @@ pub enum ProviderKind {
     Gemini,
 }
 
-/// Whether a model is the cheap or the strong side of a comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    Cheap,
-    Strong,
-}
-
-/// Prices in USD per million tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Prices {
-    pub input: f64,
-    pub output: f64,
-    pub cached_input: f64,
-}
-
 /// One model to compare.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -270,7 +243,7 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// Whether this model runs the scenario with this id.
     pub fn runs(&self, scenario_id: &str) -> bool {
-        self.scenarios.is_empty() || self.scenarios.iter().any(|g| crate::check::glob_matches(g, scenario_id))
+        self.scenarios.is_empty() || self.scenarios.iter().any(|g| crate::core::glob::glob_matches(g, scenario_id))
     }
 }
 
@@ -429,7 +402,7 @@ impl Config {
         }
         let mut chosen: Vec<ModelConfig> = Vec::new();
         for n in names {
-            let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| crate::check::glob_matches(n, &m.name)).collect();
+            let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| crate::core::glob::glob_matches(n, &m.name)).collect();
             if matching.is_empty() {
                 let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
                 return Err(format!("unknown model {n:?}; configured models: {}", known.join(", ")));

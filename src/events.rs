@@ -9,10 +9,12 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Prices, ProviderKind, Tier};
+use crate::config::ProviderKind;
+
+use crate::core::modes::CassetteMode;
+use crate::core::prices::{Prices, Tier};
 use crate::pipeline::approval::Decider;
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
-use crate::transport::cassette::CassetteMode;
 
 /// Which (model, scenario, trial) an event belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -9,9 +9,11 @@ use std::sync::{Arc, OnceLock};
 use serde_json::json;
 
 use crate::chat::ToolCall;
-use crate::config::RepairMode;
+use crate::core::modes::RepairMode;
+use crate::core::tools::ToolSpec;
+use crate::pipeline::tool::{compile_tool, Tool};
 use crate::pipeline::{check_call, lenient, CallOutcome, PipelineOptions, RepairRules};
-use crate::scenario::{compile_tool, parse_scenario_file, Tool, ToolSpec};
+use crate::scenario::parse_scenario_file;
 use crate::transport::sse::{parse_all, SseParser};
 
 /// The lenient parser: whatever it returns is a JSON value that prints and
@@ -87,7 +89,8 @@ pub fn scenario_loader(data: &[u8]) {
 /// model's name, a tool name (of an unknown-tool call, as `by_tool` keeps
 /// it), a scenario id and a failure reason. Inputs for the report writers.
 pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
-    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::config::ProviderKind;
+    use crate::core::prices::{Prices, Tier};
     use crate::events::{Event, EventKind, ModelInfo, UnitKey};
     use crate::pipeline::{InvalidKind, StageTimings};
 

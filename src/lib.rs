@@ -12,6 +12,7 @@ pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod core;
 pub mod events;
 pub mod exit_codes;
 pub mod fuzz_targets;

@@ -9,9 +9,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::chat::ToolCall;
-use crate::config::RepairMode;
+use crate::core::modes::RepairMode;
+use crate::core::tools::ToolSpec;
+use crate::pipeline::tool::{compile_tool, Tool};
 use crate::pipeline::{check_call, CallOutcome, PipelineOptions, RepairRules};
-use crate::scenario::{compile_tool, Tool, ToolSpec};
 
 /// The name given to the tool whose schema is checked.
 const TOOL_NAME: &str = "tool";

@@ -3,8 +3,10 @@
 //! would do decides, not how it is spelled.
 
 use calltape::config::{Config, EMBEDDED_DEFAULT};
-use calltape::pipeline::approval::{decide, ApprovalDecision, ApprovalMode, ApprovalRule, Ask, Decider, Policy, RuleUses};
-use calltape::scenario::{compile_tool, Tool, ToolSpec};
+use calltape::core::modes::ApprovalMode;
+use calltape::core::tools::ToolSpec;
+use calltape::pipeline::approval::{decide, ApprovalDecision, ApprovalRule, Ask, Decider, Policy, RuleUses};
+use calltape::pipeline::tool::{compile_tool, Tool};
 use serde_json::{json, Value};
 
 fn default_config() -> Config {
@@ -344,7 +346,7 @@ fn an_approve_rule_never_matches_a_command_it_cannot_read() {
     let policy = Policy {
         mode: ApprovalMode::Script,
         sensitive_tools: &sensitive,
-        on_unanswered: calltape::config::Unanswered::Deny,
+        on_unanswered: calltape::core::modes::Unanswered::Deny,
         rules: [("scenario", &rules), ("config", &[])],
         deny_rules_in_auto: true,
     };

@@ -94,7 +94,7 @@ async fn a_model_that_answers_right_passes_every_entry() {
     sim.unwanted_call_rate = 0.0;
     let out = tempfile::tempdir().unwrap();
     config.run.out_dir = out.path().join("reports");
-    config.run.mode = calltape::transport::cassette::CassetteMode::Live; // the simulators, not recordings
+    config.run.mode = calltape::core::modes::CassetteMode::Live; // the simulators, not recordings
     let suite_dir = out.path().join("bfcl");
     for dir in data_dirs() {
         for file in data_files(&dir) {

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use calltape::config::{CassetteMode, Config, ProviderKind, EMBEDDED_DEFAULT};
+use calltape::config::{Config, ProviderKind, EMBEDDED_DEFAULT};
+
+use calltape::core::modes::CassetteMode;
 use calltape::events::{self, Event, EventKind, UnitKey};
 use calltape::metrics::{self, Tables};
 use calltape::runner::{self, RunError, RunFolder};

@@ -8,8 +8,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use calltape::core::cassette::CassetteSettings;
+use calltape::core::modes::{CassetteMode, ReplayTiming};
 use calltape::events::UnitKey;
-use calltape::transport::cassette::{CassetteError, CassetteMode, CassetteSettings, Recordings, ReplayTiming, SecretScan};
+use calltape::transport::cassette::{CassetteError, Recordings, SecretScan};
 use calltape::transport::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, SseEvent, Transport, TransportError};
 use serde_json::{json, Value};
 

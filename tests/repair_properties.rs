@@ -7,9 +7,10 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 use calltape::chat::ToolCall;
-use calltape::config::RepairMode;
+use calltape::core::modes::RepairMode;
+use calltape::core::tools::ToolSpec;
+use calltape::pipeline::tool::{compile_tool, Tool};
 use calltape::pipeline::{check_call, validate::validate_args, CallOutcome, PipelineOptions, RepairRules};
-use calltape::scenario::{compile_tool, Tool, ToolSpec};
 
 fn tools() -> Vec<Arc<Tool>> {
     let spec = |name: &str, parameters: Value| ToolSpec { name: name.into(), description: String::new(), parameters, sensitive: false };

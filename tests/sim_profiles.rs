@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use calltape::config::{CassetteMode, Config, EMBEDDED_DEFAULT};
+use calltape::config::{Config, EMBEDDED_DEFAULT};
+
+use calltape::core::modes::CassetteMode;
 use calltape::{events, metrics, runner, scenario};
 use polars::prelude::*;
 

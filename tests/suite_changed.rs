@@ -3,7 +3,9 @@
 //! run with an error naming it; nothing done is lost, and once the file is
 //! put right the run resumes to the end.
 
-use calltape::config::{CassetteMode, Config, EMBEDDED_DEFAULT};
+use calltape::config::{Config, EMBEDDED_DEFAULT};
+
+use calltape::core::modes::CassetteMode;
 use calltape::events::{read_events, EventKind};
 use calltape::plan::RunPlan;
 use calltape::runner::{self, RunError};

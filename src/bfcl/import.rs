@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::{schema, tool_name, BfclCheck, Category, FunctionTypes, GroundTruthCall};
-use crate::sim::Rng;
+use crate::core::rng::Rng;
 
 /// Why an import failed.
 #[derive(Debug, thiserror::Error)]

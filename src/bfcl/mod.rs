@@ -9,6 +9,7 @@
 //! suites; `pyvalue` and `convert` model the Python values and the Java /
 //! JavaScript string conversions the checker works on.
 
+mod answer;
 pub mod checker;
 pub mod convert;
 pub mod encode;
@@ -21,8 +22,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use crate::scenario::{Alternatives, ExpectedCall, ExpectedStep, ValueMatcher};
 
 /// A BFCL test category: which checker applies and what a right answer is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -200,39 +199,6 @@ impl BfclCheck {
     /// The function of this BFCL name.
     pub fn function(&self, name: &str) -> Option<&FunctionTypes> {
         self.functions.iter().find(|f| f.name == name)
-    }
-
-    /// What a right answer sends, as expected calls for the simulated models:
-    /// per parameter the first acceptable value that is not the omitted
-    /// marker `""` (a parameter whose only value is `""` is left out, and so
-    /// is one the function does not declare), in the category's language.
-    /// All calls of the answer come in one turn.
-    pub fn answer_steps(&self) -> Vec<ExpectedStep> {
-        let language = self.category.language();
-        let calls: Vec<ExpectedCall> = self
-            .ground_truth
-            .iter()
-            .flat_map(|call| call.iter())
-            .map(|(name, params)| {
-                let function = self.function(name);
-                let args = params
-                    .iter()
-                    // A parameter the function does not declare can only be wrong to send.
-                    .filter(|(param, _)| function.is_none_or(|f| f.param(param).is_some()))
-                    .filter_map(|(param, alternatives)| {
-                        let declared = function.and_then(|f| f.param(param));
-                        let value = encode::right_value(alternatives, declared, language)?;
-                        Some((param.clone(), Alternatives(vec![ValueMatcher::Exact(value)])))
-                    })
-                    .collect();
-                ExpectedCall { tool: function.map_or_else(|| tool_name(name), |f| f.tool.clone()), args }
-            })
-            .collect();
-        match calls.len() {
-            0 => Vec::new(),
-            1 => calls.into_iter().map(ExpectedStep::One).collect(),
-            _ => vec![ExpectedStep::Parallel(calls)],
-        }
     }
 
     /// Problems with the key itself, for the scenario loader.

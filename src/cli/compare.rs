@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{load_config, CommandError, Failure, Outcome};
-use crate::compare::Gate;
+use crate::core::gate::Gate;
 use crate::metrics;
 
 /// The flags of `calltape compare`.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{load_config, CommandError, Failure, Outcome};
-use crate::config::RepairMode;
+use crate::core::modes::RepairMode;
 use crate::pipeline::RepairRules;
 use crate::standalone;
 

@@ -6,8 +6,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::{load_config, shell_word, terminal_width, CommandError, Failure, Outcome};
-use crate::config::{ApprovalMode, Config, RepairMode};
-use crate::transport::cassette::{self, CassetteMode, CassetteSummary, ReplayTiming};
+use crate::config::Config;
+use crate::core::cassette::check_speed;
+use crate::core::modes::{ApprovalMode, RepairMode};
+use crate::core::modes::{CassetteMode, ReplayTiming};
+use crate::transport::cassette::CassetteSummary;
 use crate::{plan, report, run_folder, runner};
 
 /// The flags of `calltape run`.
@@ -80,8 +83,8 @@ pub struct RunArgs {
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
 fn parse_replay_speed(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(speed) => cassette::check_speed(speed),
-        Err(_) => Err(cassette::check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),
+        Ok(speed) => check_speed(speed),
+        Err(_) => Err(check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),
     }
 }
 

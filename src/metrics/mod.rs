@@ -209,7 +209,8 @@ fn split_lines(block: &[u8]) -> Vec<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Prices, ProviderKind, Tier};
+    use crate::config::ProviderKind;
+    use crate::core::prices::{Prices, Tier};
     use crate::events::ModelInfo;
     use crate::events::{DenialBehaviour, EventKind, RepairStage, RequestPurpose, UnitKey};
     use crate::pipeline::StageTimings;
@@ -479,9 +480,9 @@ mod tests {
     /// One event of every kind, with every optional field set, so each
     /// field shows in its serialised form.
     fn one_of_each_kind() -> Vec<Event> {
+        use crate::core::modes::CassetteMode;
         use crate::pipeline::approval::Decider;
         use crate::pipeline::{CallIssue, Fix, FixStage};
-        use crate::transport::cassette::CassetteMode;
         let u = || unit("m", "a");
         let fix = || Fix { stage: FixStage::Syntax, kind: "trailing_comma".into(), path: String::new(), detail: String::new() };
         let mut request = request("m", 1, 2.0, 0.1);

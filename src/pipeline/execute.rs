@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::scenario::matcher::StringComparison;
+use crate::core::matcher::StringComparison;
 use crate::scenario::ToolResultRule;
 
 /// What a scripted tool returned.

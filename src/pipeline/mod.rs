@@ -12,6 +12,7 @@ pub mod parse;
 pub mod repair;
 pub mod resolve;
 pub mod text_calls;
+pub mod tool;
 pub mod validate;
 
 use std::borrow::Cow;
@@ -21,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chat::ToolCall;
-use crate::config::RepairMode;
+use crate::core::modes::RepairMode;
+use crate::pipeline::tool::Tool;
 use crate::quote::quoted;
-use crate::scenario::Tool;
 pub use repair::RepairRules;
 pub use resolve::NameMatch;
 pub use validate::{CallIssue, InvalidKind};
@@ -408,7 +409,8 @@ pub fn mark_written_as_text(v: &mut CallVerdict, repair: RepairMode) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
     fn tools() -> Vec<Arc<Tool>> {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::CallIssue;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition};
-use crate::scenario::Tool;
+use crate::pipeline::tool::Tool;
 
 /// The system prompt of every repair request (simulated models recognise it).
 pub const REPAIR_SYSTEM_PROMPT: &str = "You repair tool calls. A tool call was rejected because its arguments do not \
@@ -78,8 +78,9 @@ pub fn answered_call(turn: &ModelTurn, original: &ToolCall, tool: &Tool) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tools::ToolSpec;
+    use crate::pipeline::tool::compile_tool;
     use crate::pipeline::InvalidKind;
-    use crate::scenario::{compile_tool, ToolSpec};
     use serde_json::json;
 
     fn tool() -> Tool {

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::scenario::Tool;
+use crate::core::names::normalise_name;
+use crate::pipeline::tool::Tool;
 
 /// How a call's tool name was matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::IntoStaticStr)]
@@ -17,16 +18,6 @@ pub enum NameMatch {
     /// A unique near match by edit distance.
     Near,
     Unknown,
-}
-
-/// The name with case and `-`/`_`/`.`/space separators folded away, so that
-/// camelCase, snake_case and kebab-case spellings compare equal.
-pub fn normalise_name(name: &str) -> String {
-    let separator = |c: &char| matches!(c, '_' | '-' | '.' | ' ');
-    if name.is_ascii() {
-        return name.chars().filter(|c| !separator(c)).map(|c| c.to_ascii_lowercase()).collect();
-    }
-    name.chars().filter(|c| !separator(c)).flat_map(char::to_lowercase).collect()
 }
 
 /// How far name resolution may go beyond an exact match.
@@ -162,7 +153,8 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::pipeline::tool::compile_tool;
 
     fn tools(names: &[&str]) -> Vec<Arc<Tool>> {
         names

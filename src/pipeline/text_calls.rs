@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::lenient::parse_lenient;
-use super::resolve::normalise_name;
+use crate::core::names::normalise_name;
 
 /// How a call was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

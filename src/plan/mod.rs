@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ApprovalMode, Config};
+use crate::config::Config;
+
+use crate::core::modes::ApprovalMode;
+use crate::core::modes::CassetteMode;
+use crate::core::rng::Rng;
 use crate::events::{parse_events, Event, EventKind, EventsError, UnitKey};
 use crate::run_folder::{self, FolderError};
 use crate::scenario::{self, Suite};
-use crate::sim::rng::Rng;
-use crate::transport::cassette::CassetteMode;
 
 /// The file a run folder keeps its plan in.
 pub const PLAN_FILE: &str = "plan.json";
@@ -102,7 +104,7 @@ impl RunPlan {
         for suite in &mut suites {
             let name = suite.name.clone();
             suite.retain(|id| {
-                (self.filters.is_empty() || self.filters.iter().any(|f| crate::check::glob_matches(f, id)))
+                (self.filters.is_empty() || self.filters.iter().any(|f| crate::core::glob::glob_matches(f, id)))
                     && self.shard.is_none_or(|shard| shard.contains(&name, id))
             });
         }

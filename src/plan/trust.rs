@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::{Config, ModelConfig, ProviderKind};
-use crate::transport::cassette::CassetteMode;
+use crate::core::modes::CassetteMode;
 
 use super::RunPlan;
 

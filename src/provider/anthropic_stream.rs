@@ -14,7 +14,7 @@
 
 use serde_json::{json, Value};
 
-use super::anthropic::{turn_from_blocks, UsageCounts};
+use super::anthropic_wire::{turn_from_blocks, UsageCounts};
 use super::names::ToolNames;
 use super::{error_message, mark_first_content, ProviderError, FINISH_TRUNCATED};
 use crate::chat::ModelTurn;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::gemini::{first_candidate, is_thought, turn_from_parts, UsageCounts};
+use super::gemini_wire::{first_candidate, is_thought, turn_from_parts, UsageCounts};
 use super::names::ToolNames;
 use super::{mark_first_content, ProviderError, FINISH_TRUNCATED};
 use crate::chat::ModelTurn;

@@ -10,12 +10,15 @@
 
 pub mod anthropic;
 mod anthropic_stream;
+mod anthropic_wire;
 pub mod gemini;
 mod gemini_schema;
 mod gemini_stream;
+mod gemini_wire;
 pub mod names;
 pub mod openai;
 mod openai_stream;
+mod openai_wire;
 #[cfg(test)]
 mod test_support;
 pub mod text_tools;
@@ -309,7 +312,7 @@ fn mark_first_content(ttft: &mut Option<f64>, offset_ms: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Tier;
+    use crate::core::prices::Tier;
 
     fn model(provider: ProviderKind, stream: bool, base_url: Option<&str>) -> ModelConfig {
         ModelConfig {

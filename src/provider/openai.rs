@@ -3,15 +3,13 @@
 //! building, and whole (`chat.completion`) bodies. Streams are assembled in
 //! `openai_stream`.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::names::{NameRule, ToolNames};
+use super::openai_wire::{arguments_text, parse_usage, reasoning_state, STATE_TAG};
 use super::{openai_stream, own_state, prior_call_count, read_body, Body, Provider, ProviderError, StreamingProvider};
-use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, Usage};
+use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall};
 use crate::transport::{HttpRequest, HttpResponse};
-
-/// The tag of this adapter's `provider_state`.
-const STATE_TAG: &str = "openai";
 
 /// The OpenAI-compatible adapter.
 #[derive(Debug, Clone)]
@@ -140,16 +138,6 @@ fn content_text(content: Option<&Value>) -> Option<String> {
     }
 }
 
-/// A call's argument text as the model wrote it. Some servers send the
-/// arguments as an object rather than a string: its JSON text then.
-pub(super) fn arguments_text(arguments: Option<&Value>) -> String {
-    match arguments {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(v) => v.to_string(),
-    }
-}
-
 /// Which field carried reasoning text (DeepSeek, llama.cpp and vLLM say
 /// `reasoning_content`, OpenRouter and newer vLLM `reasoning`), and the text.
 pub(super) fn reasoning_of(message: &Value) -> (&'static str, Option<String>) {
@@ -159,28 +147,6 @@ pub(super) fn reasoning_of(message: &Value) -> (&'static str, Option<String>) {
         }
     }
     ("reasoning_content", None)
-}
-
-/// DeepSeek's thinking mode answers 400 unless the reasoning of a turn that
-/// made tool calls is sent back with it: keep it, under the field it came in.
-pub(super) fn reasoning_state(field: &str, reasoning: Option<&str>, has_calls: bool) -> Option<Value> {
-    let reasoning = reasoning.filter(|_| has_calls)?;
-    let mut fields = Map::new();
-    fields.insert(field.to_string(), json!(reasoning));
-    Some(json!({"provider": STATE_TAG, "message_fields": fields}))
-}
-
-/// Token counts: `prompt_tokens` includes the cached ones, which OpenAI
-/// reports as `prompt_tokens_details.cached_tokens` and DeepSeek as
-/// `prompt_cache_hit_tokens`.
-pub(super) fn parse_usage(usage: Option<&Value>) -> Usage {
-    let Some(u) = usage.filter(|u| u.is_object()) else { return Usage::default() };
-    let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-    Usage {
-        input_tokens: n("/prompt_tokens"),
-        output_tokens: n("/completion_tokens"),
-        cached_input_tokens: n("/prompt_tokens_details/cached_tokens").max(n("/prompt_cache_hit_tokens")),
-    }
 }
 
 fn message_json(m: &ChatMessage, names: &ToolNames) -> Value {
@@ -216,6 +182,7 @@ fn message_json(m: &ChatMessage, names: &ToolNames) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chat::Usage;
     use crate::provider::test_support::{chat_request, chunk_events, fixture_json, fixture_sse, json_response, tool};
     use crate::transport::ResponseBody;
 

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::names::ToolNames;
-use super::openai::{arguments_text, parse_usage, reasoning_state};
+use super::openai_wire::{arguments_text, parse_usage, reasoning_state};
 use super::{error_message, made_up_call_id, mark_first_content, ProviderError, FINISH_TRUNCATED};
 use crate::chat::{ModelTurn, ToolCall, Usage};
 use crate::transport::SseEvent;

@@ -6,8 +6,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::load::{compile_tool, SourceText, Toolsets};
+use super::load::{SourceText, Toolsets};
 use super::{ExpectedStep, Scenario, ScenarioFile, ScriptedRole, Tool, ToolRef};
+use crate::pipeline::tool::compile_tool;
 
 /// Problems found so far, each placed at a pointer into the scenario's text.
 struct Problems<'a, 'b> {

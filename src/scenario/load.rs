@@ -15,8 +15,10 @@ use std::sync::Arc;
 
 use super::build::{build_scenario, schema_pointer};
 use super::spans::{line_col, locate, serde_offset};
-use super::{Scenario, ScenarioFile, Suite, Tool, ToolSpec};
-use crate::pipeline::approval::ApprovalMode;
+use super::{Scenario, ScenarioFile, Suite};
+use crate::core::modes::ApprovalMode;
+use crate::core::tools::ToolSpec;
+use crate::pipeline::tool::{compile_tool, Tool};
 
 /// A problem in a suite's files, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -301,18 +303,6 @@ fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     Ok(files)
-}
-
-/// Compiles a tool's parameter schema into a validator.
-pub fn compile_tool(spec: ToolSpec) -> Result<Tool, String> {
-    if !spec.parameters.is_object() {
-        return Err(format!("tool {:?}: parameters must be a JSON Schema object", spec.name));
-    }
-    let validator = jsonschema::validator_for(&spec.parameters)
-        .map_err(|e| format!("tool {:?}: parameters is not a valid JSON Schema: {e}", spec.name))?;
-    let repair_schema = crate::pipeline::repair::RepairSchema::compile(&spec.parameters);
-    let folded_name = crate::pipeline::resolve::normalise_name(&spec.name);
-    Ok(Tool { spec, validator, repair_schema, folded_name })
 }
 
 /// Shared toolsets by name (the file stem in `toolsets/`).

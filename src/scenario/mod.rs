@@ -4,53 +4,18 @@
 
 mod build;
 mod load;
-pub mod matcher;
 mod spans;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::core::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use load::{compile_tool, load_suite, load_suites, parse_scenario_file, LoadError};
-pub use matcher::ValueMatcher;
-
-/// A tool as a scenario or toolset file declares it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolSpec {
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    #[serde(default = "empty_object_schema")]
-    pub parameters: Value,
-    /// Calls to this tool need approval.
-    #[serde(default)]
-    pub sensitive: bool,
-}
-
-fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
-}
-
-/// A tool ready for use: its spec, its compiled argument validator and its
-/// schema compiled for local repair. Shared (`Arc`) by every scenario that
-/// uses the same toolset entry.
-pub struct Tool {
-    pub spec: ToolSpec,
-    pub validator: jsonschema::Validator,
-    pub repair_schema: crate::pipeline::repair::RepairSchema,
-    /// The name with case and separators folded away, for name repair.
-    pub folded_name: String,
-}
-
-impl std::fmt::Debug for Tool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool").field("spec", &self.spec).finish()
-    }
-}
+use crate::core::matcher::ValueMatcher;
+use crate::pipeline::tool::Tool;
+pub use load::{load_suite, load_suites, parse_scenario_file, LoadError};
 
 /// Who speaks a scripted message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,7 +181,7 @@ pub struct Expect {
 pub struct ScenarioApprovals {
     /// Overrides the configured mode (but not `--approve`).
     #[serde(default)]
-    pub mode: Option<crate::pipeline::approval::ApprovalMode>,
+    pub mode: Option<crate::core::modes::ApprovalMode>,
     /// Rules tried before the configuration's.
     #[serde(default)]
     pub rules: Vec<crate::pipeline::approval::ApprovalRule>,

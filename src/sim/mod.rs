@@ -8,15 +8,14 @@
 //! the request, as a real model would.
 
 pub mod faults;
-pub mod rng;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::core::rng::Rng;
 use crate::scenario::Scenario;
 use faults::EmittedCall;
 pub use faults::FaultKind;
-pub use rng::Rng;
 
 /// How a simulated model behaves (`[models.sim]` in `calltape.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

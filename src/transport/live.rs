@@ -16,8 +16,8 @@ use super::scrub::{is_secret_param, scrub_text, url_secrets};
 use super::sse::SseParser;
 use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, TransportError};
 use crate::config::ModelConfig;
+use crate::core::rng::Rng;
 use crate::provider::auth_header;
-use crate::sim::rng::Rng;
 
 /// Why a live transport could not be set up.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::sim::rng::Rng;
+use crate::core::rng::Rng;
 
 /// How a live transport retries.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,9 +14,9 @@ use serde_json::Value;
 
 use super::paths::{self, Base};
 use super::shell::{self, CommandLine, Word};
-use crate::check::glob_matches;
-use crate::scenario::matcher::StringComparison;
-use crate::scenario::ValueMatcher;
+use crate::core::glob::glob_matches;
+use crate::core::matcher::StringComparison;
+use crate::core::matcher::ValueMatcher;
 
 /// What one argument must be for a rule to match.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

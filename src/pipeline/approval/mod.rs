@@ -18,39 +18,14 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::check::glob_matches;
-use crate::scenario::Tool;
+use crate::core::glob::glob_matches;
+use crate::core::modes::{ApprovalMode, Unanswered};
+use crate::pipeline::tool::Tool;
 
 pub use conditions::{CommandPattern, Condition, InDoubt, PathPattern};
 
 /// The tool result of a denied call starts with this, then the reason.
 pub const DENIED_PREFIX: &str = "denied:";
-
-/// How approvals are decided.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalMode {
-    /// Approve every call, as autonomous agents run.
-    #[default]
-    Auto,
-    /// Deny every call that needs approval.
-    Deny,
-    /// Ordered rules, first match wins.
-    Script,
-    /// A person answers at the terminal.
-    Interactive,
-}
-
-/// What to do when approval is needed and nothing can answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unanswered {
-    /// Fail closed: deny.
-    #[default]
-    Deny,
-    /// Approve, with a warning in the events and the report.
-    Approve,
-}
 
 /// A rule's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,7 +245,8 @@ pub fn unanswered(tool: &str, on_unanswered: Unanswered, why: &str) -> Approval 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
     fn tool(name: &str, sensitive: bool) -> Tool {

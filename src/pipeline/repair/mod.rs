@@ -11,14 +11,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::resolve::{normalise_name, within_edits};
+use super::resolve::within_edits;
 use super::validate::validate_args;
 use super::CallIssue;
-use crate::scenario::Tool;
+use crate::pipeline::tool::Tool;
 
-mod schema;
-pub use schema::RepairSchema;
-use schema::{types, Additional, Node, NodeId, Property, Ref};
+use crate::core::names::{normalise_name, words};
+use crate::pipeline::tool::schema::{types, Additional, Node, NodeId, Property, Ref, RepairSchema};
 
 /// Rounds of fix-then-validate before giving up.
 pub const MAX_ROUNDS: usize = 4;
@@ -408,35 +407,6 @@ fn rename(map: &mut Map<String, Value>, from: &str, to: &str, path: Path<'_>, wh
     }
 }
 
-/// Words of a parameter name (snake, kebab or camel case), longer than two letters.
-pub(super) fn words(name: &str) -> Vec<String> {
-    // A word too short to keep is cleared, its room kept for the next.
-    fn finish(word: &mut String, out: &mut Vec<String>) {
-        if word.chars().count() > 2 {
-            out.push(std::mem::take(word));
-        } else {
-            word.clear();
-        }
-    }
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        let boundary = matches!(c, '_' | '-' | '.' | ' ') || (c.is_uppercase() && prev_lower);
-        if boundary && !current.is_empty() {
-            finish(&mut current, &mut out);
-        }
-        if c.is_ascii_alphanumeric() {
-            current.push(c.to_ascii_lowercase());
-        } else if c.is_alphanumeric() {
-            current.extend(c.to_lowercase());
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-    }
-    finish(&mut current, &mut out);
-    out
-}
-
 /// Case and `-`/`_`/space folded away, for enum matching.
 fn fold(s: &str) -> String {
     s.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).flat_map(char::to_lowercase).collect()
@@ -524,7 +494,8 @@ fn coerce(node: &Node, value: &Value) -> Option<(Value, LocalFixKind)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{compile_tool, ToolSpec};
+    use crate::core::tools::ToolSpec;
+    use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
     fn tool(name: &str, parameters: Value) -> Tool {

@@ -246,7 +246,7 @@ impl Cassette {
 
 fn utc_now_rfc3339() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let t = crate::runner::UtcTime::from_unix(now.as_secs() as i64);
+    let t = crate::core::time::UtcTime::from_unix(now.as_secs() as i64);
     format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", t.year, t.month, t.day, t.hour, t.minute, t.second)
 }
 

@@ -10,14 +10,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::super::resolve::normalise_name;
-use super::words;
+use crate::core::names::{normalise_name, words};
 
 /// Index of a node in [`RepairSchema::nodes`].
-pub(super) type NodeId = usize;
+pub(crate) type NodeId = usize;
 
 /// JSON types as bits, for [`Node::types`].
-pub(super) mod types {
+pub(crate) mod types {
     pub const NULL: u8 = 1;
     pub const BOOLEAN: u8 = 1 << 1;
     pub const INTEGER: u8 = 1 << 2;
@@ -45,7 +44,7 @@ pub(super) mod types {
 
 /// Where a node's `$ref` leads.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Ref {
+pub(crate) enum Ref {
     /// No `$ref` keyword.
     Absent,
     /// A `$ref` that is not a string: present, but leads nowhere.
@@ -58,7 +57,7 @@ pub(super) enum Ref {
 
 /// What `additionalProperties` says.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Additional {
+pub(crate) enum Additional {
     /// `false`: undeclared properties are dropped.
     Forbidden,
     /// A schema object: undeclared properties are repaired against it.
@@ -69,7 +68,7 @@ pub(super) enum Additional {
 
 /// One declared property, with its name folded for alias matching.
 #[derive(Debug, Clone)]
-pub(super) struct Property {
+pub(crate) struct Property {
     pub name: String,
     /// The name with case and separators folded away.
     pub folded: String,
@@ -80,7 +79,7 @@ pub(super) struct Property {
 
 /// One schema, as the repair walk reads it.
 #[derive(Debug, Clone)]
-pub(super) struct Node {
+pub(crate) struct Node {
     pub reference: Ref,
     /// `anyOf` (or else `oneOf`) branches, when a non-empty array.
     pub branches: Option<Vec<NodeId>>,
@@ -134,7 +133,7 @@ impl Node {
 /// A parameter schema compiled for the repair walk; node 0 is the root.
 #[derive(Debug, Clone)]
 pub struct RepairSchema {
-    pub(super) nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
 }
 
 impl RepairSchema {
@@ -148,9 +147,9 @@ impl RepairSchema {
         RepairSchema { nodes: c.nodes }
     }
 
-    pub(super) const ROOT: NodeId = 0;
+    pub(crate) const ROOT: NodeId = 0;
 
-    pub(super) fn node(&self, id: NodeId) -> &Node {
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id]
     }
 }
