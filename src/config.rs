@@ -170,6 +170,19 @@ pub enum ProviderKind {
     Gemini,
 }
 
+impl ProviderKind {
+    /// The header that carries an API key to this provider: `(name, value)`.
+    /// The transport adds it; adapters never see the key, so it never
+    /// reaches a request body, a URL or a cassette.
+    pub fn auth_header(self, key: &str) -> (String, String) {
+        match self {
+            ProviderKind::Sim | ProviderKind::Openai => ("authorization".into(), format!("Bearer {key}")),
+            ProviderKind::Anthropic => ("x-api-key".into(), key.to_string()),
+            ProviderKind::Gemini => ("x-goog-api-key".into(), key.to_string()),
+        }
+    }
+}
+
 /// One model to compare.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

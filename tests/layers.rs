@@ -216,3 +216,26 @@ fn the_reader_sees_edges_and_cycles() {
     graph.entry("b".into()).or_default().entry("a".into()).or_default();
     assert_eq!(cycle_from("a", &graph), Some(vec!["a".to_string(), "b".into()]));
 }
+
+/// Edges that make no cycle today but cross the layers the wrong way: the
+/// transport sits under the providers (it carries bytes, they read them)
+/// and only its simulated part uses the simulator,
+/// the pipeline stages under the configuration, and nothing but the binary
+/// uses the command layer.
+#[test]
+fn no_edge_crosses_a_layer_upward() {
+    let graph = import_graph();
+    let forbidden = |from: &str, to: &str| {
+        (from.starts_with("transport") && to.starts_with("provider"))
+            // The simulated transport serves the simulator; no other transport uses it.
+            || (from.starts_with("transport") && from != "transport::sim" && to == "sim")
+            || (from.starts_with("pipeline") && to == "config")
+            || (from != "cli" && to == "cli")
+    };
+    let upward: Vec<String> = graph
+        .iter()
+        .flat_map(|(from, to)| to.iter().filter(|(t, _)| forbidden(from, t)).map(move |(t, files)| format!("{from} -> {t} ({files:?})")))
+        .collect();
+    assert!(graph.keys().any(|m| m.starts_with("transport")) && graph.keys().any(|m| m.starts_with("pipeline")));
+    assert!(upward.is_empty(), "imports across a layer upward (see docs/architecture.md):\n{}", upward.join("\n"));
+}

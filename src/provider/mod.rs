@@ -6,7 +6,7 @@
 //! Anthropic Messages, Google Gemini. Each parses both whole and streamed
 //! bodies; `Streamed` turns an adapter's request into its streaming form.
 //! Adapters never touch the network and never see an API key: the transport
-//! sends, and asks `auth_header` how to present the key.
+//! sends, and asks `ProviderKind::auth_header` how to present the key.
 
 pub mod anthropic;
 mod anthropic_stream;
@@ -31,6 +31,9 @@ use serde_json::Value;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn};
 use crate::config::{ModelConfig, ProviderKind, ToolFormat};
 use crate::transport::{sse, HttpRequest, HttpResponse, ResponseBody, SseEvent};
+// Reading a server's error body is shared with the transport, below us.
+pub use crate::transport::server_error::{error_message, rejected_call, RejectedCall};
+pub(crate) use crate::transport::server_error::{text_error_message, truncate};
 
 /// `ModelTurn::finish_reason` of a stream that ended before the provider said
 /// why it stopped (connection cut, no closing events). Whatever arrived is
@@ -109,17 +112,6 @@ pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
     }
 }
 
-/// The header that carries an API key to a provider: `(name, value)`.
-/// The transport adds it; adapters never see the key, so it never reaches a
-/// request body, a URL or a cassette.
-pub fn auth_header(kind: ProviderKind, key: &str) -> (String, String) {
-    match kind {
-        ProviderKind::Sim | ProviderKind::Openai => ("authorization".into(), format!("Bearer {key}")),
-        ProviderKind::Anthropic => ("x-api-key".into(), key.to_string()),
-        ProviderKind::Gemini => ("x-goog-api-key".into(), key.to_string()),
-    }
-}
-
 /// A response body as the adapters read it.
 enum Body<'a> {
     Json(Cow<'a, Value>),
@@ -153,90 +145,9 @@ fn read_body(response: &HttpResponse) -> Result<Body<'_>, ProviderError> {
     }
 }
 
-/// A model's output that the server could not parse as a tool call, answered
-/// with an error instead of a turn (llama.cpp and Ollama parse calls on the
-/// server): the model's invalid call, not a network fault.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RejectedCall {
-    /// The server's message.
-    pub message: String,
-    /// The model's output, where the server quotes it (Ollama's `raw='...'`).
-    pub raw: Option<String>,
-}
-
-/// What servers say when they reject a model's call: llama.cpp ("The model
-/// produced output that does not match the expected peg-native format", and
-/// older builds' "Failed to parse tool call"), Ollama ("error parsing tool call").
-const REJECTION_MESSAGES: [&str; 3] = ["does not match the expected", "failed to parse tool call", "error parsing tool call"];
-
-/// The rejected call in a response, if the response is a server's rejection
-/// of the model's output (an error status, or an error event in a stream).
-pub fn rejected_call(response: &HttpResponse) -> Option<RejectedCall> {
-    let message = match &response.body {
-        ResponseBody::Json(v) if response.status >= 400 => error_message(v),
-        ResponseBody::Text(t) if response.status >= 400 => text_error_message(t),
-        ResponseBody::Events(events) => events
-            .iter()
-            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
-            .find(|v| v.get("error").is_some())
-            .map(|v| error_message(&v))?,
-        _ => return None,
-    };
-    let lower = message.to_lowercase();
-    if !REJECTION_MESSAGES.iter().any(|m| lower.contains(m)) {
-        return None;
-    }
-    let raw = message.split_once("raw='").and_then(|(_, rest)| rest.rsplit_once("', err=").map(|(raw, _)| raw.to_string()));
-    Some(RejectedCall { message, raw })
-}
-
 fn looks_like_sse(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with("data:") || t.starts_with("event:") || t.starts_with(": ")
-}
-
-/// The message of an error body, in any of the shapes providers use:
-/// `{"error": {"message", "type" | "status"}}` (OpenAI, Anthropic, Gemini),
-/// `{"error": "..."}` (Ollama, llama.cpp), `{"message": "..."}` (vLLM),
-/// `{"detail": "..."}`, or a one-element array of these (Gemini). Otherwise
-/// the body itself, shortened.
-pub fn error_message(body: &Value) -> String {
-    let body = match body {
-        Value::Array(items) if !items.is_empty() => &items[0],
-        other => other,
-    };
-    let found = match body.get("error") {
-        Some(Value::Object(e)) => e.get("message").and_then(Value::as_str).map(|m| {
-            let kind = e.get("type").or_else(|| e.get("status")).and_then(Value::as_str).filter(|k| !k.is_empty());
-            match kind {
-                Some(k) => format!("{k}: {m}"),
-                None => m.to_string(),
-            }
-        }),
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
-    };
-    found
-        .or_else(|| body.get("message").and_then(Value::as_str).map(str::to_string))
-        .or_else(|| body.get("detail").and_then(Value::as_str).map(str::to_string))
-        .unwrap_or_else(|| truncate(&body.to_string(), 300))
-}
-
-fn text_error_message(text: &str) -> String {
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) => error_message(&v),
-        Err(_) => truncate(text.trim(), 300),
-    }
-}
-
-/// `s` cut to at most `max` bytes on a character boundary, with `…` if cut.
-pub(crate) fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        s.to_string()
-    } else {
-        let cut = (0..=max).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
-        format!("{}…", &s[..cut])
-    }
 }
 
 /// How many tool calls the conversation already holds. An id made up for a
@@ -416,10 +327,10 @@ mod tests {
 
     #[test]
     fn auth_headers_per_provider() {
-        assert_eq!(auth_header(ProviderKind::Openai, "k1"), ("authorization".into(), "Bearer k1".into()));
-        assert_eq!(auth_header(ProviderKind::Sim, "k1"), ("authorization".into(), "Bearer k1".into()));
-        assert_eq!(auth_header(ProviderKind::Anthropic, "k2"), ("x-api-key".into(), "k2".into()));
-        assert_eq!(auth_header(ProviderKind::Gemini, "k3"), ("x-goog-api-key".into(), "k3".into()));
+        assert_eq!(ProviderKind::Openai.auth_header("k1"), ("authorization".into(), "Bearer k1".into()));
+        assert_eq!(ProviderKind::Sim.auth_header("k1"), ("authorization".into(), "Bearer k1".into()));
+        assert_eq!(ProviderKind::Anthropic.auth_header("k2"), ("x-api-key".into(), "k2".into()));
+        assert_eq!(ProviderKind::Gemini.auth_header("k3"), ("x-goog-api-key".into(), "k3".into()));
     }
 
     #[test]

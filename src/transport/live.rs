@@ -17,7 +17,6 @@ use super::sse::SseParser;
 use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, TransportError};
 use crate::config::ModelConfig;
 use crate::core::rng::Rng;
-use crate::provider::auth_header;
 
 /// Why a live transport could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -58,7 +57,7 @@ impl LiveTransport {
             ),
             None => None,
         };
-        let auth = key.as_deref().map(|k| auth_header(model.provider, k));
+        let auth = key.as_deref().map(|k| model.provider.auth_header(k));
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
             .build()
@@ -192,7 +191,7 @@ impl Transport for LiveTransport {
                 // A server's rejection of the model's call is the model's answer:
                 // asking again would only ask the same question.
                 let wait = match &result {
-                    Ok(r) if is_retryable_status(r.status) && crate::provider::rejected_call(r).is_none() => retry_after(&r.headers),
+                    Ok(r) if is_retryable_status(r.status) && super::server_error::rejected_call(r).is_none() => retry_after(&r.headers),
                     Ok(_) | Err(TransportError::Limit(_)) => return result,
                     Err(_) => None,
                 };

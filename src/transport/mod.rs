@@ -9,6 +9,7 @@ pub mod live;
 pub mod redact;
 pub mod retry;
 pub mod scrub;
+pub mod server_error;
 pub mod sim;
 pub mod sse;
 
