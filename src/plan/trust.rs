@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::config::{Config, ModelConfig, ProviderKind};
 use crate::core::modes::CassetteMode;
+use crate::transport::scrub::UrlParts;
 
 use super::RunPlan;
 
@@ -34,25 +35,16 @@ pub fn redact_secrets(config: &mut Config) {
 /// replaced by [`REDACTED`]; the rest is kept as written (no normalising,
 /// so the same URL always redacts the same way).
 pub fn redact_url(url: &str) -> String {
-    let (base, fragment) = match url.split_once('#') {
-        Some((base, _)) => (base, Some(REDACTED)),
-        None => (url, None),
-    };
-    let (base, query) = match base.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (base, None),
-    };
-    let mut out = match base.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-            match authority.rsplit_once('@') {
-                Some((_, host)) => format!("{scheme}://{REDACTED}@{host}{path}"),
-                None => base.to_string(),
-            }
-        }
-        None => base.to_string(),
-    };
-    if let Some(query) = query {
+    // Cut where the transport's scrubbing cuts (a `/` in a password included);
+    // the plan's rule is stricter: every query value goes.
+    let parts = UrlParts::split(url);
+    let mut out = parts.scheme.to_string();
+    if parts.user_info.is_some() {
+        out.push_str(REDACTED);
+        out.push('@');
+    }
+    out.push_str(parts.host_and_path);
+    if let Some(query) = parts.query {
         let pairs: Vec<String> = query
             .split('&')
             .map(|pair| match pair.split_once('=') {
@@ -63,9 +55,9 @@ pub fn redact_url(url: &str) -> String {
         out.push('?');
         out.push_str(&pairs.join("&"));
     }
-    if let Some(fragment) = fragment {
+    if parts.fragment.is_some() {
         out.push('#');
-        out.push_str(fragment);
+        out.push_str(REDACTED);
     }
     out
 }
@@ -182,6 +174,7 @@ mod tests {
         assert_eq!(redact_url("http://tok@h:8080"), "http://REDACTED@h:8080");
         assert_eq!(redact_url("https://h/p?api-version=1#frag"), "https://h/p?api-version=REDACTED#REDACTED");
         assert_eq!(redact_url("https://h/a@b"), "https://h/a@b", "an @ in the path is not user-info");
+        assert_eq!(redact_url("https://me:pa/ss@h.example/v1"), "https://REDACTED@h.example/v1", "a / in a password hides none of it");
     }
 
     fn config(text: &str) -> Config {

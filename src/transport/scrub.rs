@@ -126,17 +126,18 @@ pub fn url_credential(url: &str) -> Option<String> {
 }
 
 /// A URL cut where credentials hide. Text without `://` is all path.
-struct UrlParts<'a> {
+/// Shared with the plan writer, which redacts by its own rule.
+pub(crate) struct UrlParts<'a> {
     /// `https://`, or empty.
-    scheme: &'a str,
-    user_info: Option<&'a str>,
-    host_and_path: &'a str,
-    query: Option<&'a str>,
-    fragment: Option<&'a str>,
+    pub(crate) scheme: &'a str,
+    pub(crate) user_info: Option<&'a str>,
+    pub(crate) host_and_path: &'a str,
+    pub(crate) query: Option<&'a str>,
+    pub(crate) fragment: Option<&'a str>,
 }
 
 impl<'a> UrlParts<'a> {
-    fn split(url: &'a str) -> UrlParts<'a> {
+    pub(crate) fn split(url: &'a str) -> UrlParts<'a> {
         let (scheme, rest) = match url.find("://") {
             Some(i) if url[..i].bytes().all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b)) && i > 0 => url.split_at(i + 3),
             _ => ("", url),
