@@ -63,6 +63,17 @@ pub enum LenientFix {
     UnquotedValue,
     /// Python `True`, `False` or `None`.
     PythonLiteral,
+    /// A literal in a case JSON does not use (`TRUE`, `Null`, `NONE`).
+    LiteralCase,
+    /// A Python tuple `(1, 2)` or set `{'a', 'b'}` read as an array (a
+    /// one-item group `(1)` as its item).
+    PythonTuple,
+    /// A bare expression as a value (`1/3`) kept as its text.
+    BareExpression,
+    /// A `"key": value` pair written inside an array read as an object there.
+    PairInArray,
+    /// A doubled quote opening a string (`""value"`).
+    DoubledQuote,
     /// JavaScript `undefined`, `NaN` or `Infinity`, read as `null`.
     JsLiteral,
     /// A `//`, `/* */` or `# ` comment was dropped.
