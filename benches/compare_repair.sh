@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # How fast is calltape's local repair next to the usual tools? Runs the same
 # inputs through calltape (the whole local pipeline: resolve, parse, validate,
-# local repair; and parsing alone), Python json_repair and JS jsonrepair. Each
+# local repair; and parsing alone), Python json_repair, JS jsonrepair and the
+# Rust crates jsonrepair-rs and llm_json (to a serde_json Value, timed by
+# benches/compare_repair/peers.rs, built as the example repair_peers). Each
 # is timed per call inside its own process, start-up excluded, fastest of
 # ROUNDS rounds (each after 1 s of untimed warm-up, so V8's JIT is
 # done), and the ratios are printed, then the same as Markdown.
@@ -21,8 +23,9 @@ py_version=0.64.6   # json-repair on PyPI; pinned so figures stay comparable
 js_version=3.15.0   # jsonrepair on npm
 here=benches/compare_repair
 
-echo "building calltape (release)…" >&2
+echo "building calltape and its Rust peers (release)…" >&2
 cargo build --release --quiet
+cargo build --release --quiet --example repair_peers
 
 # Reuse the cached installs only when they hold the pinned versions.
 if ! "$cache/venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('json-repair') != '$py_version')" 2>/dev/null; then
@@ -55,6 +58,7 @@ for sitting in $(seq "$sittings"); do
       target/release/calltape repair --batch "$batch" --time "$rounds"
       "$cache/venv/bin/python" "$here/time_python.py" "$batch" "$rounds"
       node "$cache/node/time_node.mjs" "$batch" "$rounds"
+      target/release/examples/repair_peers time "$batch" "$rounds"
     } >>"${batch%.jsonl}.times"
   done
 done
@@ -63,4 +67,4 @@ python3 "$here/report.py" "$work" "$rounds" \
   "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds SITTINGS=$sittings)" \
   "Method: µs per call in each tool's own process, start-up excluded, each tool warmed up 1 s, then fastest of $rounds rounds; the tools in turn, $sittings sittings, each tool's fastest sitting" \
   "Machine: $cpu, $(nproc) cores, load average $load" \
-  "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version"
+  "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version; Rust jsonrepair-rs and llm_json as locked in Cargo.lock"

@@ -2,7 +2,8 @@
 as Markdown for the README.
 
 usage: report.py WORK_DIR ROUNDS HEADER...
-  WORK_DIR/<set>.times holds three JSON lines a sitting: calltape, Python, JS;
+  WORK_DIR/<set>.times holds four JSON lines a sitting: calltape, Python, JS,
+  the Rust peers (jsonrepair-rs and llm_json);
   WORK_DIR/kinds/<kind>.times the same over one kind of tool call
   (WORK_DIR/kinds/<kind>.jsonl holds its inputs).
   HEADER lines (machine, versions, command) are printed above both forms.
@@ -21,11 +22,19 @@ def ratio(x):
     return f"{x:.0f}×" if x >= 100 else f"{x:.1f}×"
 
 
+PER_SITTING = 4  # calltape, Python, JS, the Rust peers
+
+
 def sittings_of(path):
-    """The sittings of a times file: three JSON lines each (calltape, Python, JS)."""
+    """The sittings of a times file: four JSON lines each (calltape, Python, JS, Rust peers)."""
     with open(path) as f:
         lines = [json.loads(line) for line in f if line.strip()]
-    return [lines[k:k + 3] for k in range(0, len(lines), 3)]
+    return [lines[k:k + PER_SITTING] for k in range(0, len(lines), PER_SITTING)]
+
+
+def rust_peers(sittings):
+    """jsonrepair-rs's and llm_json's µs per call, each its fastest sitting."""
+    return tuple(min(s[3][key] for s in sittings) for key in ("jsonrepair_rs_mean_us", "llm_json_mean_us"))
 
 
 def load(work):
@@ -41,8 +50,9 @@ def load(work):
         spread = {
             "Python ÷ pipeline": [s[1]["mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
             "JS ÷ pipeline": [s[2]["mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
+            "jsonrepair-rs ÷ pipeline": [s[3]["jsonrepair_rs_mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
         }
-        yield label, sittings[0][0]["inputs"], pipe, parse, libs, py, js, spread
+        yield label, sittings[0][0]["inputs"], pipe, parse, libs, py, js, rust_peers(sittings), spread
 
 
 def load_kinds(work):
@@ -88,7 +98,7 @@ def main():
     work, rounds, header = sys.argv[1], sys.argv[2], sys.argv[3:]
     rows = list(load(work))
     print("\n".join(header))
-    for label, n, pipe, parse, libs, py, js, spread in rows:
+    for label, n, pipe, parse, libs, py, js, (rs, lj), spread in rows:
         print(f"\n{label} ({n} inputs; µs per call, each tool's fastest sitting)")
         print(f"  {'':24}{'µs/call':>10}{'Python ÷':>10}{'JS ÷':>8}")
         print(f"  {'calltape pipeline':24}{pipe:10.2f}{ratio(py / pipe):>10}{ratio(js / pipe):>8}")
@@ -96,6 +106,8 @@ def main():
         print(f"  {'serde_json + jsonschema':24}{libs:10.2f}   (their share of the pipeline: a floor under it)")
         print(f"  {'Python json_repair':24}{py:10.2f}")
         print(f"  {'JS jsonrepair':24}{js:10.2f}")
+        print(f"  {'Rust jsonrepair-rs':24}{rs:10.2f}   (÷ pipeline {ratio(rs / pipe)}, ÷ parse {ratio(rs / parse)})")
+        print(f"  {'Rust llm_json':24}{lj:10.2f}   (÷ pipeline {ratio(lj / pipe)}, ÷ parse {ratio(lj / parse)})")
         print(f"  ratios sitting by sitting: {spread_text(spread)}")
     kinds = list(load_kinds(work))
     if kinds:
@@ -110,11 +122,12 @@ def main():
     print("\n".join(f"{line}  " for line in header))  # trailing spaces: Markdown line breaks
     print()
     print("| inputs | calltape pipeline µs | calltape parse µs | serde_json + jsonschema µs | Python json_repair µs | JS jsonrepair µs "
-          "| Python ÷ pipeline | JS ÷ pipeline | Python ÷ parse | JS ÷ parse | ÷ pipeline, sitting by sitting |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for label, n, pipe, parse, libs, py, js, spread in rows:
-        print(f"| {label} ({n}) | {pipe:.2f} | {parse:.2f} | {libs:.2f} | {py:.1f} | {js:.2f} "
-              f"| {ratio(py / pipe)} | {ratio(js / pipe)} | {ratio(py / parse)} | {ratio(js / parse)} | {spread_text(spread)} |")
+          "| Rust jsonrepair-rs µs | Rust llm_json µs "
+          "| Python ÷ pipeline | JS ÷ pipeline | jsonrepair-rs ÷ pipeline | llm_json ÷ pipeline | Python ÷ parse | JS ÷ parse | ÷ pipeline, sitting by sitting |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for label, n, pipe, parse, libs, py, js, (rs, lj), spread in rows:
+        print(f"| {label} ({n}) | {pipe:.2f} | {parse:.2f} | {libs:.2f} | {py:.1f} | {js:.2f} | {rs:.2f} | {lj:.2f} "
+              f"| {ratio(py / pipe)} | {ratio(js / pipe)} | {ratio(rs / pipe)} | {ratio(lj / pipe)} | {ratio(py / parse)} | {ratio(js / parse)} | {spread_text(spread)} |")
     if kinds:
         print()
         print("| tool-call kind | inputs | valid JSON | calltape pipeline µs | Python json_repair µs | JS jsonrepair µs | Python ÷ pipeline | JS ÷ pipeline |")

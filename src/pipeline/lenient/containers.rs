@@ -22,6 +22,10 @@ impl Parser<'_> {
             }
             return Err(self.err_unexpected());
         };
+        let mut root = root;
+        if let Value::Object(map) = &mut root {
+            self.reopen_object(map)?;
+        }
         self.root_unquoted = self.last_unquoted;
         self.root_closed = self.last_closed;
         self.skip_markdown_fence(&[b"```", b"```]", b"```}"]);
@@ -76,6 +80,26 @@ impl Parser<'_> {
         }
     }
 
+    /// After a closed root object: `{"a": 1}, "b": 2}` (a stray `}` closed
+    /// the object early) reads on into the same object.
+    #[inline(never)]
+    fn reopen_object(&mut self, map: &mut Map<String, Value>) -> R<()> {
+        while self.last_closed && self.at(self.i) == b',' {
+            let mut j = self.i + 1;
+            while is_ws(self.at(j)) {
+                j += 1;
+            }
+            if !self.key_follows(j) {
+                break;
+            }
+            self.note(LenientFix::UnbalancedBracket);
+            self.i = j;
+            let _set = self.parse_members(map, true, false)?;
+            self.skip_ws_comments(true);
+        }
+        Ok(())
+    }
+
     // The recursive path is parse_value -> parse_object / parse_array /
     // parse_function_call -> parse_value. Those keep small frames; all other
     // work is in helpers kept out of line, so deep nesting stays cheap on the
@@ -90,6 +114,7 @@ impl Parser<'_> {
         let (v, unquoted) = match self.at(self.i) {
             b'{' => (Some(self.parse_object()?), false),
             b'[' => (Some(self.parse_array()?), false),
+            b'(' => (Some(self.parse_tuple()?), false),
             // No function name starts with a quote.
             b'"' => self.parse_scalar(ctx)?,
             _ => match if fast_paths() { self.parse_keyword(ctx) } else { None } {
@@ -124,6 +149,9 @@ impl Parser<'_> {
             return Ok((Some(v), false));
         }
         if let Some(v) = self.parse_keyword(ctx) {
+            return Ok((Some(v), false));
+        }
+        if let Some(v) = self.parse_literal_any_case(ctx) {
             return Ok((Some(v), false));
         }
         if let Some(v) = self.parse_unquoted(false, ctx)? {
@@ -178,7 +206,8 @@ impl Parser<'_> {
         })
     }
 
-    /// An object; `self.i` is at its `{`.
+    /// An object; `self.i` is at its `{`. A Python set (`{'a', 'b'}`) is
+    /// read as an array.
     pub(super) fn parse_object(&mut self) -> R<Value> {
         self.i += 1;
         self.skip_ws_comments(true);
@@ -187,19 +216,34 @@ impl Parser<'_> {
             self.skip_ws_comments(true);
         }
         let mut map = Map::new();
-        let mut initial = true;
+        let closed = self.parse_members(&mut map, true, true)?;
+        if let Some(set) = closed.err() {
+            return Ok(set);
+        }
+        Ok(Value::Object(map))
+    }
+
+    /// The members of an object into `map`, up to and with its `}`; sets
+    /// `last_closed`. `initial`: no comma before the first member. With
+    /// `set_allowed`, a first member without a colon but with a comma or
+    /// `}` after it makes the whole a Python set, returned as `Err(array)`.
+    pub(super) fn parse_members(&mut self, map: &mut Map<String, Value>, mut initial: bool, set_allowed: bool) -> R<Result<(), Value>> {
         while self.i < self.len() && self.at(self.i) != b'}' {
             let iter_start = self.i;
             let plain = if fast_paths() { self.plain_member_start(initial) } else { None };
             let start = match plain {
                 Some(start) => Some(start),
+                None if set_allowed && initial && self.set_ahead() => return self.parse_set().map(Err),
                 None => self.parse_member_start(initial)?,
             };
             let Some((key, colon)) = start else {
                 break;
             };
             match self.parse_value(Ctx::Member)? {
-                Some(v) => {
+                Some(mut v) => {
+                    if v.is_array() {
+                        self.extend_array_run(&mut v)?;
+                    }
                     map.insert(key, v);
                 }
                 None => {
@@ -219,7 +263,70 @@ impl Parser<'_> {
         }
         self.last_end = self.i;
         self.last_closed = closed;
-        Ok(Value::Object(map))
+        Ok(Ok(()))
+    }
+
+    /// Whether the object starting at `self.i` is a Python set: its first
+    /// item a quoted string or a number with a comma or `}` right after it.
+    #[inline(never)]
+    fn set_ahead(&self) -> bool {
+        let mut j = self.i;
+        match self.at(j) {
+            q @ (b'"' | b'\'') => match memchr::memchr(q, &self.b[j + 1..]) {
+                Some(n) => j += n + 2,
+                None => return false,
+            },
+            b'0'..=b'9' | b'-' => {
+                while matches!(self.at(j), b'0'..=b'9' | b'-' | b'.' | b'e' | b'E' | b'+') {
+                    j += 1;
+                }
+            }
+            _ => return false,
+        }
+        while is_ws(self.at(j)) {
+            j += 1;
+        }
+        if self.at(j) == b'}' {
+            return true;
+        }
+        if self.at(j) != b',' {
+            return false;
+        }
+        // `{"a",` with nothing after is a cut-off object, not a set
+        j += 1;
+        while is_ws(self.at(j)) {
+            j += 1;
+        }
+        matches!(self.at(j), b'"' | b'\'' | b'0'..=b'9' | b'-')
+    }
+
+    /// A Python set `{'a', 'b'}` from its first item to its `}`, as an array.
+    #[inline(never)]
+    fn parse_set(&mut self) -> R<Value> {
+        self.note(LenientFix::PythonTuple);
+        let (items, _) = self.parse_items(b'}')?;
+        Ok(Value::Array(items))
+    }
+
+    /// After an array member value: `"k": [1], [2], [3]` (a model that
+    /// closed the array after each item) reads as one array `[1, 2, 3]`.
+    #[inline(never)]
+    fn extend_array_run(&mut self, value: &mut Value) -> R<()> {
+        while self.at(self.i) == b',' {
+            let mut j = self.i + 1;
+            while is_ws(self.at(j)) {
+                j += 1;
+            }
+            if self.at(j) != b'[' {
+                break;
+            }
+            self.i = j;
+            self.note(LenientFix::UnbalancedBracket);
+            if let (Value::Array(into), Some(Value::Array(more))) = (&mut *value, self.parse_value(Ctx::Plain)?) {
+                into.extend(more);
+            }
+        }
+        Ok(())
     }
 
     /// Reads up to an object member's value: the comma before it (unless
@@ -235,7 +342,8 @@ impl Parser<'_> {
             c
         };
         let ellipsis = self.skip_ellipsis();
-        let Some(key) = self.parse_key()? else {
+        let key_start = self.i;
+        let Some(mut key) = self.parse_key()? else {
             if matches!(self.at(self.i), b'}' | b'{' | b']' | b'[') || self.i >= self.len() {
                 if !initial && had_comma && !ellipsis {
                     self.note(LenientFix::TrailingComma);
@@ -248,6 +356,20 @@ impl Parser<'_> {
             self.note(LenientFix::MissingComma);
         }
         self.skip_ws_comments(true);
+        if self.at(self.i) != b':' && self.quote_at(key_start).is_none() {
+            // a stray word: before a key (`COMMENT "b": 1`) or the `}`
+            if self.at(self.i) == b'}' {
+                self.note(LenientFix::SurroundingText);
+                return Ok(None);
+            }
+            if self.quote_at(self.i).is_some() && self.key_follows(self.i) {
+                self.note(LenientFix::SurroundingText);
+                if let Some(next) = self.parse_key()? {
+                    key = next;
+                    self.skip_ws_comments(true);
+                }
+            }
+        }
         let colon = self.eat(b':');
         if !colon {
             if self.i >= self.len() {
@@ -314,33 +436,116 @@ impl Parser<'_> {
             self.note(LenientFix::LeadingComma);
             self.skip_ws_comments(true);
         }
+        let (items, _) = self.parse_items(b']')?;
+        Ok(Value::Array(items))
+    }
+
+    /// A Python tuple; `self.i` is at its `(`. A group of one item without
+    /// a comma, `(1)`, is that item; any other, an array.
+    #[inline(never)]
+    pub(super) fn parse_tuple(&mut self) -> R<Value> {
+        self.i += 1;
+        self.note(LenientFix::PythonTuple);
+        self.skip_ws_comments(true);
+        let (mut items, commas) = self.parse_items(b')')?;
+        if items.len() == 1 && !commas {
+            return Ok(items.pop().unwrap_or(Value::Null));
+        }
+        Ok(Value::Array(items))
+    }
+
+    /// Items up to and with the `close` bracket (`]`, `)` or a set's `}`);
+    /// sets `last_closed`. Returns the items and whether a comma was seen.
+    pub(super) fn parse_items(&mut self, close: u8) -> R<(Vec<Value>, bool)> {
         let mut items = Vec::new();
         let mut initial = true;
-        while self.i < self.len() && self.at(self.i) != b']' {
+        let mut commas = false;
+        while self.i < self.len() && self.at(self.i) != close {
             let iter_start = self.i;
             let had_comma = initial || self.eat(b',');
+            commas |= had_comma && !initial;
             let ellipsis = self.skip_ellipsis();
-            let Some(v) = self.parse_value(Ctx::Plain)? else {
+            let value = if self.at(self.i) == close && close != b']' { None } else { self.parse_value(Ctx::Plain)? };
+            let Some(v) = value else {
                 if !initial && had_comma && !ellipsis {
                     self.note(LenientFix::TrailingComma);
+                }
+                if close == b']' && self.stray_brace_in_array() {
+                    initial = false;
+                    continue;
                 }
                 break;
             };
             if !had_comma {
                 self.note(LenientFix::MissingComma);
             }
+            let v = match v {
+                Value::String(key) if close == b']' && self.at(self.i) == b':' => self.pair_in_array(key)?,
+                v => v,
+            };
             items.push(v);
             initial = false;
             if self.i == iter_start {
                 break;
             }
         }
-        let closed = self.eat(b']');
+        let closed = self.eat(close);
         if !closed {
             self.note(if self.i >= self.len() { LenientFix::Truncated } else { LenientFix::UnbalancedBracket });
         }
         self.last_end = self.i;
         self.last_closed = closed;
-        Ok(Value::Array(items))
+        Ok((items, commas))
+    }
+
+    /// At a `}` inside an array: a stray one (`[{..}},{..}]`, `[{..}}]`)
+    /// when the array's `]` or a comma and no key follow it, skipped; else it
+    /// closes the array for an object around it (`{"a": [1, 2}, "b": 3}`).
+    #[inline(never)]
+    fn stray_brace_in_array(&mut self) -> bool {
+        if self.at(self.i) != b'}' {
+            return false;
+        }
+        let mut j = self.i + 1;
+        while is_ws(self.at(j)) {
+            j += 1;
+        }
+        if self.at(j) == b']' {
+            // `[{..}}]`: the array's own end follows
+            self.note(LenientFix::UnbalancedBracket);
+            self.i = j;
+            return true;
+        }
+        if self.at(j) != b',' {
+            return false;
+        }
+        let mut k = j + 1;
+        while is_ws(self.at(k)) {
+            k += 1;
+        }
+        if self.key_follows(k) {
+            return false;
+        }
+        self.note(LenientFix::UnbalancedBracket);
+        self.i = j;
+        true
+    }
+
+    /// `["key": value, ...]`: the pair (and any members after it) read as
+    /// an object in the array; `self.i` is at the colon.
+    #[inline(never)]
+    fn pair_in_array(&mut self, key: String) -> R<Value> {
+        self.note(LenientFix::PairInArray);
+        self.i += 1;
+        let mut map = Map::new();
+        if let Some(v) = self.parse_value(Ctx::Member)? {
+            map.insert(key, v);
+        }
+        if self.at(self.i) != b']' {
+            let _set = self.parse_members(&mut map, false, false)?;
+            // a `]` left for the array: not the object's to report
+        }
+        self.last_closed = true;
+        Ok(Value::Object(map))
     }
 }

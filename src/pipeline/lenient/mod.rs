@@ -8,7 +8,11 @@
 //! licence, Jos de Jong), whose test suite is our corpus, extended for tool
 //! calls: prose around the arguments, unquoted values containing spaces,
 //! slashes or commas (`{"command": ls -la /tmp}`), `{..}{..}` concatenation,
-//! empty arguments as `{}`, and dropping a key whose value was cut off.
+//! empty arguments as `{}`, and dropping a key whose value was cut off;
+//! and for what models write in Python `json_repair`'s conventions: tuples
+//! and sets, `TRUE`/`Null`, `1/3`, a pair inside an array, doubled quotes,
+//! stray closing brackets (`docs/lenient-parser-comparison.md` lists each
+//! choice).
 //!
 //! Boundaries: strict JSON is not tried here; JSON escaped inside a string
 //! value is left as a string (the caller decodes it with the schema in hand);
@@ -63,6 +67,17 @@ pub enum LenientFix {
     UnquotedValue,
     /// Python `True`, `False` or `None`.
     PythonLiteral,
+    /// A literal in a case JSON does not use (`TRUE`, `Null`, `NONE`).
+    LiteralCase,
+    /// A Python tuple `(1, 2)` or set `{'a', 'b'}` read as an array (a
+    /// one-item group `(1)` as its item).
+    PythonTuple,
+    /// A bare expression as a value (`1/3`) kept as its text.
+    BareExpression,
+    /// A `"key": value` pair written inside an array read as an object there.
+    PairInArray,
+    /// A doubled quote opening a string (`""value"`).
+    DoubledQuote,
     /// JavaScript `undefined`, `NaN` or `Infinity`, read as `null`.
     JsLiteral,
     /// A `//`, `/* */` or `# ` comment was dropped.

@@ -224,6 +224,9 @@ impl<'a> Parser<'a> {
         for block in blocks {
             if self.starts_with(self.i, block) {
                 self.i += block.len();
+                while self.at(self.i) == b'`' {
+                    self.i += 1; // a longer fence (````)
+                }
                 if is_fn_start(self.at(self.i)) {
                     while is_fn_char(self.at(self.i)) {
                         self.i += 1;

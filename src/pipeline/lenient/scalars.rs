@@ -27,8 +27,10 @@ impl Parser<'_> {
         if self.at(i) == b'0' && digit(self, i + 1) {
             invalid = true; // leading zeros
         }
-        while digit(self, i) {
-            num.push(self.at(i) as char);
+        while digit(self, i) || self.digit_separator(i) {
+            if digit(self, i) {
+                num.push(self.at(i) as char);
+            }
             i += 1;
         }
         if self.at(i) == b'.' {
@@ -40,8 +42,10 @@ impl Parser<'_> {
             if !digit(self, i) {
                 num.push('0');
             }
-            while digit(self, i) {
-                num.push(self.at(i) as char);
+            while digit(self, i) || self.digit_separator(i) {
+                if digit(self, i) {
+                    num.push(self.at(i) as char);
+                }
                 i += 1;
             }
         }
@@ -65,6 +69,9 @@ impl Parser<'_> {
                 num.push(self.at(i) as char);
                 i += 1;
             }
+        }
+        if self.at(i) == b'/' && digit(self, i + 1) {
+            return Some(self.bare_expression(start, i));
         }
         if !self.at_end_of_number(i) || (ctx == Ctx::Member && !self.member_value_ends(i)) {
             return None;
@@ -102,7 +109,7 @@ impl Parser<'_> {
         }
         let digits = i - first;
         let zero_led = self.at(first) == b'0' && (digits > 1 || first > start);
-        if digits == 0 || zero_led || i - start >= 19 || matches!(self.at(i), b'.' | b'e' | b'E') {
+        if digits == 0 || zero_led || i - start >= 19 || matches!(self.at(i), b'.' | b'e' | b'E' | b'_' | b'/') {
             return None;
         }
         if !self.at_end_of_number(i) || (ctx == Ctx::Member && !self.member_value_ends(i)) {
@@ -112,6 +119,48 @@ impl Parser<'_> {
         self.i = i;
         self.last_end = i;
         Some(Some(Value::Number(n.into())))
+    }
+
+    /// `_` between two digits: Python's digit separator (`82_461_110`).
+    fn digit_separator(&self, i: usize) -> bool {
+        self.at(i) == b'_' && i > 0 && self.at(i - 1).is_ascii_digit() && self.at(i + 1).is_ascii_digit()
+    }
+
+    /// A number at `start` followed by `/` and digits at `i` (`1/3`): the
+    /// expression as written, a string (its value is not ours to compute).
+    #[cold]
+    fn bare_expression(&mut self, start: usize, mut i: usize) -> Value {
+        while matches!(self.at(i), b'/' | b'*' | b'.' | b'0'..=b'9') {
+            i += 1;
+        }
+        self.note(LenientFix::BareExpression);
+        self.i = i;
+        self.last_end = i;
+        Value::String(self.s[start..i].to_string())
+    }
+
+    /// `TRUE`, `Null`, `NONE`…: JSON's and Python's literals in another
+    /// case, read as the literal (a word such as `Trueble` stays a word).
+    #[inline(never)]
+    pub(super) fn parse_literal_any_case(&mut self, ctx: Ctx) -> Option<Value> {
+        let mut end = self.i;
+        while self.at(end).is_ascii_alphabetic() {
+            end += 1;
+        }
+        if end - self.i > 5 || is_fn_char(self.at(end)) || (ctx == Ctx::Member && !self.member_value_ends(end)) {
+            return None;
+        }
+        let word = self.s[self.i..end].to_ascii_lowercase();
+        let value = match word.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "null" | "none" => Value::Null,
+            _ => return None,
+        };
+        self.note(LenientFix::LiteralCase);
+        self.i = end;
+        self.last_end = end;
+        Some(value)
     }
 
     pub(super) fn parse_keyword(&mut self, ctx: Ctx) -> Option<Value> {
@@ -218,6 +267,8 @@ impl Parser<'_> {
                 b'[' => brackets += 1,
                 b',' if top && self.member_break_after(i + 1, false) => break,
                 b'\n' if top && self.member_break_after(i + 1, true) => break,
+                // `{"a": value "b": 1}`: the value ends where a key starts
+                b'"' if is_ws(self.at(i - 1)) && self.key_follows(i) => break,
                 b'"' => {
                     let mut j = i + 1;
                     while matches!(self.at(j), b' ' | b'\t' | b'\r') {

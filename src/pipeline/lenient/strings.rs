@@ -51,6 +51,11 @@ impl Parser<'_> {
             }
         }
         let mark = self.fixes.len();
+        if q == '"' && !skip_escapes && self.doubled_quote_at(i) {
+            // `""value"`: the first quote is one too many
+            i += 1;
+            self.note(LenientFix::DoubledQuote);
+        }
         if skip_escapes {
             self.note(LenientFix::EscapedQuotes);
         }
@@ -70,6 +75,8 @@ impl Parser<'_> {
         let mut out = String::with_capacity(guess);
         let mut spaces = 0usize; // trailing literal spaces in `out`
         let mut brackets = [0usize; 6]; // ( ) [ ] { } seen raw in the string
+                                        // only raw whitespace, with a raw newline, since the last other char
+        let mut raw_tail_newline = false;
         loop {
             self.tick()?;
             if i >= len {
@@ -91,7 +98,13 @@ impl Parser<'_> {
             let clen = if b < 0x80 { 1 } else { self.char_len_at(i) };
             if kind.ends_with(ch) {
                 match self.quote_in_string(i, clen, stop_at_delim, &brackets) {
-                    QuoteEnd::End => return Ok(Some(out)),
+                    QuoteEnd::End => {
+                        if raw_tail_newline {
+                            // the end quote on a line of its own: layout, not content
+                            out.truncate(out.trim_end_matches([' ', '\t', '\r', '\n']).len());
+                        }
+                        return Ok(Some(out));
+                    }
                     QuoteEnd::ReadAgain { stop_at_delim, stop_at } => {
                         self.fixes.truncate(mark);
                         self.i = i_before;
@@ -100,6 +113,7 @@ impl Parser<'_> {
                     QuoteEnd::Inner => {
                         out.push(ch);
                         spaces = 0;
+                        raw_tail_newline = false;
                         i += clen;
                     }
                 }
@@ -111,6 +125,7 @@ impl Parser<'_> {
                     continue;
                 }
                 i = self.string_escape(i, &mut out, &mut spaces)?;
+                raw_tail_newline = false;
             } else if is_plain(b) {
                 // fast path: a run of ASCII that needs no decision
                 let end = stop_at.map_or(len, |s| s.max(i + 1).min(len));
@@ -120,10 +135,12 @@ impl Parser<'_> {
                 out.push_str(run);
                 let trailing = run.bytes().rev().take_while(|&b| b == b' ').count();
                 spaces = if trailing == run.len() { spaces + trailing } else { trailing };
+                raw_tail_newline &= trailing == run.len();
             } else {
                 if (ch as u32) < 0x20 {
                     self.note(LenientFix::RawNewline);
                 }
+                raw_tail_newline = ch == '\n' || (raw_tail_newline && matches!(ch, ' ' | '\t' | '\r'));
                 out.push(ch);
                 if ch == ' ' {
                     spaces += 1;
@@ -137,6 +154,19 @@ impl Parser<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// At `""` followed (past spaces) by text that cannot follow an empty
+    /// string: a doubled opening quote, as in `{"key": ""value"}`.
+    fn doubled_quote_at(&self, i: usize) -> bool {
+        if self.at(i + 1) != b'"' {
+            return false;
+        }
+        let mut j = i + 2;
+        while matches!(self.at(j), b' ' | b'\t') {
+            j += 1;
+        }
+        j < self.len() && !is_delim(self.at(j)) && !is_ws(self.at(j)) && self.quote_at(j).is_none() && self.at(j) != b'#'
     }
 
     /// The string read so far, ended at `i` without its end quote (trailing

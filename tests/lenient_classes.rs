@@ -1,0 +1,210 @@
+//! The lenient parser on what models really wrote, class by class (issue
+//! 32): each input is quoted from a public issue thread or test suite of a
+//! JSON-repair library (URL beside it), with the value a tool call most
+//! likely meant. Where conventions disagree, the choice is documented in
+//! `docs/lenient-parser-comparison.md`.
+
+use calltape::pipeline::lenient::{parse_lenient, LenientFix};
+use serde_json::{json, Value};
+
+/// Reads `text` leniently; the value and the fixes made.
+fn read(text: &str) -> (Value, Vec<LenientFix>) {
+    match parse_lenient(text) {
+        Ok((value, fixes)) => (value, fixes.to_vec()),
+        Err(e) => panic!("{text:?} did not read: {e}"),
+    }
+}
+
+/// Each input reads as its value, with `fix` among the fixes.
+fn check_all(cases: &[(&str, Value)], fix: LenientFix) {
+    for (text, want) in cases {
+        let (got, fixes) = read(text);
+        assert_eq!(&got, want, "input {text:?}");
+        assert!(fixes.contains(&fix), "input {text:?}: {fix:?} not in {fixes:?}");
+    }
+}
+
+#[test]
+fn literals_in_other_cases() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_boolean_or_null.py
+            (r#"{"key": TRUE, "key2": FALSE, "key3": Null}   "#, json!({"key": true, "key2": false, "key3": null})),
+            // https://github.com/skatkov/devtui/pull/142 ("Uppercase TRUE/FALSE/Null values")
+            (r#"{"done": FALSE, "next": NULL}"#, json!({"done": false, "next": null})),
+            (r#"[TRUE, NONE]"#, json!([true, null])),
+        ],
+        LenientFix::LiteralCase,
+    );
+    // https://github.com/mangiucugna/json_repair/issues/210: Python's None
+    assert_eq!(read(r#"{"v": None}"#).0, json!({"v": null}));
+    // a word that only starts like a literal stays a word
+    assert_eq!(read(r#"{"name": Trueman}"#).0, json!({"name": "Trueman"}));
+    assert_eq!(read(r#"{"v": "None"}"#).0, json!({"v": "None"}), "a quoted literal is a string");
+}
+
+#[test]
+fn python_tuples_and_sets() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/issues/190
+            ("{1: (3, 2)}", json!({"1": [3, 2]})),
+            // https://github.com/mangiucugna/json_repair/issues/211
+            ("(true, false, null)", json!([true, false, null])),
+            ("(True, False, None)", json!([true, false, null])),
+            (r#"{"coords": (True, None)}"#, json!({"coords": [true, null]})),
+            // https://github.com/mangiucugna/json_repair/issues/153 (a set)
+            ("{'element 1', 'element 2'}", json!(["element 1", "element 2"])),
+            // nested tuples, an empty one, a one-item tuple with its comma
+            ("((1, 2), (3, 4))", json!([[1, 2], [3, 4]])),
+            (r#"{"empty": (), "one": (7,)}"#, json!({"empty": [], "one": [7]})),
+        ],
+        LenientFix::PythonTuple,
+    );
+    // a group without a comma is its item, as in Python
+    assert_eq!(read(r#"{"scalar_group": (1)}"#).0, json!({"scalar_group": 1}));
+    // a function-call wrapper is still one (not a tuple)
+    assert_eq!(read(r#"{"_id": ObjectId("123")}"#).0, json!({"_id": "123"}));
+    // `{"a",` is a cut-off object, not a one-item set
+    assert!(parse_lenient(r#"{"a","#).is_err());
+}
+
+#[test]
+fn bare_expressions_as_values() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/issues/27
+            (
+                r#"{"key1": 1/3, "key2": 1, "key3": "value3", "key4": "value4"}"#,
+                json!({"key1": "1/3", "key2": 1, "key3": "value3", "key4": "value4"}),
+            ),
+            (r#"{"key": 12345/67890}"#, json!({"key": "12345/67890"})),
+            ("[1/3, 2/3]", json!(["1/3", "2/3"])),
+        ],
+        LenientFix::BareExpression,
+    );
+    // https://github.com/mangiucugna/json_repair/issues/231: Python digit separators
+    assert_eq!(read(r#"{"value": 82_461_110, "f": 1_234.5_6}"#).0, json!({"value": 82461110, "f": 1234.56}));
+    assert_eq!(read(r#"{"sku": 123_456ABC}"#).0, json!({"sku": "123_456ABC"}));
+    // a comment after a number is still a comment
+    assert_eq!(read("{\"a\": 1 // one\n}").0, json!({"a": 1}));
+}
+
+#[test]
+fn a_pair_written_inside_an_array() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_array.py
+            (r#"["key":"value"}]"#, json!([{"key": "value"}])),
+            (r#"[ "key":"value"]"#, json!([{"key": "value"}])),
+            (
+                "{'key': ['a':{'duplicated_key': 'duplicated_value', 'duplicated_key': 'duplicated_value'}]}",
+                json!({"key": [{"a": {"duplicated_key": "duplicated_value"}}]}),
+            ),
+            // https://github.com/mangiucugna/json_repair/issues/167 ("A lot of LLMs use braces in arrays")
+            (r#"{"files": ["path": "a.txt", "mode": "w"]}"#, json!({"files": [{"path": "a.txt", "mode": "w"}]})),
+        ],
+        LenientFix::PairInArray,
+    );
+}
+
+#[test]
+fn doubled_quotes() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_string.py
+            (r#"{"key": ""value"}"#, json!({"key": "value"})),
+            (r#"{"" key":"val""#, json!({" key": "val"})),
+        ],
+        LenientFix::DoubledQuote,
+    );
+    // an empty string stays one
+    assert_eq!(read(r#"{"a": "", "b": [""], "": 1,}"#).0, json!({"a": "", "b": [""], "": 1}));
+}
+
+#[test]
+fn stray_closing_brackets_and_several_values() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/issues/95 (Llama 3)
+            (
+                "{\n  \"key1\": [\n    \"value1\",\n    \"value2\"\n  },\n  \"key2\": [\n    \"value3\",\n    \"value4\"\n  ]\n}",
+                json!({"key1": ["value1", "value2"], "key2": ["value3", "value4"]}),
+            ),
+            // https://github.com/mangiucugna/json_repair/issues/173
+            (
+                r#"[{"type":"xxx","content":{"aaa":[{"date":"0000-00-00"}],"bbb":[{"date":"0000-00-00"}}]},{"type":"xxx","content":"xxx"},{"type":"xxx","suffix":"xxx"}]"#,
+                json!([{"type":"xxx","content":{"aaa":[{"date":"0000-00-00"}],"bbb":[{"date":"0000-00-00"}]}},{"type":"xxx","content":"xxx"},{"type":"xxx","suffix":"xxx"}]),
+            ),
+            // https://github.com/mangiucugna/json_repair/issues/108
+            (
+                r#"{"intent":"search","named_entity":{"title":["A"],["B"]}}"#,
+                json!({"intent": "search", "named_entity": {"title": ["A", "B"]}}),
+            ),
+            // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_object.py
+            (r#"{"key": "value"}, "key2": "value2"}"#, json!({"key": "value", "key2": "value2"})),
+            (r#"[{"key":"value"}},{"key":"value"}]"#, json!([{"key": "value"}, {"key": "value"}])),
+        ],
+        LenientFix::UnbalancedBracket,
+    );
+    // https://github.com/mangiucugna/json_repair/issues/196: objects one after
+    // another are several calls' arguments, kept as an array
+    assert_eq!(
+        read(r#"{"姓名": "小红", "年龄": "17"}, {"姓名": "小丽", "年龄": "14"}"#).0,
+        json!([{"姓名": "小红", "年龄": "17"}, {"姓名": "小丽", "年龄": "14"}])
+    );
+}
+
+#[test]
+fn unescaped_quotes_inside_strings() {
+    check_all(
+        &[
+            // https://github.com/mangiucugna/json_repair/issues/100
+            (
+                r#"{"Suggestion": "Avoid saying "Bascom Palmer" in the beginning, use "UHealth" or "University of Miami Health System" instead"}"#,
+                json!({"Suggestion": "Avoid saying \"Bascom Palmer\" in the beginning, use \"UHealth\" or \"University of Miami Health System\" instead"}),
+            ),
+            // https://github.com/josdejong/jsonrepair/issues/114
+            ("{\n    \"text\": \"I want to buy 65\" television\"\n}", json!({"text": "I want to buy 65\" television"})),
+        ],
+        LenientFix::UnescapedQuote,
+    );
+    // https://github.com/mangiucugna/json_repair/issues/23: a stray quote after unquoted values
+    assert_eq!(
+        read("{\n  \"words\": abcdef\",\n  \"numbers\": 12345\",\n  \"words2\": ghijkl\"\n}").0,
+        json!({"words": "abcdef", "numbers": "12345", "words2": "ghijkl"})
+    );
+    // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_string.py:
+    // an unquoted value ends where the next quoted key starts; a stray word before a key is dropped
+    assert_eq!(read(r#"{"key": value "key2" : "value2" "#).0, json!({"key": "value", "key2": "value2"}));
+    assert_eq!(read(r#"{"value_1": true, COMMENT "value_2": "data"}"#).0, json!({"value_1": true, "value_2": "data"}));
+    assert_eq!(read(r#"{"value_1": true, SHOULD_NOT_EXIST "value_2": "data" AAAA }"#).0, json!({"value_1": true, "value_2": "data"}));
+}
+
+#[test]
+fn code_fences_and_brackets_inside_string_values() {
+    let cases = [
+        // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_string.py
+        ("{\"a\":\"x}``` [1,2]\n\",\"b\":\"y\"}", json!({"a": "x}``` [1,2]", "b": "y"})),
+        ("{\n\"a\": \"\n```{}```\n\",\n\"b\": \"x\",\n}", json!({"a": "\n```{}```", "b": "x"})),
+        ("{\"a\":\"x}``` (1,(2),k:v)\n\",\"b\":\"y\"}", json!({"a": "x}``` (1,(2),k:v)", "b": "y"})),
+        ("````{ \"key\": \"value\" }```", json!({"key": "value"})),
+        // https://github.com/josdejong/jsonrepair/issues/126
+        (
+            r#"{"name": "run", "args": {"param1": ["This is C(2)", "This is F(3)]}}"#,
+            json!({"name": "run", "args": {"param1": ["This is C(2)", "This is F(3)"]}}),
+        ),
+        // https://github.com/mangiucugna/json_repair/issues/76
+        ("{text:words{words in brackets}more words}", json!({"text": "words{words in brackets}more words"})),
+        // a fenced code block as a tool's file content, the end quote on its own line
+        (
+            "{\"path\": \"main.rs\", \"content\": \"```rust\nfn main() {\n    let v = [1, 2];\n}\n```\n\"}",
+            json!({"path": "main.rs", "content": "```rust\nfn main() {\n    let v = [1, 2];\n}\n```"}),
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(read(text).0, want, "input {text:?}");
+    }
+    // an escaped newline at the end is content, kept
+    assert_eq!(read("{\"a\": \"line\\n\", b: 1}").0, json!({"a": "line\n", "b": 1}));
+}
