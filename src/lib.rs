@@ -16,6 +16,7 @@ pub mod core;
 pub mod events;
 pub mod exit_codes;
 pub mod fuzz_targets;
+pub mod init;
 pub mod interrupt;
 pub mod merge;
 pub mod metrics;
