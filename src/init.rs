@@ -100,7 +100,7 @@ mod tests {
         }
         std::fs::write(project.join("calltape.toml"), "# mine").unwrap();
         let e = write_project(&project, false).unwrap_err().to_string();
-        assert!(e.contains("calltape.toml") && e.contains("weather-paris.json") && e.contains("--force"), "{e}");
+        assert!(e.contains("calltape.toml") && e.contains("weather-paris.json") && e.contains("does not overwrite"), "{e}");
         assert_eq!(std::fs::read_to_string(project.join("calltape.toml")).unwrap(), "# mine", "nothing overwritten");
         write_project(&project, true).unwrap();
         assert_eq!(std::fs::read_to_string(project.join("calltape.toml")).unwrap(), FILES[0].text);

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod approver;
 pub mod bfcl;
+pub mod bundled;
 pub mod chat;
 pub mod check;
 pub mod cli;
