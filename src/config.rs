@@ -24,6 +24,9 @@ pub enum ConfigError {
     Invalid { file: String, message: String },
     #[error("cannot read config {file}: {source}")]
     Read { file: String, source: std::io::Error },
+    /// The embedded default's bundled suites could not be unpacked.
+    #[error("{source}")]
+    Bundled { source: crate::bundled::BundledError },
 }
 
 /// The whole configuration.
@@ -302,8 +305,23 @@ impl Config {
                 let text = std::fs::read_to_string(&p).map_err(|source| ConfigError::Read { file: origin.clone(), source })?;
                 Ok((Config::parse(&text, &origin)?, origin))
             }
-            None => Ok((Config::parse(EMBEDDED_DEFAULT, "embedded calltape.toml")?, "embedded default".into())),
+            None => Config::embedded_default(),
         }
+    }
+
+    /// The embedded default. Its suites and recordings are read from the
+    /// working directory when it holds them all (the repository); anywhere
+    /// else from the copies compiled into the binary (`crate::bundled`).
+    fn embedded_default() -> Result<(Config, String), ConfigError> {
+        let mut config = Config::parse(EMBEDDED_DEFAULT, "embedded calltape.toml")?;
+        let here = config.run.suites.iter().chain([&config.cassettes.dir]).all(|p| p.is_dir());
+        if here {
+            return Ok((config, "embedded default".into()));
+        }
+        let root = crate::bundled::unpacked().map_err(|source| ConfigError::Bundled { source })?;
+        config.run.suites = config.run.suites.iter().map(|p| root.join(p)).collect();
+        config.cassettes.dir = root.join(&config.cassettes.dir);
+        Ok((config, format!("embedded default, bundled suites in {}", root.display())))
     }
 
     fn validate(&self) -> Result<(), String> {

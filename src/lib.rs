@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod approver;
 pub mod bfcl;
+pub mod bundled;
 pub mod chat;
 pub mod check;
 pub mod cli;
@@ -16,6 +17,7 @@ pub mod core;
 pub mod events;
 pub mod exit_codes;
 pub mod fuzz_targets;
+pub mod init;
 pub mod interrupt;
 pub mod merge;
 pub mod metrics;

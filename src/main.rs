@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use calltape::cli::{self, bfcl_judge, cassettes, compare, import, repair, run};
+use calltape::cli::{self, bfcl_judge, cassettes, compare, import, init, repair, run};
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Start a project: a commented calltape.toml and an example suite that `run` runs at once.
+    Init(init::InitArgs),
     /// Run suites on the configured models and print the comparison tables.
     Run(run::RunArgs),
     /// Run one tool call's arguments through the repair pipeline and print what it did, as JSON.
@@ -67,6 +69,7 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
+        Command::Init(args) => init::init(args),
         Command::Run(args) => run::run(args).await,
         Command::Repair(args) => repair::repair(args),
         Command::Report { run_dir } => cli::report::rerender(&run_dir),

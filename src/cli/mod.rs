@@ -8,6 +8,7 @@ pub mod cassettes;
 pub mod check;
 pub mod compare;
 pub mod import;
+pub mod init;
 pub mod repair;
 pub mod report;
 pub mod run;
