@@ -585,26 +585,6 @@ mod tests {
     }
 
     #[test]
-    fn a_file_gives_the_tables_of_its_events_though_uncounted_kinds_are_not_built() {
-        let events = one_of_each_kind();
-        let text = jsonl(&events);
-        for (line, event) in text.lines().zip(&events) {
-            let tag = serde_json::to_value(event).unwrap()["event"].as_str().unwrap().to_string();
-            assert_eq!(rows::written_tag(line), Some(tag.as_str()), "the tag is read from the line as written");
-        }
-        let from_file = tables_from_reader(Path::new("events.jsonl"), text.as_bytes(), 64).unwrap();
-        let from_events = build_tables(&events).unwrap();
-        let csv = |t: &Tables| crate::report::Exporter::export(&crate::report::csv::Csv, t).unwrap();
-        assert_eq!(csv(&from_file), csv(&from_events));
-        assert_eq!(from_file.events, events.len() as u64, "skipped kinds still count as events read");
-        // A line of an uncounted kind is still checked to be JSON, and named.
-        let broken = text.lines().find(|l| l.contains("\"event\":\"tool_executed\"")).unwrap();
-        let bad = format!("{}\n{}\n", text.lines().next().unwrap(), &broken[..broken.len() - 1]);
-        let error = tables_from_reader(Path::new("events.jsonl"), bad.as_bytes(), 64).unwrap_err().to_string();
-        assert!(error.contains("events.jsonl:2:"), "{error}");
-    }
-
-    #[test]
     fn the_listed_fields_are_what_the_tables_read() {
         // Changing a not-counted field changes no table; changing a counted one does.
         let base = one_of_each_kind();
