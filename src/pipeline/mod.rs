@@ -13,6 +13,7 @@ pub mod repair;
 pub mod resolve;
 pub mod text_calls;
 pub mod tool;
+pub mod truncation;
 pub mod validate;
 
 use std::borrow::Cow;
@@ -27,6 +28,7 @@ use crate::pipeline::tool::Tool;
 use crate::quote::quoted;
 pub use repair::RepairRules;
 pub use resolve::NameMatch;
+pub use truncation::{cut_call, mark_truncated, turn_cut, Cut};
 pub use validate::{CallIssue, InvalidKind};
 
 /// Tool results that report an invalid call start with this, so a model

@@ -35,10 +35,8 @@ use crate::transport::{sse, HttpRequest, HttpResponse, ResponseBody, SseEvent};
 pub use crate::transport::server_error::{error_message, rejected_call, RejectedCall};
 pub(crate) use crate::transport::server_error::{text_error_message, truncate};
 
-/// `ModelTurn::finish_reason` of a stream that ended before the provider said
-/// why it stopped (connection cut, no closing events). Whatever arrived is
-/// kept: text, and tool calls with their arguments as far as they got.
-pub const FINISH_TRUNCATED: &str = "stream_truncated";
+// The finish reason of a cut stream is read by the pipeline, below us.
+pub use crate::pipeline::truncation::FINISH_TRUNCATED;
 
 /// Why a response could not be read as a model turn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
