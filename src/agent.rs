@@ -21,7 +21,7 @@ use crate::pipeline::tool::Tool;
 use crate::pipeline::{
     self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
-use crate::provider::{rejected_call, Provider, RejectedCall};
+use crate::provider::{self, rejected_call, Provider, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole};
 use crate::transport::Transport;
@@ -175,7 +175,7 @@ impl Unit<'_> {
             pipeline::mark_written_as_text(&mut verdict, self.config.pipeline.repair);
         }
         if let Some(cut) = cut {
-            // The rest of the call is lost: no repair can bring it back.
+            // The rest of the call is lost: closing it is no fix, and no repair model can bring it back.
             pipeline::mark_truncated(&mut verdict, call, cut);
             return Ok((verdict, None));
         }
@@ -322,8 +322,8 @@ fn calls_of(turn: &ModelTurn, tools: &[ToolDefinition], step: u32) -> (Vec<ToolC
 }
 
 /// The turn's cut, for the `i`-th of its calls if the cut fell in that call.
-fn cut_at<'c>(cut: Option<&'c Cut>, calls: &[ToolCall], i: usize) -> Option<&'c Cut> {
-    cut.filter(|cut| pipeline::cut_call(cut, calls) == Some(i))
+fn cut_at<'c>(cut: Option<&'c Cut>, calls: &[ToolCall], arguments_as_text: bool, i: usize) -> Option<&'c Cut> {
+    cut.filter(|cut| pipeline::cut_call(cut, calls, arguments_as_text) == Some(i))
 }
 
 /// The cost in USD of one request's tokens.
@@ -459,7 +459,7 @@ impl Unit<'_> {
             let cut = pipeline::turn_cut(turn.finish_reason.as_deref());
             for (i, call) in calls.iter().enumerate() {
                 c.transcript.attempted_calls += 1;
-                let cut = cut_at(cut.as_ref(), &calls, i);
+                let cut = cut_at(cut.as_ref(), &calls, true, i);
                 let (verdict, repaired_by) = self.judge_call(call, true, cut, c.steps, &c.messages, &mut c.repair_attempts).await?;
                 self.emit_call(c.steps, call, &verdict, repaired_by)?;
             }
@@ -506,7 +506,8 @@ impl Unit<'_> {
         let cut = pipeline::turn_cut(turn.finish_reason.as_deref());
         for (i, call) in calls.iter().enumerate() {
             c.transcript.attempted_calls += 1;
-            let cut = cut_at(cut.as_ref(), calls, i);
+            let as_text = written_as_text || provider::arguments_as_text(self.endpoint.model);
+            let cut = cut_at(cut.as_ref(), calls, as_text, i);
             let (verdict, repaired_by) = self.judge_call(call, written_as_text, cut, c.steps, &context, &mut c.repair_attempts).await?;
             let tool_name = verdict.report_name(call);
             self.emit_call(c.steps, call, &verdict, repaired_by)?;

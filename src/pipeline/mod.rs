@@ -45,6 +45,10 @@ pub enum CallOutcome {
     Repaired,
     /// Wrong, and not fixed: it is not executed.
     Invalid,
+    /// Cut off while the model wrote it (see `truncation`), and closed by
+    /// local repair so the turn can go on: it runs and is judged as closed,
+    /// but it is not the call the model meant, so it is never counted as fixed.
+    Truncated,
 }
 
 /// Which part of a call a fix touched.

@@ -2,8 +2,8 @@
 //! adapter reads the turn's finish reason; this module decides from it
 //! which call of the turn was being written when the output stopped, and
 //! files that call as `truncated`: the rest of its arguments is lost, so
-//! closing the text (which lenient parsing can always do) would run a call
-//! the model never made — a file written as "Filing taxes", the rest gone.
+//! the text lenient parsing closes (a file written as "Filing taxes", the
+//! rest gone) is not the call the model meant, and never counts as a fix.
 
 use crate::chat::ToolCall;
 
@@ -43,26 +43,29 @@ pub fn turn_cut(finish_reason: Option<&str>) -> Option<Cut> {
 /// order, so only the turn's last call can have been cut (earlier calls of
 /// a parallel turn were finished before it began).
 ///
-/// At the output limit the last call is cut whatever its text looks like:
-/// providers that send arguments as an object (Anthropic, Gemini) close it
-/// themselves, so a whole-looking object proves nothing. A stream that just
-/// stopped may have stopped after the last call was done: that call is cut
-/// only when its argument text is not yet a whole JSON value.
-pub fn cut_call(cut: &Cut, calls: &[ToolCall]) -> Option<usize> {
+/// When the model's arguments come as text (OpenAI-compatible servers,
+/// Anthropic streams, calls found in an answer's text), the output may have
+/// stopped after the last call was done — the cut text may even hold a
+/// further call too broken to find — so that call is cut only when its
+/// argument text is not yet a whole JSON value. When they come as an object
+/// (Gemini, Anthropic's whole answers) the provider closed it itself and a
+/// whole-looking object proves nothing: at the output limit the last call
+/// is cut, and a provider's word is all there is to go on.
+pub fn cut_call(cut: &Cut, calls: &[ToolCall], arguments_as_text: bool) -> Option<usize> {
     let last = calls.len().checked_sub(1)?;
-    match cut {
-        Cut::Limit(_) => Some(last),
-        Cut::Stream => (!is_whole_json(&calls[last].arguments)).then_some(last),
-    }
+    let surely = matches!(cut, Cut::Limit(_)) && !arguments_as_text;
+    (surely || !is_whole_json(&calls[last].arguments)).then_some(last)
 }
 
 fn is_whole_json(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
-/// Files a judged call as truncated: its one issue is the cut (what else was
-/// wrong with the text follows from the cut), it is not run, and nothing of
-/// what local repair made of it counts as a fix.
+/// Files a judged call as truncated. Its one issue is the cut: what else
+/// was wrong with its text follows from the cut. A call local repair could
+/// close and validate still runs, so the turn goes on as it would have,
+/// with the fixes that closed it listed; one it could not stays invalid,
+/// and the model is told its output was cut.
 pub fn mark_truncated(v: &mut CallVerdict, call: &ToolCall, cut: &Cut) {
     let chars = call.arguments.chars().count();
     let message = match cut {
@@ -78,9 +81,11 @@ pub fn mark_truncated(v: &mut CallVerdict, call: &ToolCall, cut: &Cut) {
     };
     let cut_issue = issue(InvalidKind::Truncated, message);
     v.first_issues = vec![cut_issue.clone()];
-    v.issues = vec![cut_issue];
-    v.fixes.clear();
-    v.outcome = CallOutcome::Invalid;
+    if v.outcome == CallOutcome::Invalid {
+        v.issues = vec![cut_issue];
+    } else {
+        v.outcome = CallOutcome::Truncated;
+    }
 }
 
 #[cfg(test)]
@@ -114,15 +119,20 @@ mod tests {
     fn only_the_last_call_is_cut_and_a_stream_only_inside_its_arguments() {
         let limit = Cut::Limit("length".into());
         let calls = [call(r#"{"path": "a"}"#), call(r#"{"path": "b", "content": "Filing ta"#)];
-        assert_eq!(cut_call(&limit, &calls), Some(1));
-        assert_eq!(cut_call(&Cut::Stream, &calls), Some(1));
-        // The stream stopped after the last call was whole: nothing was cut in it.
-        assert_eq!(cut_call(&Cut::Stream, &calls[..1]), None);
-        // The limit says the output stopped: an object a provider closed itself proves nothing.
-        assert_eq!(cut_call(&limit, &calls[..1]), Some(0));
+        for as_text in [false, true] {
+            assert_eq!(cut_call(&limit, &calls, as_text), Some(1));
+            assert_eq!(cut_call(&Cut::Stream, &calls, as_text), Some(1));
+        }
+        // The output stopped after a last call sent as text was whole: nothing was cut in it
+        // (a real llama.cpp answer in recordings/ ends in a call too broken to find after it).
+        assert_eq!(cut_call(&Cut::Stream, &calls[..1], true), None);
+        assert_eq!(cut_call(&limit, &calls[..1], true), None);
+        // At the limit, an object a provider closed itself proves nothing.
+        assert_eq!(cut_call(&limit, &calls[..1], false), Some(0));
+        assert_eq!(cut_call(&Cut::Stream, &calls[..1], false), None);
         // Nothing of the arguments arrived yet.
-        assert_eq!(cut_call(&Cut::Stream, &[call("")]), Some(0));
-        assert_eq!(cut_call(&limit, &[]), None);
+        assert_eq!(cut_call(&Cut::Stream, &[call("")], true), Some(0));
+        assert_eq!(cut_call(&limit, &[], false), None);
     }
 
     #[test]
@@ -141,17 +151,30 @@ mod tests {
         let mut v = check_call(&cut_text, &tools, PipelineOptions { repair: RepairMode::Local, rules: &rules });
         assert_eq!(v.outcome, CallOutcome::Repaired, "lenient parsing closes it");
         mark_truncated(&mut v, &cut_text, &Cut::Limit("length".into()));
+        // Closed, it runs, but as truncated: not repaired, and nothing left to report as still wrong.
+        assert_eq!((v.outcome, v.invalid_kinds(), v.remaining_kinds()), (CallOutcome::Truncated, vec![InvalidKind::Truncated], vec![]));
+        assert_eq!(v.args, Some(serde_json::json!({"path": "taxes.md", "content": "Filing taxes"})));
+        assert!(!v.fixes.is_empty(), "the fixes that closed it are listed");
+        assert_eq!(
+            v.first_issues[0].message,
+            "the model's output was cut at its output limit (finish reason `length`) while it wrote this call: \
+             its arguments end unfinished after 45 characters"
+        );
+
+        // Without repair the text stays unclosed: invalid, and the model is told why.
+        let mut v = check_call(&cut_text, &tools, PipelineOptions { repair: RepairMode::Off, rules: &rules });
+        mark_truncated(&mut v, &cut_text, &Cut::Stream);
         assert_eq!(
             (v.outcome, v.invalid_kinds(), v.remaining_kinds()),
             (CallOutcome::Invalid, vec![InvalidKind::Truncated], vec![InvalidKind::Truncated])
         );
-        assert!(v.fixes.is_empty());
-        assert_eq!(
-            v.issues[0].message,
-            "the model's output was cut at its output limit (finish reason `length`) while it wrote this call: \
-             its arguments end unfinished after 45 characters"
-        );
         let told = v.error_message(&cut_text, &tools);
-        assert!(told.starts_with("invalid tool call: arguments of `write_file` are invalid: the model's output was cut"), "{told}");
+        assert!(told.starts_with("invalid tool call: arguments of `write_file` are invalid: the stream ended before"), "{told}");
+
+        // A whole-looking call (Gemini sends an object) at the limit still runs, as truncated.
+        let whole = call(r#"{"path": "taxes.md", "content": "Filing taxes"}"#);
+        let mut v = check_call(&whole, &tools, PipelineOptions { repair: RepairMode::Local, rules: &rules });
+        mark_truncated(&mut v, &whole, &Cut::Limit("MAX_TOKENS".into()));
+        assert_eq!((v.outcome, v.invalid_kinds()), (CallOutcome::Truncated, vec![InvalidKind::Truncated]));
     }
 }

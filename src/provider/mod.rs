@@ -110,6 +110,20 @@ pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
     }
 }
 
+/// Whether a model's tool-call arguments reach us as text, as the model
+/// wrote them (OpenAI-compatible servers, Anthropic streams, calls written
+/// in the answer's text), rather than as an object the provider built and
+/// closed itself (Gemini, Anthropic's whole answers): only text shows where
+/// a cut fell (see `pipeline::truncation::cut_call`).
+pub fn arguments_as_text(model: &ModelConfig) -> bool {
+    model.tool_format == ToolFormat::Text
+        || match model.provider {
+            ProviderKind::Sim | ProviderKind::Openai => true,
+            ProviderKind::Anthropic => model.stream,
+            ProviderKind::Gemini => false,
+        }
+}
+
 /// A response body as the adapters read it.
 enum Body<'a> {
     Json(Cow<'a, Value>),
