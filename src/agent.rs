@@ -19,9 +19,9 @@ use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
 use crate::pipeline::{
-    self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
+    self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
-use crate::provider::{rejected_call, Provider, RejectedCall};
+use crate::provider::{self, rejected_call, Provider, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole};
 use crate::transport::Transport;
@@ -164,6 +164,7 @@ impl Unit<'_> {
         &self,
         call: &ToolCall,
         written_as_text: bool,
+        cut: Option<&Cut>,
         step: u32,
         context: &[ChatMessage],
         attempts: &mut HashMap<String, u32>,
@@ -172,6 +173,11 @@ impl Unit<'_> {
         let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
         if written_as_text {
             pipeline::mark_written_as_text(&mut verdict, self.config.pipeline.repair);
+        }
+        if let Some(cut) = cut {
+            // The rest of the call is lost: closing it is no fix, and no repair model can bring it back.
+            pipeline::mark_truncated(&mut verdict, call, cut);
+            return Ok((verdict, None));
         }
         let tool_name = verdict.report_name(call);
         let needed_repair = !verdict.first_issues.is_empty();
@@ -315,6 +321,11 @@ fn calls_of(turn: &ModelTurn, tools: &[ToolDefinition], step: u32) -> (Vec<ToolC
     (calls, true)
 }
 
+/// The turn's cut, for the `i`-th of its calls if the cut fell in that call.
+fn cut_at<'c>(cut: Option<&'c Cut>, calls: &[ToolCall], arguments_as_text: bool, i: usize) -> Option<&'c Cut> {
+    cut.filter(|cut| pipeline::cut_call(cut, calls, arguments_as_text) == Some(i))
+}
+
 /// The cost in USD of one request's tokens.
 pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
     let uncached = usage.input_tokens.saturating_sub(usage.cached_input_tokens);
@@ -445,9 +456,11 @@ impl Unit<'_> {
         // the answer stays the text it was.
         let unrecovered = written_as_text && self.config.pipeline.repair == RepairMode::Off;
         if unrecovered {
-            for call in &calls {
+            let cut = pipeline::turn_cut(turn.finish_reason.as_deref());
+            for (i, call) in calls.iter().enumerate() {
                 c.transcript.attempted_calls += 1;
-                let (verdict, repaired_by) = self.judge_call(call, true, c.steps, &c.messages, &mut c.repair_attempts).await?;
+                let cut = cut_at(cut.as_ref(), &calls, true, i);
+                let (verdict, repaired_by) = self.judge_call(call, true, cut, c.steps, &c.messages, &mut c.repair_attempts).await?;
                 self.emit_call(c.steps, call, &verdict, repaired_by)?;
             }
         }
@@ -490,9 +503,12 @@ impl Unit<'_> {
         });
         let mut this_turn: Vec<MadeCall> = Vec::new();
         let mut denied_now: Vec<(MadeCall, String)> = Vec::new();
-        for call in calls {
+        let cut = pipeline::turn_cut(turn.finish_reason.as_deref());
+        for (i, call) in calls.iter().enumerate() {
             c.transcript.attempted_calls += 1;
-            let (verdict, repaired_by) = self.judge_call(call, written_as_text, c.steps, &context, &mut c.repair_attempts).await?;
+            let as_text = written_as_text || provider::arguments_as_text(self.endpoint.model);
+            let cut = cut_at(cut.as_ref(), calls, as_text, i);
+            let (verdict, repaired_by) = self.judge_call(call, written_as_text, cut, c.steps, &context, &mut c.repair_attempts).await?;
             let tool_name = verdict.report_name(call);
             self.emit_call(c.steps, call, &verdict, repaired_by)?;
             let (Some(tool), Some(args), false) = (&verdict.tool, &verdict.args, verdict.outcome == CallOutcome::Invalid) else {

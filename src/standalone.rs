@@ -33,6 +33,7 @@ pub fn repair_report(arguments: &str, tool: &Arc<Tool>, mode: RepairMode, rules:
         CallOutcome::Valid => "valid",
         CallOutcome::Repaired => "repaired",
         CallOutcome::Invalid => "invalid",
+        CallOutcome::Truncated => "truncated",
     };
     json!({
         "outcome": outcome,

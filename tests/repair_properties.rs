@@ -171,6 +171,7 @@ proptest! {
                 prop_assert_eq!(again.outcome, CallOutcome::Valid);
             }
             CallOutcome::Invalid => prop_assert!(!v.issues.is_empty()),
+            CallOutcome::Truncated => prop_assert!(false, "only a turn's finish reason makes a call truncated"),
         }
     }
 

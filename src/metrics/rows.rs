@@ -320,7 +320,8 @@ impl Rows {
                 let unit = self.unit(unit, hash);
                 let repaired = *outcome == CallOutcome::Repaired;
                 let by_model = *repaired_by == Some(RepairStage::Model);
-                self.units[unit as usize].repaired |= repaired;
+                // A truncated call that ran was closed by repair: without it the unit could not have passed.
+                self.units[unit as usize].repaired |= repaired || *outcome == CallOutcome::Truncated;
                 let key = self.tool_key(unit, tool);
                 let c = self.calls.entry(key).or_default();
                 c.calls += 1;

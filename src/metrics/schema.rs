@@ -115,7 +115,7 @@ pub const COST_B_USD: &str = "cost_b_usd";
 pub const COST_RATIO: &str = "cost_ratio";
 
 /// One count column per `InvalidKind::ALL`, in that order.
-pub const INVALID_KINDS: [&str; 9] = [
+pub const INVALID_KINDS: [&str; 10] = [
     "unknown_tool",
     "parse_error",
     "missing_required",
@@ -125,6 +125,7 @@ pub const INVALID_KINDS: [&str; 9] = [
     "constraint_violation",
     "text_call",
     "server_rejected_call",
+    "truncated",
 ];
 
 /// One count column per `DenialBehaviour::ALL`, in that order.
@@ -150,7 +151,7 @@ pub const APPROVAL_COUNTS: [&str; 9] = [
 ];
 
 /// `summary`: one row per model.
-pub const SUMMARY: [&str; 64] = [
+pub const SUMMARY: [&str; 65] = [
     MODEL,
     TIER,
     SCENARIOS,
@@ -186,6 +187,7 @@ pub const SUMMARY: [&str; 64] = [
     INVALID_KINDS[6],
     INVALID_KINDS[7],
     INVALID_KINDS[8],
+    INVALID_KINDS[9],
     INPUT_TOKENS,
     OUTPUT_TOKENS,
     CACHED_INPUT_TOKENS,
@@ -239,7 +241,7 @@ pub const SUMMARY_DERIVED: [&str; 16] = [
 
 /// `by_tool`: one row per model × tool. The intervals come last, added by
 /// `derived` after the rest.
-pub const BY_TOOL: [&str; 38] = [
+pub const BY_TOOL: [&str; 39] = [
     MODEL,
     TOOL,
     CALLS,
@@ -258,6 +260,7 @@ pub const BY_TOOL: [&str; 38] = [
     INVALID_KINDS[6],
     INVALID_KINDS[7],
     INVALID_KINDS[8],
+    INVALID_KINDS[9],
     APPROVAL_COUNTS[0],
     APPROVAL_COUNTS[1],
     APPROVAL_COUNTS[2],

@@ -13,6 +13,7 @@ pub mod repair;
 pub mod resolve;
 pub mod text_calls;
 pub mod tool;
+pub mod truncation;
 pub mod validate;
 
 use std::borrow::Cow;
@@ -27,6 +28,7 @@ use crate::pipeline::tool::Tool;
 use crate::quote::quoted;
 pub use repair::RepairRules;
 pub use resolve::NameMatch;
+pub use truncation::{cut_call, mark_truncated, turn_cut, Cut};
 pub use validate::{CallIssue, InvalidKind};
 
 /// Tool results that report an invalid call start with this, so a model
@@ -43,6 +45,10 @@ pub enum CallOutcome {
     Repaired,
     /// Wrong, and not fixed: it is not executed.
     Invalid,
+    /// Cut off while the model wrote it (see `truncation`), and closed by
+    /// local repair so the turn can go on: it runs and is judged as closed,
+    /// but it is not the call the model meant, so it is never counted as fixed.
+    Truncated,
 }
 
 /// Which part of a call a fix touched.

@@ -30,11 +30,16 @@ pub enum InvalidKind {
     /// The server (llama.cpp, Ollama) could not parse the model's output as a
     /// call and answered with an error instead: the model's invalid call.
     ServerRejectedCall,
+    /// The model's output was cut while it wrote the call (the provider's
+    /// finish reason says it hit the output limit, or the stream ended with
+    /// the call's arguments still open): what arrived is not the call the
+    /// model meant, however well it can be closed.
+    Truncated,
 }
 
 impl InvalidKind {
     /// Every kind, in report column order.
-    pub const ALL: [InvalidKind; 9] = [
+    pub const ALL: [InvalidKind; 10] = [
         InvalidKind::UnknownTool,
         InvalidKind::ParseError,
         InvalidKind::MissingRequired,
@@ -44,6 +49,7 @@ impl InvalidKind {
         InvalidKind::ConstraintViolation,
         InvalidKind::TextCall,
         InvalidKind::ServerRejectedCall,
+        InvalidKind::Truncated,
     ];
 
     /// The name used in events and report columns.
@@ -58,6 +64,7 @@ impl InvalidKind {
             InvalidKind::ConstraintViolation => "constraint_violation",
             InvalidKind::TextCall => "text_call",
             InvalidKind::ServerRejectedCall => "server_rejected_call",
+            InvalidKind::Truncated => "truncated",
         }
     }
 }

@@ -35,10 +35,8 @@ use crate::transport::{sse, HttpRequest, HttpResponse, ResponseBody, SseEvent};
 pub use crate::transport::server_error::{error_message, rejected_call, RejectedCall};
 pub(crate) use crate::transport::server_error::{text_error_message, truncate};
 
-/// `ModelTurn::finish_reason` of a stream that ended before the provider said
-/// why it stopped (connection cut, no closing events). Whatever arrived is
-/// kept: text, and tool calls with their arguments as far as they got.
-pub const FINISH_TRUNCATED: &str = "stream_truncated";
+// The finish reason of a cut stream is read by the pipeline, below us.
+pub use crate::pipeline::truncation::FINISH_TRUNCATED;
 
 /// Why a response could not be read as a model turn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -110,6 +108,20 @@ pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
         ToolFormat::Native => adapter,
         ToolFormat::Text => Arc::new(text_tools::TextTools { inner: adapter }),
     }
+}
+
+/// Whether a model's tool-call arguments reach us as text, as the model
+/// wrote them (OpenAI-compatible servers, Anthropic streams, calls written
+/// in the answer's text), rather than as an object the provider built and
+/// closed itself (Gemini, Anthropic's whole answers): only text shows where
+/// a cut fell (see `pipeline::truncation::cut_call`).
+pub fn arguments_as_text(model: &ModelConfig) -> bool {
+    model.tool_format == ToolFormat::Text
+        || match model.provider {
+            ProviderKind::Sim | ProviderKind::Openai => true,
+            ProviderKind::Anthropic => model.stream,
+            ProviderKind::Gemini => false,
+        }
 }
 
 /// A response body as the adapters read it.

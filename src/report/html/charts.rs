@@ -32,6 +32,9 @@ pub fn kind_counts(summary: &DataFrame) -> PolarsResult<Vec<KindCounts>> {
         .collect())
 }
 
+// The kinds chart gives each kind its own colour: a new kind needs one.
+const _: () = assert!(PALETTE.len() >= InvalidKind::ALL.len());
+
 /// Stacked horizontal bars: how often each kind of invalid call occurred.
 pub fn kinds_chart(rows: &[KindCounts]) -> String {
     let models: Vec<String> = rows.iter().map(|r| r.model.clone()).collect();
@@ -236,6 +239,7 @@ mod tests {
             "constraint_violation" => [0u64, 0],
             "text_call" => [0u64, 0],
             "server_rejected_call" => [0u64, 0],
+            "truncated" => [0u64, 2],
         )
         .unwrap()
     }
@@ -243,9 +247,13 @@ mod tests {
     #[test]
     fn kinds_stack_per_model_with_only_the_kinds_that_occurred() {
         let rows = kind_counts(&summary()).unwrap();
-        assert_eq!(rows[1].kinds, [1, 0, 3, 4, 0, 0, 0, 0, 0]);
+        assert_eq!(rows[1].kinds, [1, 0, 3, 4, 0, 0, 0, 0, 0, 2]);
         let svg = kinds_chart(&rows);
         assert!(svg.contains("<title>cheap: 4 wrong type</title>") && svg.contains("<title>cheap: 3 missing required</title>"));
+        assert!(
+            svg.contains("<title>cheap: 2 truncated</title>") && svg.contains(">truncated</text>"),
+            "cut-off calls have a legend entry"
+        );
         assert!(svg.contains(">6 of 20 calls</text>") && svg.contains(">none of 10</text>"), "{svg}");
         assert!(!svg.contains(">parse error</text>"), "kinds that never occurred stay out of the legend");
         let clean = kinds_chart(&[KindCounts { model: "m".into(), calls: 3, invalid: 0, kinds: vec![0; InvalidKind::ALL.len()] }]);

@@ -7,8 +7,10 @@ use std::fmt::Write;
 use super::scale::Scale;
 
 /// Okabe and Ito's palette (distinguishable with every common colour-vision
-/// deficiency), then its black and a grey: one colour per category.
-pub const PALETTE: [&str; 9] = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999"];
+/// deficiency), then its black, a grey and Tol's wine: one colour per
+/// category (one per invalid kind, which the kinds chart indexes by).
+pub const PALETTE: [&str; 10] =
+    ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999", "#882255"];
 /// Ink for text and axes.
 pub const INK: &str = "#222";
 /// Grid lines and secondary marks.
