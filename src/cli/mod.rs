@@ -7,10 +7,12 @@ pub mod bfcl_judge;
 pub mod cassettes;
 pub mod check;
 pub mod compare;
+pub mod diff;
 pub mod import;
 pub mod repair;
 pub mod report;
 pub mod run;
+pub mod show;
 
 use std::path::{Path, PathBuf};
 
