@@ -363,4 +363,24 @@ mod tests {
         let s = scenario(json!({"denied": [{"tool": "Bash"}]}));
         assert_eq!(check(&s, &transcript(vec![])).reason, "expected a call to `Bash` to be denied; none was");
     }
+
+    #[test]
+    fn a_failed_verdict_names_the_expectation_it_missed() {
+        let kind = |expect: Value, t: Transcript| check(&scenario(expect), &t).expectation;
+        let read = || call("read_file", json!({"target_file": "b.rs"}));
+        let e = kind(json!({"calls": [{"tool": "read_file", "args": {"target_file": ["a.rs"]}}]}), transcript(vec![read()])).unwrap();
+        assert_eq!((e.kind, e.tool.as_deref()), (ExpectationKind::Calls, Some("read_file")));
+        assert_eq!(e.expected.as_deref(), Some(r#"{"tool":"read_file","args":{"target_file":["a.rs"]}}"#));
+        let e = kind(json!({"calls": [], "strict": true}), transcript(vec![read()])).unwrap();
+        assert_eq!((e.kind, e.tool.as_deref()), (ExpectationKind::Calls, Some("read_file")));
+        assert_eq!(kind(json!({"no_call": true}), transcript(vec![read()])).unwrap().kind, ExpectationKind::NoCall);
+        let e = kind(json!({"final_contains": ["done", "Tests PASS"]}), transcript(vec![])).unwrap();
+        assert_eq!((e.kind, e.expected.as_deref()), (ExpectationKind::FinalContains, Some("Tests PASS")));
+        let limit = Transcript { step_limit: Some(3), ..transcript(vec![]) };
+        assert_eq!(kind(json!({}), limit).unwrap().kind, ExpectationKind::StepLimit);
+        let aborted = Transcript { aborted: Some("request failed".into()), ..transcript(vec![]) };
+        assert_eq!(kind(json!({}), aborted).unwrap().kind, ExpectationKind::Completed);
+        assert_eq!(kind(json!({"denied": [{"tool": "Bash"}]}), transcript(vec![])).unwrap().tool.as_deref(), Some("Bash"));
+        assert_eq!(kind(json!({}), transcript(vec![read()])), None, "a pass misses nothing");
+    }
 }

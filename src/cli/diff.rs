@@ -4,6 +4,7 @@
 //! first divergence and the difference that decided the verdict. Without
 //! `--scenario`, the units whose verdicts differ, each with its command.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use super::show::{load, look};
@@ -51,6 +52,8 @@ impl Pair<'_> {
 
 /// Prints the aligned trajectories, or the units whose verdicts differ.
 pub fn diff(args: DiffArgs) -> Outcome {
+    // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
+    let mut out = std::io::stdout().lock();
     let across_models = args.runs.len() == 1;
     if across_models && args.model.len() != 2 {
         return Err(Failure::bad(format!(
@@ -114,14 +117,14 @@ pub fn diff(args: DiffArgs) -> Outcome {
             continue;
         }
         if i > 0 {
-            println!("{}", "─".repeat(look.width.min(80)));
+            let _ = writeln!(out, "{}", "─".repeat(look.width.min(80)));
         }
-        print!("{}", render::diff(p.a, p.b, (&p.labels.0, &p.labels.1), &al, &look));
+        let _ = write!(out, "{}", render::diff(p.a, p.b, (&p.labels.0, &p.labels.1), &al, &look));
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json).map_err(Failure::bad)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json).map_err(Failure::bad)?);
     } else if pairs.len() > SHOWN {
-        println!("\n… and {} more pair(s): narrow with --scenario or --trial", pairs.len() - SHOWN);
+        let _ = writeln!(out, "\n… and {} more pair(s): narrow with --scenario or --trial", pairs.len() - SHOWN);
     }
     Ok(())
 }
@@ -143,6 +146,8 @@ pub fn diff_command(runs: &[PathBuf], models: &[String], model: &str, suite: &st
 
 /// The pairs whose verdicts differ, each with the command that explains it.
 fn list_differing(args: &DiffArgs, pairs: &[Pair<'_>]) -> Outcome {
+    // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
+    let mut out = std::io::stdout().lock();
     let differing: Vec<&Pair> = pairs.iter().filter(|p| p.verdicts_differ()).collect();
     let command =
         |p: &Pair| diff_command(&args.runs, &args.model, &p.a.unit.model, &p.a.unit.suite, &p.a.unit.scenario, Some(p.a.unit.trial));
@@ -151,20 +156,28 @@ fn list_differing(args: &DiffArgs, pairs: &[Pair<'_>]) -> Outcome {
             .iter()
             .map(|p| serde_json::json!({"a": p.a.unit, "b": p.b.unit, "a_passed": p.a.verdict.as_ref().map(|v| v.passed), "b_passed": p.b.verdict.as_ref().map(|v| v.passed), "command": command(p)}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
         return Ok(());
     }
-    println!("{} of {} compared unit(s) have different verdicts; explain one with:", differing.len(), pairs.len());
+    let _ = writeln!(out, "{} of {} compared unit(s) have different verdicts; explain one with:", differing.len(), pairs.len());
     for p in differing.iter().take(SHOWN) {
         let word = |t: &UnitTranscript| match &t.verdict {
             Some(v) if v.passed => "passed",
             Some(_) => "failed",
             None => "unfinished",
         };
-        println!("  {}\n      {}: {}, {}: {}", terminal(&command(p)), terminal(&p.labels.0), word(p.a), terminal(&p.labels.1), word(p.b));
+        let _ = writeln!(
+            out,
+            "  {}\n      {}: {}, {}: {}",
+            terminal(&command(p)),
+            terminal(&p.labels.0),
+            word(p.a),
+            terminal(&p.labels.1),
+            word(p.b)
+        );
     }
     if differing.len() > SHOWN {
-        println!("… and {} more: narrow with --scenario (a glob) or --trial", differing.len() - SHOWN);
+        let _ = writeln!(out, "… and {} more: narrow with --scenario (a glob) or --trial", differing.len() - SHOWN);
     }
     Ok(())
 }

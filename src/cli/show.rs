@@ -2,6 +2,7 @@
 //! rebuilt from its events; with no selection, the failed units to pick
 //! from, each with the command that shows it.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{shell_word, terminal_width, CommandError, Failure, Outcome};
@@ -62,6 +63,8 @@ pub fn show_command(dir: &Path, t: &UnitTranscript) -> String {
 
 /// Prints the selected transcripts, or the failed units to choose from.
 pub fn show(args: ShowArgs) -> Outcome {
+    // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
+    let mut out = std::io::stdout().lock();
     let all = load(&args.run_dir)?;
     let selection = Selection { model: args.model.clone(), scenario: args.scenario.clone(), trial: args.trial };
     if selection.is_empty() {
@@ -79,24 +82,26 @@ pub fn show(args: ShowArgs) -> Outcome {
         )));
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&chosen).map_err(Failure::bad)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&chosen).map_err(Failure::bad)?);
         return Ok(());
     }
     let look = look();
     for (i, t) in chosen.iter().take(SHOWN).enumerate() {
         if i > 0 {
-            println!("{}", "─".repeat(look.width.min(80)));
+            let _ = writeln!(out, "{}", "─".repeat(look.width.min(80)));
         }
-        print!("{}", render::transcript(t, &look));
+        let _ = write!(out, "{}", render::transcript(t, &look));
     }
     if chosen.len() > SHOWN {
-        println!("\n… and {} more unit(s): narrow the selection with --model, --scenario or --trial", chosen.len() - SHOWN);
+        let _ = writeln!(out, "\n… and {} more unit(s): narrow the selection with --model, --scenario or --trial", chosen.len() - SHOWN);
     }
     Ok(())
 }
 
 /// The failed units, each with the command that shows it.
 fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
+    // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
+    let mut out = std::io::stdout().lock();
     let failed: Vec<&UnitTranscript> = all.iter().filter(|t| t.failed()).collect();
     if json {
         let rows: Vec<serde_json::Value> = failed
@@ -109,20 +114,20 @@ fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
         return Ok(());
     }
     if failed.is_empty() {
-        println!("{} units in {}, none failed; show one with --model M --scenario ID", all.len(), dir.display());
+        let _ = writeln!(out, "{} units in {}, none failed; show one with --model M --scenario ID", all.len(), dir.display());
         return Ok(());
     }
-    println!("{} of {} units failed in {}; show one with:", failed.len(), all.len(), terminal(&dir.display().to_string()));
+    let _ = writeln!(out, "{} of {} units failed in {}; show one with:", failed.len(), all.len(), terminal(&dir.display().to_string()));
     for t in failed.iter().take(SHOWN) {
         let reason = t.verdict.as_ref().map_or("", |v| v.reason.as_str());
-        println!("  {}\n      {}", terminal(&show_command(dir, t)), crate::quote::quoted(&terminal(reason)));
+        let _ = writeln!(out, "  {}\n      {}", terminal(&show_command(dir, t)), crate::quote::quoted(&terminal(reason)));
     }
     if failed.len() > SHOWN {
-        println!("… and {} more: narrow with --model or --scenario (a glob)", failed.len() - SHOWN);
+        let _ = writeln!(out, "… and {} more: narrow with --model or --scenario (a glob)", failed.len() - SHOWN);
     }
     Ok(())
 }
