@@ -109,7 +109,8 @@ impl Verdict {
     fn about(mut self, tool: &str, expected: &impl Serialize) -> Verdict {
         if let Some(e) = &mut self.expectation {
             e.tool = Some(bound_owned(tool.to_string(), QUOTE_CHARS));
-            e.expected = serde_json::to_string(expected).ok().map(|t| bound_owned(t, QUOTE_CHARS));
+            // An expected call lists every argument's alternatives: a cell's room, not a quote's.
+            e.expected = serde_json::to_string(expected).ok().map(|t| bound_owned(t, CELL_CHARS));
         }
         self
     }
