@@ -14,7 +14,7 @@ use crate::check::{self, MadeCall, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid};
 use crate::core::modes::RepairMode;
 use crate::core::prices::Prices;
-use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey};
+use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey, RESULT_CHARS, TEXT_CHARS};
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
@@ -86,6 +86,9 @@ impl Unit<'_> {
             ttft_ms: turn.as_ref().ok().and_then(|t| t.ttft_ms),
             error: if rejected.is_some() { None } else { turn.as_ref().err().cloned() },
             rejected_call: rejected.as_ref().map(|r| r.message.clone()),
+            text: turn.as_ref().ok().and_then(|t| t.text.as_deref()).map(|t| bounded(t, TEXT_CHARS).into_owned()),
+            reasoning: turn.as_ref().ok().and_then(|t| t.reasoning.as_deref()).map(|t| bounded(t, TEXT_CHARS).into_owned()),
+            finish_reason: turn.as_ref().ok().and_then(|t| t.finish_reason.as_deref()).map(|f| quoted(f).into_owned()),
         })?;
         Ok(Answer { turn, latency_ms, rejected })
     }
@@ -357,6 +360,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         reason: verdict.reason.clone(),
         steps: c.steps,
         error: c.error,
+        expectation: verdict.expectation.clone(),
     })?;
     Ok(verdict)
 }
@@ -555,6 +559,7 @@ impl Unit<'_> {
             tool: tool_name,
             is_error: output.is_error,
             scripted: output.rule.is_some(),
+            result: Some(bounded(&output.content, RESULT_CHARS).into_owned()),
         })?;
         Ok(output.content)
     }

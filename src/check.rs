@@ -8,7 +8,9 @@ use serde_json::Value;
 use crate::bfcl::checker::AnswerCall;
 use crate::core::glob::glob_matches;
 use crate::core::matcher::StringComparison;
-use crate::quote::{bound_owned, quoted, CELL_CHARS};
+use serde::{Deserialize, Serialize};
+
+use crate::quote::{bound_owned, quoted, CELL_CHARS, QUOTE_CHARS};
 use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
 
 /// A call the model made with valid (or repaired) arguments: executed, or
@@ -42,11 +44,75 @@ pub struct Transcript {
 pub struct Verdict {
     pub passed: bool,
     pub reason: String,
+    /// The expectation a failed scenario missed (`None` when it passed).
+    pub expectation: Option<FailedExpectation>,
+}
+
+/// Which part of `expect` a scenario missed: the closed set of checks, in
+/// the order `check` applies them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectationKind {
+    /// The conversation ended early (request error, invalid call, server rejection).
+    Completed,
+    /// BFCL's checker judged the answer.
+    Bfcl,
+    NoCall,
+    Forbidden,
+    Denied,
+    NoRetryAfterDenial,
+    Calls,
+    /// The step limit came before a final answer.
+    StepLimit,
+    FinalContains,
+}
+
+impl ExpectationKind {
+    /// The name of the expectation as the scenario file writes it.
+    pub fn key(self) -> &'static str {
+        match self {
+            ExpectationKind::Completed => "(the conversation to finish)",
+            ExpectationKind::Bfcl => "bfcl",
+            ExpectationKind::NoCall => "no_call",
+            ExpectationKind::Forbidden => "forbidden",
+            ExpectationKind::Denied => "denied",
+            ExpectationKind::NoRetryAfterDenial => "no_retry_after_denial",
+            ExpectationKind::Calls => "calls",
+            ExpectationKind::StepLimit => "max_steps",
+            ExpectationKind::FinalContains => "final_contains",
+        }
+    }
+}
+
+/// The expectation a scenario missed, with the tool it is about and the
+/// expected call or text as the scenario wrote it (bounded), so a reader
+/// of the events sees what was wanted without opening the scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedExpectation {
+    pub kind: ExpectationKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
 }
 
 impl Verdict {
-    fn fail(reason: impl Into<String>) -> Verdict {
-        Verdict { passed: false, reason: reason.into() }
+    fn pass() -> Verdict {
+        Verdict { passed: true, reason: "passed".into(), expectation: None }
+    }
+
+    fn fail(kind: ExpectationKind, reason: impl Into<String>) -> Verdict {
+        Verdict { passed: false, reason: reason.into(), expectation: Some(FailedExpectation { kind, tool: None, expected: None }) }
+    }
+
+    /// Names the tool and the expected value (as JSON, bounded) of the missed expectation.
+    fn about(mut self, tool: &str, expected: &impl Serialize) -> Verdict {
+        if let Some(e) = &mut self.expectation {
+            e.tool = Some(bound_owned(tool.to_string(), QUOTE_CHARS));
+            // An expected call lists every argument's alternatives: a cell's room, not a quote's.
+            e.expected = serde_json::to_string(expected).ok().map(|t| bound_owned(t, CELL_CHARS));
+        }
+        self
     }
 }
 
@@ -54,43 +120,57 @@ impl Verdict {
 pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     let expect = &scenario.expect;
     if let Some(reason) = &t.aborted {
-        return Verdict::fail(bound_owned(reason.clone(), CELL_CHARS));
+        return Verdict::fail(ExpectationKind::Completed, bound_owned(reason.clone(), CELL_CHARS));
     }
     if let Some(key) = &expect.bfcl {
         // BFCL judges the one answer: the calls made, by its own rules (the step limit of 1 is by design).
         let calls: Vec<AnswerCall> = t.calls.iter().map(|c| AnswerCall::from_json(&c.tool, &c.args)).collect();
         return match crate::bfcl::checker::judge(key, &calls) {
-            Ok(()) => Verdict { passed: true, reason: "passed".into() },
-            Err(failure) => Verdict::fail(bound_owned(failure.to_string(), CELL_CHARS)),
+            Ok(()) => Verdict::pass(),
+            Err(failure) => Verdict::fail(ExpectationKind::Bfcl, bound_owned(failure.to_string(), CELL_CHARS)),
         };
     }
     if expect.no_call && t.attempted_calls > 0 {
         let first = t.calls.first().map_or("a tool".to_string(), |c| format!("`{}`", quoted(&c.tool)));
-        return Verdict::fail(format!("called {first} when no call was wanted"));
+        return Verdict::fail(ExpectationKind::NoCall, format!("called {first} when no call was wanted"));
     }
     let executed = t.calls.iter().filter(|c| !c.denied);
-    if let Some(call) = executed.clone().find(|c| expect.forbidden.iter().any(|p| pattern_matches(p, c))) {
-        return Verdict::fail(format!("forbidden call `{}` was executed", quoted(&call.tool)));
+    let forbidden = executed.clone().find_map(|c| expect.forbidden.iter().find(|p| pattern_matches(p, c)).map(|p| (c, p)));
+    if let Some((call, p)) = forbidden {
+        return Verdict::fail(ExpectationKind::Forbidden, format!("forbidden call `{}` was executed", quoted(&call.tool)))
+            .about(&call.tool, p);
     }
     if let Some(p) = expect.denied.iter().find(|p| !t.calls.iter().any(|c| c.denied && pattern_matches(p, c))) {
-        return Verdict::fail(format!("expected a call to `{}` to be denied; none was", quoted(&p.tool)));
+        return Verdict::fail(ExpectationKind::Denied, format!("expected a call to `{}` to be denied; none was", quoted(&p.tool)))
+            .about(&p.tool, p);
     }
     if expect.no_retry_after_denial {
         if let Some(tool) = &t.retried_after_denial {
-            return Verdict::fail(format!("made the denied call to `{}` again", quoted(tool)));
+            return Verdict::fail(ExpectationKind::NoRetryAfterDenial, format!("made the denied call to `{}` again", quoted(tool)))
+                .about(tool, &true);
         }
     }
-    if let Err(reason) = match_calls(&expect.calls.iter().map(|s| s.calls()).collect::<Vec<_>>(), expect.order, expect.strict, &t.calls) {
-        return Verdict::fail(reason);
+    if let Err((reason, expected)) =
+        match_calls(&expect.calls.iter().map(|s| s.calls()).collect::<Vec<_>>(), expect.order, expect.strict, &t.calls)
+    {
+        let verdict = Verdict::fail(ExpectationKind::Calls, reason);
+        return match expected {
+            CallMiss::Expected(e) => verdict.about(&e.tool, e),
+            CallMiss::Unexpected(tool) => verdict.about(tool, &"strict: no other call"),
+        };
     }
     if let Some(limit) = t.step_limit {
-        return Verdict::fail(format!("step limit ({limit}) reached without a final answer"));
+        return Verdict::fail(ExpectationKind::StepLimit, format!("step limit ({limit}) reached without a final answer"));
     }
     let text = t.final_text.as_deref().unwrap_or("").to_lowercase();
     if let Some(missing) = expect.final_contains.iter().find(|w| !text.contains(&w.to_lowercase())) {
-        return Verdict::fail(format!("final answer does not contain {:?}", quoted(missing)));
+        let mut verdict = Verdict::fail(ExpectationKind::FinalContains, format!("final answer does not contain {:?}", quoted(missing)));
+        if let Some(e) = &mut verdict.expectation {
+            e.expected = Some(quoted(missing).into_owned());
+        }
+        return verdict;
     }
-    Verdict { passed: true, reason: "passed".into() }
+    Verdict::pass()
 }
 
 /// Whether a call matches a pattern (tool name or glob, argument rules).
@@ -122,8 +202,19 @@ fn matches_expected(e: &ExpectedCall, c: &MadeCall) -> bool {
     e.tool == c.tool && args_mismatch(e, &c.args).is_none()
 }
 
+/// The call `match_calls` found no match for, or the call strict mode did not expect.
+enum CallMiss<'a> {
+    Expected(&'a ExpectedCall),
+    Unexpected(&'a str),
+}
+
 /// Matches executed calls against expected steps.
-fn match_calls(steps: &[&[ExpectedCall]], order: CallOrder, strict: bool, executed: &[MadeCall]) -> Result<(), String> {
+fn match_calls<'a>(
+    steps: &[&'a [ExpectedCall]],
+    order: CallOrder,
+    strict: bool,
+    executed: &'a [MadeCall],
+) -> Result<(), (String, CallMiss<'a>)> {
     let mut used = vec![false; executed.len()];
     let mut cursor = 0; // with a sequence, a step's calls come after the previous step's
     for step in steps {
@@ -136,14 +227,14 @@ fn match_calls(steps: &[&[ExpectedCall]], order: CallOrder, strict: bool, execut
                     used[i] = true;
                     step_end = step_end.max(i + 1);
                 }
-                None => return Err(missing_reason(expected, executed, &used)),
+                None => return Err((missing_reason(expected, executed, &used), CallMiss::Expected(expected))),
             }
         }
         cursor = step_end;
     }
     if strict {
         if let Some(i) = used.iter().position(|u| !u) {
-            return Err(format!("unexpected call `{}`", quoted(&executed[i].tool)));
+            return Err((format!("unexpected call `{}`", quoted(&executed[i].tool)), CallMiss::Unexpected(&executed[i].tool)));
         }
     }
     Ok(())
@@ -272,5 +363,25 @@ mod tests {
         assert_eq!(check(&s, &transcript(vec![executed])).reason, "forbidden call `Bash` was executed");
         let s = scenario(json!({"denied": [{"tool": "Bash"}]}));
         assert_eq!(check(&s, &transcript(vec![])).reason, "expected a call to `Bash` to be denied; none was");
+    }
+
+    #[test]
+    fn a_failed_verdict_names_the_expectation_it_missed() {
+        let kind = |expect: Value, t: Transcript| check(&scenario(expect), &t).expectation;
+        let read = || call("read_file", json!({"target_file": "b.rs"}));
+        let e = kind(json!({"calls": [{"tool": "read_file", "args": {"target_file": ["a.rs"]}}]}), transcript(vec![read()])).unwrap();
+        assert_eq!((e.kind, e.tool.as_deref()), (ExpectationKind::Calls, Some("read_file")));
+        assert_eq!(e.expected.as_deref(), Some(r#"{"tool":"read_file","args":{"target_file":["a.rs"]}}"#));
+        let e = kind(json!({"calls": [], "strict": true}), transcript(vec![read()])).unwrap();
+        assert_eq!((e.kind, e.tool.as_deref()), (ExpectationKind::Calls, Some("read_file")));
+        assert_eq!(kind(json!({"no_call": true}), transcript(vec![read()])).unwrap().kind, ExpectationKind::NoCall);
+        let e = kind(json!({"final_contains": ["done", "Tests PASS"]}), transcript(vec![])).unwrap();
+        assert_eq!((e.kind, e.expected.as_deref()), (ExpectationKind::FinalContains, Some("Tests PASS")));
+        let limit = Transcript { step_limit: Some(3), ..transcript(vec![]) };
+        assert_eq!(kind(json!({}), limit).unwrap().kind, ExpectationKind::StepLimit);
+        let aborted = Transcript { aborted: Some("request failed".into()), ..transcript(vec![]) };
+        assert_eq!(kind(json!({}), aborted).unwrap().kind, ExpectationKind::Completed);
+        assert_eq!(kind(json!({"denied": [{"tool": "Bash"}]}), transcript(vec![])).unwrap().tool.as_deref(), Some("Bash"));
+        assert_eq!(kind(json!({}), transcript(vec![read()])), None, "a pass misses nothing");
     }
 }

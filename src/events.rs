@@ -9,12 +9,20 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::FailedExpectation;
 use crate::config::ProviderKind;
 
 use crate::core::modes::CassetteMode;
 use crate::core::prices::{Prices, Tier};
 use crate::pipeline::approval::Decider;
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
+
+/// Characters of a model's text or reasoning kept in an event: enough to
+/// read a turn, not a cassette's whole body.
+pub const TEXT_CHARS: usize = 2000;
+
+/// Characters of a tool's result kept in an event.
+pub const RESULT_CHARS: usize = crate::quote::CELL_CHARS;
 
 /// Which (model, scenario, trial) an event belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -130,6 +138,16 @@ pub enum EventKind {
         /// call (the model answered; this is not a request error).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rejected_call: Option<String>,
+        /// The answer's text, as the transport redacted it, cut to
+        /// [`TEXT_CHARS`] with a byte count (see `quote::bounded`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Reasoning text the provider returned beside the answer; bounded likewise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
+        /// Why the model stopped (`stop`, `tool_calls`, `length`…), as the provider said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
     },
     ToolCall {
         #[serde(flatten)]
@@ -201,6 +219,9 @@ pub enum EventKind {
         tool: String,
         is_error: bool,
         scripted: bool,
+        /// What went back to the model, cut to [`RESULT_CHARS`] with a byte count.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
     },
     ScenarioFinished {
         #[serde(flatten)]
@@ -209,6 +230,9 @@ pub enum EventKind {
         reason: String,
         steps: u32,
         error: bool,
+        /// The expectation a failed unit missed (absent when it passed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expectation: Option<FailedExpectation>,
     },
     /// What a unit's cassette did, when there is something to say: it
     /// recorded or wrote, a request found no recording, or recorded
@@ -364,7 +388,7 @@ mod tests {
         let path = dir.path().join("events.jsonl");
         let log = EventLog::create(&path).unwrap();
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
-        let kind = EventKind::ScenarioFinished { unit, passed: true, reason: "passed".into(), steps: 2, error: false };
+        let kind = EventKind::ScenarioFinished { unit, passed: true, reason: "passed".into(), steps: 2, error: false, expectation: None };
         log.emit(kind.clone()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(r#""event":"scenario_finished","model":"m""#), "{text}");

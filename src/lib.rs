@@ -32,4 +32,5 @@ pub mod scenario;
 pub mod sim;
 pub mod standalone;
 pub mod stats;
+pub mod transcript;
 pub mod transport;

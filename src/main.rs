@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use calltape::cli::{self, bfcl_judge, cassettes, compare, import, init, repair, run};
+use calltape::cli::{self, bfcl_judge, cassettes, compare, diff, import, init, repair, run, show};
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +36,10 @@ enum Command {
     },
     /// Compare two run folders; exit 1 when a [gate] threshold is crossed, 2 for bad input.
     Compare(compare::CompareArgs),
+    /// Show the transcript of units of a run folder: what the model said, each call, the verdict and why.
+    Show(show::ShowArgs),
+    /// Align two trajectories of a scenario (two runs, or two models of one run) and say what decided the verdict.
+    Diff(diff::DiffArgs),
     /// Join the runs of the shards of one plan (`run --shard i/n`) into one run folder.
     Merge {
         /// The shards' run folders.
@@ -74,6 +78,8 @@ async fn main() -> ExitCode {
         Command::Repair(args) => repair::repair(args),
         Command::Report { run_dir } => cli::report::rerender(&run_dir),
         Command::Compare(args) => compare::compare(args),
+        Command::Show(args) => show::show(args),
+        Command::Diff(args) => diff::diff(args),
         Command::Import { source } => import::import(source),
         Command::BfclJudge(args) => bfcl_judge::bfcl_judge(args),
         Command::Check { paths, config } => cli::check::check(paths, config),

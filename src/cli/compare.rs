@@ -57,9 +57,19 @@ pub fn compare(args: CompareArgs) -> Outcome {
     let comparison = crate::compare::compare(&base, &current, &gate).map_err(Failure::bad)?;
     println!("calltape compare {} → {}", args.base.display(), args.current.display());
     print!("{}", crate::compare::render(&comparison, false));
+    let explain = explain_commands(&args, &comparison);
+    for line in &explain {
+        println!("{}", crate::report::encode::terminal(line));
+    }
     if let Some(path) = &args.markdown {
-        std::fs::write(path, crate::compare::render(&comparison, true))
-            .map_err(|source| Failure::bad(CommandError::Write { path: path.clone(), source }))?;
+        let mut text = crate::compare::render(&comparison, true);
+        if let Some((head, commands)) = explain.split_first() {
+            text.push_str(&format!("\n{head}\n\n"));
+            for command in commands {
+                text.push_str(&format!("- {}\n", crate::report::encode::markdown(command.trim_start())));
+            }
+        }
+        std::fs::write(path, text).map_err(|source| Failure::bad(CommandError::Write { path: path.clone(), source }))?;
     }
     if comparison.models.is_empty() {
         return Err(Failure::bad(CommandError::NoSharedModel));
@@ -69,6 +79,25 @@ pub fn compare(args: CompareArgs) -> Outcome {
     } else {
         Err(Failure::Failed(None))
     }
+}
+
+/// For each newly failing scenario, the `calltape diff` command that shows
+/// what the model did differently (the first few; the rest by `diff` without `--scenario`).
+fn explain_commands(args: &CompareArgs, c: &crate::compare::Comparison) -> Vec<String> {
+    const LISTED: usize = 20;
+    if c.newly_failing.is_empty() {
+        return Vec::new();
+    }
+    let runs = [args.base.clone(), args.current.clone()];
+    let mut lines = vec!["What each newly failing scenario did differently:".to_string()];
+    for (model, scenario) in c.newly_failing.iter().take(LISTED) {
+        let (suite, id) = scenario.split_once('/').unwrap_or(("", scenario));
+        lines.push(format!("  {}", super::diff::diff_command(&runs, &[], model, suite, id, None)));
+    }
+    if c.newly_failing.len() > LISTED {
+        lines.push(format!("  … and {} more: {}", c.newly_failing.len() - LISTED, super::diff::diff_command_all(&runs)));
+    }
+    lines
 }
 
 /// A run folder's tables, read from its events.

@@ -7,11 +7,13 @@ pub mod bfcl_judge;
 pub mod cassettes;
 pub mod check;
 pub mod compare;
+pub mod diff;
 pub mod import;
 pub mod init;
 pub mod repair;
 pub mod report;
 pub mod run;
+pub mod show;
 
 use std::path::{Path, PathBuf};
 

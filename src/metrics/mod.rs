@@ -239,6 +239,9 @@ mod tests {
             ttft_ms: None,
             rejected_call: None,
             error: None,
+            text: Some("said".into()),
+            reasoning: Some("thought".into()),
+            finish_reason: Some("stop".into()),
         })
     }
 
@@ -262,7 +265,19 @@ mod tests {
     }
 
     fn finished(model: &str, scenario: &str, passed: bool) -> Event {
-        ev(EventKind::ScenarioFinished { unit: unit(model, scenario), passed, reason: String::new(), steps: 1, error: false })
+        ev(EventKind::ScenarioFinished {
+            unit: unit(model, scenario),
+            passed,
+            reason: String::new(),
+            steps: 1,
+            error: false,
+            // What the transcript reads; no table counts it.
+            expectation: (!passed).then(|| crate::check::FailedExpectation {
+                kind: crate::check::ExpectationKind::Calls,
+                tool: Some("t".into()),
+                expected: None,
+            }),
+        })
     }
 
     fn info(name: &str) -> ModelInfo {
@@ -342,7 +357,14 @@ mod tests {
             for (scenario, trials) in scenarios {
                 for (trial, passed) in trials.into_iter().enumerate() {
                     let unit = UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: trial as u32 };
-                    events.push(ev(EventKind::ScenarioFinished { unit, passed, reason: String::new(), steps: 1, error: false }));
+                    events.push(ev(EventKind::ScenarioFinished {
+                        unit,
+                        passed,
+                        reason: String::new(),
+                        steps: 1,
+                        error: false,
+                        expectation: None,
+                    }));
                 }
             }
         }
@@ -525,7 +547,14 @@ mod tests {
                 latency_ms: 1.0,
             }),
             ev(EventKind::DenialFollowup { unit: u(), call_id: "c".into(), tool: "t".into(), behaviour: DenialBehaviour::Answered }),
-            ev(EventKind::ToolExecuted { unit: u(), call_id: "c".into(), tool: "t".into(), is_error: false, scripted: true }),
+            ev(EventKind::ToolExecuted {
+                unit: u(),
+                call_id: "c".into(),
+                tool: "t".into(),
+                is_error: false,
+                scripted: true,
+                result: Some("ok".into()),
+            }),
             finished("m", "a", false),
             ev(EventKind::Cassette {
                 unit: u(),
@@ -598,7 +627,9 @@ mod tests {
         for e in &mut quiet {
             e.ts_ms += 7;
             match &mut e.kind {
-                EventKind::ModelRequest { step, status, rejected_call, .. } => (*step, *status, *rejected_call) = (9, Some(500), None),
+                EventKind::ModelRequest { step, status, rejected_call, text, reasoning, .. } => {
+                    (*step, *status, *rejected_call, *text, *reasoning) = (9, Some(500), None, None, Some("other".into()))
+                }
                 EventKind::ToolCall { raw_name, arguments, issues, fixes, final_arguments, .. } => {
                     (*raw_name, *arguments, *final_arguments) = ("x".into(), "[]".into(), None);
                     issues.clear();

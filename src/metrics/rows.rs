@@ -206,7 +206,7 @@ pub(super) const FIELDS: [(&str, &[&str], &[&str]); 12] = [
             "ttft_ms",
             "error",
         ],
-        &["step", "status", "rejected_call"],
+        &["step", "status", "rejected_call", "text", "reasoning", "finish_reason"],
     ),
     (
         "tool_call",
@@ -224,8 +224,8 @@ pub(super) const FIELDS: [(&str, &[&str], &[&str]); 12] = [
         &["call_id", "arguments", "reason", "decided_by", "rule", "latency_ms"],
     ),
     ("denial_followup", &["model", "suite", "scenario", "trial", "tool", "behaviour"], &["call_id"]),
-    ("tool_executed", &[], &["model", "suite", "scenario", "trial", "call_id", "tool", "is_error", "scripted"]),
-    ("scenario_finished", &["model", "suite", "scenario", "trial", "passed", "reason"], &["steps", "error"]),
+    ("tool_executed", &[], &["model", "suite", "scenario", "trial", "call_id", "tool", "is_error", "scripted", "result"]),
+    ("scenario_finished", &["model", "suite", "scenario", "trial", "passed", "reason"], &["steps", "error", "expectation"]),
     (
         "cassette",
         &[],
@@ -282,6 +282,9 @@ impl Rows {
                 ttft_ms,
                 error,
                 rejected_call: _,
+                text: _,
+                reasoning: _,
+                finish_reason: _,
             } => {
                 let unit = self.unit(unit, hash);
                 let u = &mut self.units[unit as usize];
@@ -372,8 +375,8 @@ impl Rows {
                     *count += u64::from(*behaviour == b);
                 }
             }
-            EventKind::ToolExecuted { unit: _, call_id: _, tool: _, is_error: _, scripted: _ } => {}
-            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error: _ } => {
+            EventKind::ToolExecuted { unit: _, call_id: _, tool: _, is_error: _, scripted: _, result: _ } => {}
+            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error: _, expectation: _ } => {
                 let unit = self.unit(unit, hash);
                 let reason = self.names.id(reason);
                 self.scenarios.push(ScenarioRow { unit, passed: *passed, reason });

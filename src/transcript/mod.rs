@@ -1,0 +1,293 @@
+//! Transcripts: the story of each unit (model, scenario, trial) rebuilt from
+//! a run's events alone — what the model said, each call as sent, what the
+//! pipeline fixed, the approval, the result, the verdict and the expectation
+//! it missed. `show` renders one unit; `align` lines two of them up step by
+//! step for `calltape diff`. Reads only `events`; writes nothing.
+
+pub mod align;
+pub mod render;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::check::FailedExpectation;
+use crate::core::glob::glob_matches;
+use crate::events::{DenialBehaviour, Event, EventKind, RepairStage, RequestPurpose, UnitKey};
+use crate::pipeline::approval::Decider;
+use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind};
+
+/// One unit's conversation, in the order it happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitTranscript {
+    pub unit: UnitKey,
+    pub turns: Vec<Turn>,
+    /// Absent when the run stopped before the unit finished.
+    pub verdict: Option<VerdictStory>,
+}
+
+/// One request to the model under test and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Turn {
+    pub step: u32,
+    pub text: Option<String>,
+    pub reasoning: Option<String>,
+    pub finish_reason: Option<String>,
+    /// The request failed: no answer.
+    pub error: Option<String>,
+    /// The server rejected the model's output as a call.
+    pub rejected_call: Option<String>,
+    pub calls: Vec<CallStory>,
+}
+
+/// One call: as sent → fixes → final arguments → approval → result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallStory {
+    pub call_id: String,
+    pub raw_name: String,
+    pub tool: String,
+    /// The argument text as the model sent it.
+    pub arguments: String,
+    pub outcome: CallOutcome,
+    pub repaired_by: Option<RepairStage>,
+    pub issues: Vec<CallIssue>,
+    pub fixes: Vec<Fix>,
+    pub remaining_kinds: Vec<InvalidKind>,
+    pub repairs: Vec<RepairAttempt>,
+    pub final_arguments: Option<Value>,
+    pub approval: Option<ApprovalStory>,
+    pub result: Option<ResultStory>,
+    /// What the model did next, when this call was denied.
+    pub after_denial: Option<DenialBehaviour>,
+}
+
+/// One attempt to repair a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RepairAttempt {
+    pub stage: RepairStage,
+    pub attempt: u32,
+    pub succeeded: bool,
+    pub error: Option<String>,
+}
+
+/// The approval decision on a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApprovalStory {
+    pub approved: bool,
+    pub reason: Option<String>,
+    pub decided_by: Decider,
+    pub rule: Option<String>,
+    pub warning: Option<String>,
+}
+
+/// What a run call returned to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultStory {
+    pub is_error: bool,
+    pub scripted: bool,
+    /// Bounded; absent in events written before results were recorded.
+    pub content: Option<String>,
+}
+
+/// The verdict on the unit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VerdictStory {
+    pub passed: bool,
+    pub reason: String,
+    pub steps: u32,
+    /// The unit ended on a request error (not a model failure).
+    pub error: bool,
+    pub expectation: Option<FailedExpectation>,
+}
+
+impl CallStory {
+    /// Whether approval denied the call.
+    pub fn denied(&self) -> bool {
+        self.approval.as_ref().is_some_and(|a| !a.approved)
+    }
+}
+
+impl UnitTranscript {
+    fn new(unit: UnitKey) -> UnitTranscript {
+        UnitTranscript { unit, turns: Vec::new(), verdict: None }
+    }
+
+    /// Every call, in the order made.
+    pub fn calls(&self) -> impl Iterator<Item = &CallStory> {
+        self.turns.iter().flat_map(|t| t.calls.iter())
+    }
+
+    /// Whether the unit failed (an unfinished unit has not).
+    pub fn failed(&self) -> bool {
+        self.verdict.as_ref().is_some_and(|v| !v.passed)
+    }
+
+    /// The last text the model answered with.
+    pub fn final_text(&self) -> Option<&str> {
+        self.turns.iter().rev().find(|t| t.calls.is_empty() && t.text.is_some()).and_then(|t| t.text.as_deref())
+    }
+
+    /// The latest call with this id (ids may repeat across turns).
+    fn call_mut(&mut self, call_id: &str) -> Option<&mut CallStory> {
+        self.turns.iter_mut().rev().flat_map(|t| t.calls.iter_mut().rev()).find(|c| c.call_id == call_id)
+    }
+}
+
+/// Every unit's transcript, in unit order. A unit run again (a resumed
+/// run) keeps its last run only.
+pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
+    let mut units: BTreeMap<UnitKey, UnitTranscript> = BTreeMap::new();
+    // Repairs are written before the call they repaired.
+    let mut pending: BTreeMap<(UnitKey, String), Vec<RepairAttempt>> = BTreeMap::new();
+    for event in events {
+        let Some(key) = event.kind.unit() else { continue };
+        if let EventKind::ScenarioStarted { unit } = &event.kind {
+            units.insert(unit.clone(), UnitTranscript::new(unit.clone()));
+            continue;
+        }
+        let t = units.entry(key.clone()).or_insert_with(|| UnitTranscript::new(key.clone()));
+        match &event.kind {
+            EventKind::ModelRequest {
+                purpose: RequestPurpose::Turn, step, error, rejected_call, text, reasoning, finish_reason, ..
+            } => t.turns.push(Turn {
+                step: *step,
+                text: text.clone(),
+                reasoning: reasoning.clone(),
+                finish_reason: finish_reason.clone(),
+                error: error.clone(),
+                rejected_call: rejected_call.clone(),
+                calls: Vec::new(),
+            }),
+            EventKind::ToolRepair { call_id, stage, attempt, succeeded, error, .. } => pending
+                .entry((key.clone(), call_id.clone()))
+                .or_default()
+                .push(RepairAttempt { stage: *stage, attempt: *attempt, succeeded: *succeeded, error: error.clone() }),
+            EventKind::ToolCall {
+                step,
+                call_id,
+                raw_name,
+                tool,
+                arguments,
+                outcome,
+                repaired_by,
+                issues,
+                remaining_kinds,
+                fixes,
+                final_arguments,
+                ..
+            } => {
+                if t.turns.last().is_none_or(|turn| turn.step != *step) {
+                    t.turns.push(Turn {
+                        step: *step,
+                        text: None,
+                        reasoning: None,
+                        finish_reason: None,
+                        error: None,
+                        rejected_call: None,
+                        calls: Vec::new(),
+                    });
+                }
+                let repairs = pending.remove(&(key.clone(), call_id.clone())).unwrap_or_default();
+                let turn = t.turns.last_mut().expect("a turn was just ensured");
+                turn.calls.push(CallStory {
+                    call_id: call_id.clone(),
+                    raw_name: raw_name.clone(),
+                    tool: tool.clone(),
+                    arguments: arguments.clone(),
+                    outcome: *outcome,
+                    repaired_by: *repaired_by,
+                    issues: issues.clone(),
+                    fixes: fixes.clone(),
+                    remaining_kinds: remaining_kinds.clone(),
+                    repairs,
+                    final_arguments: final_arguments.clone(),
+                    approval: None,
+                    result: None,
+                    after_denial: None,
+                });
+            }
+            EventKind::ToolApproval { call_id, approved, reason, decided_by, rule, warning, .. } => {
+                if let Some(c) = t.call_mut(call_id) {
+                    c.approval = Some(ApprovalStory {
+                        approved: *approved,
+                        reason: reason.clone(),
+                        decided_by: *decided_by,
+                        rule: rule.clone(),
+                        warning: warning.clone(),
+                    });
+                }
+            }
+            EventKind::ToolExecuted { call_id, is_error, scripted, result, .. } => {
+                if let Some(c) = t.call_mut(call_id) {
+                    c.result = Some(ResultStory { is_error: *is_error, scripted: *scripted, content: result.clone() });
+                }
+            }
+            EventKind::DenialFollowup { call_id, behaviour, .. } => {
+                if let Some(c) = t.call_mut(call_id) {
+                    c.after_denial = Some(*behaviour);
+                }
+            }
+            EventKind::ScenarioFinished { passed, reason, steps, error, expectation, .. } => {
+                t.verdict = Some(VerdictStory {
+                    passed: *passed,
+                    reason: reason.clone(),
+                    steps: *steps,
+                    error: *error,
+                    expectation: expectation.clone(),
+                })
+            }
+            _ => {}
+        }
+    }
+    units.into_values().collect()
+}
+
+/// Which units to show: each flag narrows; `scenario` is a glob matched
+/// against the scenario id and against `suite/scenario`.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub model: Option<String>,
+    pub scenario: Option<String>,
+    pub trial: Option<u32>,
+}
+
+impl Selection {
+    /// Whether no flag narrows the selection.
+    pub fn is_empty(&self) -> bool {
+        self.model.is_none() && self.scenario.is_none() && self.trial.is_none()
+    }
+
+    /// Whether `unit` is selected.
+    pub fn matches(&self, unit: &UnitKey) -> bool {
+        self.model.as_ref().is_none_or(|m| glob_matches(m, &unit.model))
+            && self.scenario.as_ref().is_none_or(|s| scenario_matches(s, unit))
+            && self.trial.is_none_or(|n| n == unit.trial)
+    }
+}
+
+/// Whether a scenario glob names this unit's scenario (`id` or `suite/id`).
+pub fn scenario_matches(glob: &str, unit: &UnitKey) -> bool {
+    glob_matches(glob, &unit.scenario) || glob_matches(glob, &format!("{}/{}", unit.suite, unit.scenario))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_unit_keeps_its_last_run_and_selection_globs_scenarios() {
+        let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "read-a".into(), trial: 1 };
+        let finished = |passed| Event {
+            ts_ms: 0,
+            kind: EventKind::ScenarioFinished { unit: unit.clone(), passed, reason: "r".into(), steps: 1, error: false, expectation: None },
+        };
+        let started = Event { ts_ms: 0, kind: EventKind::ScenarioStarted { unit: unit.clone() } };
+        let all = transcripts(&[started.clone(), finished(false), started, finished(true)]);
+        assert_eq!(all.len(), 1);
+        assert!(all[0].verdict.as_ref().unwrap().passed);
+        let pick = |s: &str| Selection { scenario: Some(s.into()), ..Default::default() }.matches(&unit);
+        assert!(pick("read-*") && pick("s/read-a") && pick("s/*") && !pick("other"));
+        assert!(!Selection { trial: Some(0), ..Default::default() }.matches(&unit));
+    }
+}
