@@ -7,6 +7,7 @@
 
 mod aggregate;
 mod derived;
+pub mod errored;
 mod rows;
 pub mod schema;
 
@@ -262,7 +263,14 @@ mod tests {
     }
 
     fn finished(model: &str, scenario: &str, passed: bool) -> Event {
-        ev(EventKind::ScenarioFinished { unit: unit(model, scenario), passed, reason: String::new(), steps: 1, error: false })
+        ev(EventKind::ScenarioFinished {
+            unit: unit(model, scenario),
+            passed,
+            reason: String::new(),
+            steps: 1,
+            error: false,
+            error_kind: None,
+        })
     }
 
     fn info(name: &str) -> ModelInfo {
@@ -342,7 +350,14 @@ mod tests {
             for (scenario, trials) in scenarios {
                 for (trial, passed) in trials.into_iter().enumerate() {
                     let unit = UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: trial as u32 };
-                    events.push(ev(EventKind::ScenarioFinished { unit, passed, reason: String::new(), steps: 1, error: false }));
+                    events.push(ev(EventKind::ScenarioFinished {
+                        unit,
+                        passed,
+                        reason: String::new(),
+                        steps: 1,
+                        error: false,
+                        error_kind: None,
+                    }));
                 }
             }
         }
@@ -526,7 +541,14 @@ mod tests {
             }),
             ev(EventKind::DenialFollowup { unit: u(), call_id: "c".into(), tool: "t".into(), behaviour: DenialBehaviour::Answered }),
             ev(EventKind::ToolExecuted { unit: u(), call_id: "c".into(), tool: "t".into(), is_error: false, scripted: true }),
-            finished("m", "a", false),
+            ev(EventKind::ScenarioFinished {
+                unit: u(),
+                passed: false,
+                reason: "request failed".into(),
+                steps: 1,
+                error: true,
+                error_kind: Some(crate::events::UnitError::Auth),
+            }),
             ev(EventKind::Cassette {
                 unit: u(),
                 path: "p".into(),
@@ -604,7 +626,7 @@ mod tests {
                     issues.clear();
                     fixes.clear();
                 }
-                EventKind::ScenarioFinished { steps, error, .. } => (*steps, *error) = (9, true),
+                EventKind::ScenarioFinished { steps, .. } => *steps = 9,
                 EventKind::ToolExecuted { is_error, .. } => *is_error = true,
                 EventKind::RunFinished { units, .. } => *units = 9,
                 _ => {}
@@ -616,5 +638,17 @@ mod tests {
             *cached_input_tokens = 99;
         }
         assert!(tables(&loud) != before, "a counted field changed no table");
+        // An errored unit is counted apart, by kind.
+        use crate::events::UnitError;
+        let changes: [(bool, Option<UnitError>); 2] = [(true, Some(UnitError::NoRecording)), (false, None)];
+        for (to_error, to_kind) in changes {
+            let mut loud = base.clone();
+            for e in &mut loud {
+                if let EventKind::ScenarioFinished { error, error_kind, .. } = &mut e.kind {
+                    (*error, *error_kind) = (to_error, to_kind);
+                }
+            }
+            assert!(tables(&loud) != before, "a unit's error changed no table");
+        }
     }
 }

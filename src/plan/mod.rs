@@ -256,8 +256,14 @@ mod tests {
         let (_, dir) = run_folder::create_run_folder(out.path(), "r").unwrap();
         let log = EventLog::create_in(&dir).unwrap();
         let unit = |s: &str| UnitKey { model: "m".into(), suite: "s".into(), scenario: s.into(), trial: 0 };
-        let finished =
-            |s: &str| EventKind::ScenarioFinished { unit: unit(s), passed: true, reason: "passed".into(), steps: 1, error: false };
+        let finished = |s: &str| EventKind::ScenarioFinished {
+            unit: unit(s),
+            passed: true,
+            reason: "passed".into(),
+            steps: 1,
+            error: false,
+            error_kind: None,
+        };
         log.emit(EventKind::ScenarioStarted { unit: unit("a") }).unwrap();
         log.emit(EventKind::ScenarioStarted { unit: unit("b") }).unwrap();
         log.emit(finished("a")).unwrap();

@@ -65,6 +65,7 @@ mod tests {
                 reason: "wrong".into(),
                 steps: 1,
                 error: false,
+                error_kind: None,
             },
         };
         let events: Vec<Event> = (0..FAILURES_LISTED + 50).map(failed).collect();
