@@ -14,17 +14,19 @@ use crate::check::{self, MadeCall, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid};
 use crate::core::modes::RepairMode;
 use crate::core::prices::Prices;
-use crate::events::{DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitKey, RESULT_CHARS, TEXT_CHARS};
+use crate::events::{
+    DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitError, UnitKey, RESULT_CHARS, TEXT_CHARS,
+};
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
 use crate::pipeline::{
     self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
-use crate::provider::{self, rejected_call, Provider, RejectedCall};
+use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole};
-use crate::transport::Transport;
+use crate::transport::{CassetteMiss, Transport, TransportError};
 
 /// A model to send requests to: its config, adapter and transport.
 #[derive(Clone, Copy)]
@@ -52,6 +54,8 @@ pub struct Unit<'a> {
 /// A request's answer, or why there is none.
 struct Answer {
     turn: Result<ModelTurn, String>,
+    /// What kind of failure `turn` holds, read from the typed errors.
+    failure: Option<UnitError>,
     latency_ms: f64,
     /// The server rejected the model's output as a call (then `turn` is the error).
     rejected: Option<RejectedCall>,
@@ -70,7 +74,16 @@ impl Unit<'_> {
             Err(_) => (None, 0.0),
         };
         let rejected = sent.as_ref().ok().and_then(rejected_call);
-        let turn = sent.map_err(|e| e.to_string()).and_then(|r| endpoint.provider.parse_response(request, &r).map_err(|e| e.to_string()));
+        let parsed = sent.map(|r| endpoint.provider.parse_response(request, &r));
+        let failure = match &parsed {
+            Err(e) => Some(transport_failure(e)),
+            Ok(Err(e)) => Some(provider_failure(e)),
+            Ok(Ok(_)) => None,
+        };
+        let turn = match parsed {
+            Err(e) => Err(e.to_string()),
+            Ok(parsed) => parsed.map_err(|e| e.to_string()),
+        };
         let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
         self.events.emit(EventKind::ModelRequest {
             unit: self.key.clone(),
@@ -90,7 +103,7 @@ impl Unit<'_> {
             reasoning: turn.as_ref().ok().and_then(|t| t.reasoning.as_deref()).map(|t| bounded(t, TEXT_CHARS).into_owned()),
             finish_reason: turn.as_ref().ok().and_then(|t| t.finish_reason.as_deref()).map(|f| quoted(f).into_owned()),
         })?;
-        Ok(Answer { turn, latency_ms, rejected })
+        Ok(Answer { turn, failure, latency_ms, rejected })
     }
 
     /// The approval stage for a call that is about to run: `Some(reason)` if denied.
@@ -329,6 +342,24 @@ fn cut_at<'c>(cut: Option<&'c Cut>, calls: &[ToolCall], arguments_as_text: bool,
     cut.filter(|cut| pipeline::cut_call(cut, calls, arguments_as_text) == Some(i))
 }
 
+/// The kind of a request that never reached a response.
+fn transport_failure(e: &TransportError) -> UnitError {
+    match e {
+        TransportError::Cassette(CassetteMiss::NoRecording { .. }) => UnitError::NoRecording,
+        TransportError::Connection(_) | TransportError::Timeout(_) => UnitError::Connection,
+        TransportError::Cassette(CassetteMiss::NoSource { .. }) | TransportError::Limit(_) => UnitError::Request,
+    }
+}
+
+/// The kind of a response that held no turn.
+fn provider_failure(e: &ProviderError) -> UnitError {
+    match e {
+        ProviderError::Status { status: 401 | 403, .. } => UnitError::Auth,
+        ProviderError::Status { .. } => UnitError::Status,
+        ProviderError::Shape(_) | ProviderError::Stream(_) => UnitError::Request,
+    }
+}
+
 /// The cost in USD of one request's tokens.
 pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
     let uncached = usage.input_tokens.saturating_sub(usage.cached_input_tokens);
@@ -359,7 +390,8 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         passed: verdict.passed,
         reason: verdict.reason.clone(),
         steps: c.steps,
-        error: c.error,
+        error: c.error.is_some(),
+        error_kind: c.error,
         expectation: verdict.expectation.clone(),
     })?;
     Ok(verdict)
@@ -374,8 +406,8 @@ struct Conversation<'s> {
     transcript: Transcript,
     /// Requests to the model under test so far.
     steps: u32,
-    /// A request failed (the unit ends as an error, not a fail).
-    error: bool,
+    /// A request failed, and how (the unit ends as an error, not a fail).
+    error: Option<UnitError>,
     repair_attempts: HashMap<String, u32>,
     rule_uses: RuleUses,
     /// Denied calls of the last turn, waiting to see what the model does next.
@@ -418,7 +450,7 @@ impl<'s> Conversation<'s> {
             followups: scenario.followups.iter(),
             transcript: Transcript::default(),
             steps: 0,
-            error: false,
+            error: None,
             repair_attempts: HashMap::new(),
             rule_uses: RuleUses::default(),
             pending_denials: Vec::new(),
@@ -451,7 +483,7 @@ impl Unit<'_> {
             Ok(t) => t,
             Err(e) => {
                 c.transcript.aborted = Some(format!("request failed: {}", bounded(&e.to_string(), CELL_CHARS)));
-                c.error = true;
+                c.error = Some(answer.failure.unwrap_or(UnitError::Request));
                 return Ok(Next::Stop);
             }
         };

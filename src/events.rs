@@ -101,6 +101,55 @@ impl DenialBehaviour {
     }
 }
 
+/// Why a unit ended without the model's answer to judge: the model never
+/// answered, so the unit is an error, not a failure of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitError {
+    /// Replay found no recording of a request.
+    NoRecording,
+    /// The server refused the key (HTTP 401 or 403).
+    Auth,
+    /// The server answered with another error status (after retries).
+    Status,
+    /// The server could not be reached, or did not answer in time.
+    Connection,
+    /// Anything else: an unreadable response, a limit passed, no transport.
+    Request,
+}
+
+impl UnitError {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [UnitError; 5] = [UnitError::NoRecording, UnitError::Auth, UnitError::Status, UnitError::Connection, UnitError::Request];
+
+    /// Its name in events and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitError::NoRecording => "no_recording",
+            UnitError::Auth => "auth",
+            UnitError::Status => "status",
+            UnitError::Connection => "connection",
+            UnitError::Request => "request",
+        }
+    }
+
+    /// The kind of this name (`as_str`), if any.
+    pub fn from_name(name: &str) -> Option<UnitError> {
+        UnitError::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// What it means, as a user reads it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            UnitError::NoRecording => "no recording to replay",
+            UnitError::Auth => "the server refused the API key (HTTP 401/403)",
+            UnitError::Status => "the server answered with an error status",
+            UnitError::Connection => "the server could not be reached or timed out",
+            UnitError::Request => "the request failed",
+        }
+    }
+}
+
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -229,10 +278,16 @@ pub enum EventKind {
         passed: bool,
         reason: String,
         steps: u32,
+        /// The unit could not run to a verdict (see `error_kind`): it is
+        /// counted apart from the pass rates, not as a failure.
         error: bool,
         /// The expectation a failed unit missed (absent when it passed).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expectation: Option<FailedExpectation>,
+        /// Why it could not, when `error` is set (absent in events files
+        /// written before it was recorded: read as `UnitError::Request`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_kind: Option<UnitError>,
     },
     /// What a unit's cassette did, when there is something to say: it
     /// recorded or wrote, a request found no recording, or recorded
@@ -388,7 +443,15 @@ mod tests {
         let path = dir.path().join("events.jsonl");
         let log = EventLog::create(&path).unwrap();
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
-        let kind = EventKind::ScenarioFinished { unit, passed: true, reason: "passed".into(), steps: 2, error: false, expectation: None };
+        let kind = EventKind::ScenarioFinished {
+            unit,
+            passed: true,
+            reason: "passed".into(),
+            steps: 2,
+            error: false,
+            expectation: None,
+            error_kind: None,
+        };
         log.emit(kind.clone()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(r#""event":"scenario_finished","model":"m""#), "{text}");

@@ -9,7 +9,8 @@ pub const SUCCESS: i32 = 0;
 /// The command ran and found failure: `check` listed problems, `compare`
 /// crossed a `[gate]` threshold, `cassettes verify` found something, a
 /// `--strict` replay was not exact, a cassette or a report could not be
-/// written, or the run itself failed.
+/// written, a model answered no unit of the run (every unit errored: no
+/// recording, a refused key, failed requests), or the run itself failed.
 pub const FAILURE: i32 = 1;
 
 /// Bad input, reported before any work starts: a flag, the configuration,

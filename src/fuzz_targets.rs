@@ -131,7 +131,15 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             timings: StageTimings::default(),
             final_arguments: None,
         }));
-        events.push(ev(EventKind::ScenarioFinished { unit, passed: false, reason: t.clone(), steps: 1, error: false, expectation: None }));
+        events.push(ev(EventKind::ScenarioFinished {
+            unit,
+            passed: false,
+            reason: t.clone(),
+            steps: 1,
+            error: false,
+            expectation: None,
+            error_kind: None,
+        }));
     }
     crate::metrics::build_tables(&events).expect("tables of well-formed events")
 }

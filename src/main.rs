@@ -14,7 +14,7 @@ use calltape::cli::{self, bfcl_judge, cassettes, compare, diff, import, init, re
     name = "calltape",
     version,
     about = "Replay-and-evaluation harness for tool-calling language models",
-    after_help = "Exit codes: 0 success; 1 the command found failure (problems, a crossed gate, an inexact --strict replay, a failed write); 2 bad input (flags, configuration, suites, folders); 130 interrupted (resume with --resume)."
+    after_help = "Exit codes: 0 success; 1 the command found failure (problems, a crossed gate, an inexact --strict replay, a model that never answered, a failed write); 2 bad input (flags, configuration, suites, folders); 130 interrupted (resume with --resume)."
 )]
 struct Cli {
     #[command(subcommand)]

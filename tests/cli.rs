@@ -93,5 +93,8 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
         assert!(header.contains(&kind), "by_tool.csv lacks a column for {kind}");
     }
     let scenarios = std::fs::read_to_string(out_dir.join("latest/scenarios.csv")).unwrap();
-    assert!(scenarios.starts_with("model,suite,scenario,trial,passed,reason,passed_no_repair,latency_ms,cost_usd\n"), "{scenarios}");
+    assert!(
+        scenarios.starts_with("model,suite,scenario,trial,passed,reason,passed_no_repair,latency_ms,cost_usd,errored,error_kind\n"),
+        "{scenarios}"
+    );
 }

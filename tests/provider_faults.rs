@@ -80,7 +80,10 @@ async fn every_fault_becomes_an_error_row_and_the_run_completes() {
     .await
     .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the run completes: {stderr}");
+    // The run completes (every report is written) and, since no model answered
+    // a unit, says so with exit code 1 rather than reading as nine 0% models.
+    assert_eq!(output.status.code(), Some(calltape::exit_codes::FAILURE), "the run completes: {stderr}");
+    assert!(stderr.contains("error: models never answered (every unit errored): storm429, e500,"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     let latest = out.join("latest");
@@ -92,12 +95,12 @@ async fn every_fault_becomes_an_error_row_and_the_run_completes() {
         let r = record.unwrap();
         errors.insert(
             r[col("model")].to_string(),
-            (r[col("scenarios")].to_string(), r[col("request_errors")].to_string(), r[col("passed")].to_string()),
+            (r[col("errored")].to_string(), r[col("request_errors")].to_string(), r[col("passed")].to_string()),
         );
     }
     for m in &models {
-        let (scenarios, request_errors, passed) = &errors[*m];
-        assert_eq!((scenarios.as_str(), passed.as_str()), ("2", "0"), "{m}");
+        let (errored, request_errors, passed) = &errors[*m];
+        assert_eq!((errored.as_str(), passed.as_str()), ("2", "0"), "{m}: both units errored");
         assert_eq!(request_errors, "2", "{m}: one failed request per scenario, retries inside it");
     }
 

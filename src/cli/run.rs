@@ -202,7 +202,39 @@ pub async fn run(args: RunArgs) -> Outcome {
         return Err(Failure::Interrupted);
     }
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
-    report_cassettes(&folder.cassettes, &config.cassettes.dir)
+    let cassettes = report_cassettes(&folder.cassettes, &config.cassettes.dir);
+    report_errored(&tables).and(cassettes)
+}
+
+/// A run in which some model never answered: its zero is not a score.
+#[derive(Debug, thiserror::Error)]
+#[error("{} never answered (every unit errored): {}; fix what the lines above say and run again", if models.len() == 1 { "a model" } else { "models" }, models.join(", "))]
+pub struct NeverAnswered {
+    pub models: Vec<String>,
+}
+
+/// Prints each model's errored units (one line a model, the most common
+/// reason first) and fails the run when a model answered no unit at all.
+fn report_errored(tables: &crate::metrics::Tables) -> Outcome {
+    let errored = crate::metrics::errored::errored_models(tables).map_err(|e| Failure::failed(e.to_string()))?;
+    for m in &errored {
+        let line = format!(
+            "{}: {} of {} units errored and are not in its pass rates; most often {} ({}), e.g. {}",
+            m.model,
+            m.errored,
+            m.errored + m.answered,
+            m.kind.describe(),
+            m.kind_count,
+            m.example
+        );
+        eprintln!("error: {}", crate::report::encode::terminal(&line));
+    }
+    let never: Vec<String> = errored.into_iter().filter(|m| m.answered == 0).map(|m| m.model).collect();
+    if never.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::failed(NeverAnswered { models: never }))
+    }
 }
 
 /// The process's peak resident memory so far, where the system tells it

@@ -10,7 +10,7 @@ use super::derived;
 use super::rows::{ApprovalCounts, CallCounts, RepairRow, Rows};
 use super::schema::{self as s, APPROVAL_COUNTS, INVALID_KINDS};
 use super::Tables;
-use crate::events::RepairStage;
+use crate::events::{RepairStage, UnitError};
 
 // Working columns of the input frames, never in a table.
 /// A model's place in the configured order.
@@ -91,8 +91,9 @@ fn request_aggregates() -> Vec<Expr> {
 }
 
 /// Counts and sums of the summary, zero where a model has no rows.
-const COUNT_COLUMNS: [&str; 16] = [
+const COUNT_COLUMNS: [&str; 17] = [
     s::SCENARIOS,
+    s::ERRORED,
     s::PASSED,
     s::PASSED_NO_REPAIR,
     s::CALLS,
@@ -188,7 +189,15 @@ fn scenario_frame(r: &Rows) -> PolarsResult<DataFrame> {
         col_of(s::REASON, r.scenarios.iter().map(|s| name(s.reason)).collect::<Vec<_>>()),
         col_of(s::LATENCY_MS, units().map(|u| u.latency_ms).collect::<Vec<_>>()),
         col_of(s::COST_USD, units().map(|u| u.cost_usd).collect::<Vec<_>>()),
+        col_of(s::ERRORED, r.scenarios.iter().map(|s| s.error.is_some()).collect::<Vec<_>>()),
+        col_of(s::ERROR_KIND, r.scenarios.iter().map(|s| s.error.map_or("", UnitError::as_str)).collect::<Vec<_>>()),
     ])
+}
+
+/// Runs that reached a verdict: the denominator of every pass rate (the
+/// errored ones are counted apart, see `schema::ERRORED`).
+fn answered(alias: &str) -> Expr {
+    col(s::ERRORED).not().cast(DataType::UInt64).sum().alias(alias)
 }
 
 /// The model and tool columns of counts kept per (model, tool) name ids.
@@ -267,7 +276,8 @@ fn approval_frame(r: &Rows) -> PolarsResult<LazyFrame> {
 fn summary(inputs: &Inputs) -> PolarsResult<DataFrame> {
     let keys = [s::MODEL];
     let per_scenario = inputs.scenarios.clone().lazy().group_by([col(s::MODEL)]).agg([
-        len().cast(DataType::UInt64).alias(s::SCENARIOS),
+        answered(s::SCENARIOS),
+        count_of(s::ERRORED),
         count_of(s::PASSED),
         count_of(s::PASSED_NO_REPAIR),
     ]);
@@ -344,7 +354,8 @@ fn scenario_tables(inputs: &Inputs) -> PolarsResult<[DataFrame; 3]> {
             .lazy()
             .group_by(cols(&[s::MODEL, s::SUITE, s::SCENARIO]))
             .agg([
-                len().cast(DataType::UInt64).alias(s::TRIALS),
+                answered(s::TRIALS),
+                count_of(s::ERRORED),
                 count_of(s::PASSED),
                 col(s::COST_USD).sum(),
                 col(s::LATENCY_MS).mean().alias(s::MEAN_LATENCY_MS),
@@ -362,7 +373,7 @@ fn scenario_tables(inputs: &Inputs) -> PolarsResult<[DataFrame; 3]> {
             .clone()
             .lazy()
             .group_by(cols(&[s::MODEL, s::SUITE]))
-            .agg([len().cast(DataType::UInt64).alias(s::SCENARIOS), count_of(s::PASSED), col(s::COST_USD).sum().alias(s::TOTAL_COST_USD)])
+            .agg([answered(s::SCENARIOS), count_of(s::ERRORED), count_of(s::PASSED), col(s::COST_USD).sum().alias(s::TOTAL_COST_USD)])
             .with_column(rate(s::PASSED, s::SCENARIOS).alias(s::PASS_RATE)),
     )
     .sort([ORDER, s::SUITE], Default::default())
@@ -393,6 +404,8 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
     derived::extend_summary(&mut summary, &by_scenario, &r.model_tier, r.trials)?;
     derived::extend_by_tool(&mut by_tool)?;
     derived::extend_suites(&mut suites)?;
-    let pairs = derived::pairs(&scenarios, &r.model_order)?;
+    // Two models are compared on the runs both answered.
+    let answered = scenarios.clone().lazy().filter(col(s::ERRORED).not()).collect()?;
+    let pairs = derived::pairs(&answered, &r.model_order)?;
     Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, events: r.events })
 }

@@ -7,6 +7,7 @@
 
 mod aggregate;
 mod derived;
+pub mod errored;
 mod rows;
 pub mod schema;
 
@@ -277,6 +278,7 @@ mod tests {
                 tool: Some("t".into()),
                 expected: None,
             }),
+            error_kind: None,
         })
     }
 
@@ -364,6 +366,7 @@ mod tests {
                         steps: 1,
                         error: false,
                         expectation: None,
+                        error_kind: None,
                     }));
                 }
             }
@@ -556,6 +559,15 @@ mod tests {
                 result: Some("ok".into()),
             }),
             finished("m", "a", false),
+            ev(EventKind::ScenarioFinished {
+                unit: u(),
+                passed: false,
+                reason: "request failed".into(),
+                steps: 1,
+                error: true,
+                error_kind: Some(crate::events::UnitError::Auth),
+                expectation: None,
+            }),
             ev(EventKind::Cassette {
                 unit: u(),
                 path: "p".into(),
@@ -635,7 +647,7 @@ mod tests {
                     issues.clear();
                     fixes.clear();
                 }
-                EventKind::ScenarioFinished { steps, error, .. } => (*steps, *error) = (9, true),
+                EventKind::ScenarioFinished { steps, .. } => *steps = 9,
                 EventKind::ToolExecuted { is_error, .. } => *is_error = true,
                 EventKind::RunFinished { units, .. } => *units = 9,
                 _ => {}
@@ -647,5 +659,17 @@ mod tests {
             *cached_input_tokens = 99;
         }
         assert!(tables(&loud) != before, "a counted field changed no table");
+        // An errored unit is counted apart, by kind.
+        use crate::events::UnitError;
+        let changes: [(bool, Option<UnitError>); 2] = [(true, Some(UnitError::NoRecording)), (false, None)];
+        for (to_error, to_kind) in changes {
+            let mut loud = base.clone();
+            for e in &mut loud {
+                if let EventKind::ScenarioFinished { error, error_kind, .. } = &mut e.kind {
+                    (*error, *error_kind) = (to_error, to_kind);
+                }
+            }
+            assert!(tables(&loud) != before, "a unit's error changed no table");
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
-use crate::events::{DenialBehaviour, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitKey};
+use crate::events::{DenialBehaviour, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitError, UnitKey};
 use crate::pipeline::{CallOutcome, InvalidKind};
 
 /// Strings (model, tool, suite, scenario, reason names) stored once, by id.
@@ -109,6 +109,8 @@ pub(super) struct ScenarioRow {
     pub(super) unit: u32,
     pub(super) passed: bool,
     pub(super) reason: u32,
+    /// The unit could not run to a verdict: counted apart from pass rates.
+    pub(super) error: Option<UnitError>,
 }
 
 pub(super) struct RequestRow {
@@ -225,7 +227,7 @@ pub(super) const FIELDS: [(&str, &[&str], &[&str]); 12] = [
     ),
     ("denial_followup", &["model", "suite", "scenario", "trial", "tool", "behaviour"], &["call_id"]),
     ("tool_executed", &[], &["model", "suite", "scenario", "trial", "call_id", "tool", "is_error", "scripted", "result"]),
-    ("scenario_finished", &["model", "suite", "scenario", "trial", "passed", "reason"], &["steps", "error", "expectation"]),
+    ("scenario_finished", &["model", "suite", "scenario", "trial", "passed", "reason", "error", "error_kind"], &["steps", "expectation"]),
     (
         "cassette",
         &[],
@@ -376,10 +378,12 @@ impl Rows {
                 }
             }
             EventKind::ToolExecuted { unit: _, call_id: _, tool: _, is_error: _, scripted: _, result: _ } => {}
-            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error: _, expectation: _ } => {
+            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error, error_kind, expectation: _ } => {
                 let unit = self.unit(unit, hash);
                 let reason = self.names.id(reason);
-                self.scenarios.push(ScenarioRow { unit, passed: *passed, reason });
+                // Older events files say only that the unit errored, not how.
+                let error = error.then(|| error_kind.unwrap_or(UnitError::Request));
+                self.scenarios.push(ScenarioRow { unit, passed: *passed, reason, error });
             }
             EventKind::Cassette { unit: _, path: _, mode: _, replayed: _, recorded: _, missing: _, unused: _, written: _, error: _ } => {}
             EventKind::RunFinished { units: _, elapsed_ms } => self.run.elapsed_ms = Some(*elapsed_ms),

@@ -20,10 +20,16 @@ pub const TRIAL: &str = "trial";
 pub const TIER: &str = "tier";
 
 // Scenario verdicts.
-/// Runs of a scenario (summary, suites).
+/// Answered runs of a scenario (summary, suites): the pass rates' denominator.
 pub const SCENARIOS: &str = "scenarios";
-/// Trials of one scenario (by_scenario).
+/// Answered trials of one scenario (by_scenario).
 pub const TRIALS: &str = "trials";
+/// Runs that could not reach a verdict (no recording, a failed request):
+/// counted apart, never as failures (summary, suites, by_scenario); in
+/// scenarios, whether the run errored.
+pub const ERRORED: &str = "errored";
+/// Why a run errored (`events::UnitError`, snake_case); empty when it did not.
+pub const ERROR_KIND: &str = "error_kind";
 pub const PASSED: &str = "passed";
 pub const PASS_RATE: &str = "pass_rate";
 pub const PASS_RATE_LO: &str = "pass_rate_lo";
@@ -151,7 +157,7 @@ pub const APPROVAL_COUNTS: [&str; 9] = [
 ];
 
 /// `summary`: one row per model.
-pub const SUMMARY: [&str; 65] = [
+pub const SUMMARY: [&str; 66] = [
     MODEL,
     TIER,
     SCENARIOS,
@@ -217,6 +223,7 @@ pub const SUMMARY: [&str; 65] = [
     APPROVAL_COUNTS[7],
     APPROVAL_COUNTS[8],
     REQUEST_ERRORS,
+    ERRORED,
 ];
 
 /// The summary columns `derived` computes after polars has aggregated.
@@ -287,14 +294,15 @@ pub const BY_TOOL: [&str; 39] = [
 pub const BY_TOOL_DERIVED: usize = 4;
 
 /// `scenarios`: one row per model × scenario × trial.
-pub const SCENARIO_RUNS: [&str; 9] = [MODEL, SUITE, SCENARIO, TRIAL, PASSED, REASON, PASSED_NO_REPAIR, LATENCY_MS, COST_USD];
+pub const SCENARIO_RUNS: [&str; 11] =
+    [MODEL, SUITE, SCENARIO, TRIAL, PASSED, REASON, PASSED_NO_REPAIR, LATENCY_MS, COST_USD, ERRORED, ERROR_KIND];
 
 /// `by_scenario`: one row per model × scenario, over trials.
-pub const BY_SCENARIO: [&str; 9] = [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS];
+pub const BY_SCENARIO: [&str; 10] = [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS, ERRORED];
 
 /// `suites`: one row per model × suite. The interval comes last, added by
 /// `derived`.
-pub const SUITES: [&str; 8] = [MODEL, SUITE, SCENARIOS, PASSED, PASS_RATE, TOTAL_COST_USD, PASS_RATE_LO, PASS_RATE_HI];
+pub const SUITES: [&str; 9] = [MODEL, SUITE, SCENARIOS, PASSED, PASS_RATE, TOTAL_COST_USD, ERRORED, PASS_RATE_LO, PASS_RATE_HI];
 
 /// How many `SUITES` columns `derived` adds at the end.
 pub const SUITES_DERIVED: usize = 2;

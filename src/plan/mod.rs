@@ -263,6 +263,7 @@ mod tests {
             steps: 1,
             error: false,
             expectation: None,
+            error_kind: None,
         };
         log.emit(EventKind::ScenarioStarted { unit: unit("a") }).unwrap();
         log.emit(EventKind::ScenarioStarted { unit: unit("b") }).unwrap();

@@ -66,6 +66,7 @@ mod tests {
                 steps: 1,
                 error: false,
                 expectation: None,
+                error_kind: None,
             },
         };
         let events: Vec<Event> = (0..FAILURES_LISTED + 50).map(failed).collect();

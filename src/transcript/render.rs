@@ -104,6 +104,7 @@ fn render_call(out: &mut String, look: &Look, n: usize, c: &CallStory) {
         CallOutcome::Valid => look.green("valid"),
         CallOutcome::Repaired => look.yellow("repaired"),
         CallOutcome::Invalid => look.red("invalid"),
+        CallOutcome::Truncated => look.red("truncated"),
     };
     let _ = writeln!(out, "  call {n}: {} [{status}]", look.bold(&fit(&c.tool, 60)));
     labelled(out, look, 4, "as sent", &format!("{} {}", c.raw_name, c.arguments));
@@ -191,6 +192,7 @@ fn cell(c: &CallStory) -> String {
     match c.outcome {
         CallOutcome::Repaired => marks.push("repaired"),
         CallOutcome::Invalid => marks.push("invalid"),
+        CallOutcome::Truncated => marks.push("truncated"),
         CallOutcome::Valid => {}
     }
     if c.denied() {
