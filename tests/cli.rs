@@ -66,6 +66,9 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     for file in ["events.jsonl", "summary.csv", "by_tool.csv", "scenarios.csv", "report.md"] {
         assert!(out_dir.join("latest").join(file).is_file(), "missing {file}");
     }
+    // The README's claim: report.md fits a pull-request comment (GitHub: 65,536 characters).
+    let report_md = std::fs::read_to_string(out_dir.join("latest/report.md")).unwrap();
+    assert!(report_md.chars().count() <= calltape::report::markdown::MAX_CHARS, "{} characters", report_md.chars().count());
     let summary = std::fs::read_to_string(out_dir.join("latest/summary.csv")).unwrap();
     let header = summary.lines().next().unwrap();
     for column in [

@@ -4,7 +4,7 @@
 //! break the table.
 
 use super::encode;
-use super::sections::{failures, sections, Section};
+use super::sections::{first_failures, sections, Section, FAILURES_LISTED};
 use super::text::text_table;
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
@@ -39,9 +39,34 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     for section in sections(tables).map_err(render_err)? {
         parts.push(markdown_section(&section).map_err(render_err)?);
     }
-    parts.push(markdown_section(&failures(tables).map_err(render_err)?).map_err(render_err)?);
+    // The failed runs fill what is left of the budget, fewer if their
+    // reasons are long: a pull-request comment takes the whole file.
+    let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
+    let fits = |listed: usize| -> Result<Option<String>, ReportError> {
+        let text = markdown_section(&first_failures(tables, listed).map_err(render_err)?).map_err(render_err)?;
+        Ok((used + text.chars().count() <= MAX_CHARS).then_some(text))
+    };
+    let (mut fitting, mut over) = (0, FAILURES_LISTED + 1);
+    let mut best = fits(0)?.unwrap_or_default();
+    if let Some(all) = fits(FAILURES_LISTED)? {
+        best = all;
+    } else {
+        // The most rows that fit: fitting fits, over does not.
+        while over - fitting > 1 {
+            let mid = (fitting + over) / 2;
+            match fits(mid)? {
+                Some(text) => (fitting, best) = (mid, text),
+                None => over = mid,
+            }
+        }
+    }
+    parts.push(best);
     Ok(parts.join("\n"))
 }
+
+/// The most characters `report.md` has: GitHub takes 65,536 in a
+/// pull-request comment, and the file is posted whole.
+pub const MAX_CHARS: usize = 60_000;
 
 impl Exporter for Markdown {
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
@@ -74,6 +99,28 @@ mod tests {
         assert!(text.contains(&format!("## Failed scenarios ({})", FAILURES_LISTED + 50)), "{text}");
         assert_eq!(text.lines().filter(|l| l.contains("| wrong |")).count(), FAILURES_LISTED);
         assert!(text.contains(&format!("The first {FAILURES_LISTED} of {}", FAILURES_LISTED + 50)));
+    }
+
+    #[test]
+    fn long_reasons_list_fewer_failures_and_keep_the_file_under_a_comment() {
+        let failed = |i: usize| Event {
+            ts_ms: 0,
+            kind: EventKind::ScenarioFinished {
+                unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
+                passed: false,
+                reason: format!("wrong: {}", "é".repeat(900)),
+                steps: 1,
+                error: false,
+                expectation: None,
+                error_kind: None,
+            },
+        };
+        let events: Vec<Event> = (0..FAILURES_LISTED).map(failed).collect();
+        let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();
+        let listed = text.lines().filter(|l| l.contains("| wrong: ")).count();
+        assert!(text.chars().count() <= MAX_CHARS, "{} characters", text.chars().count());
+        assert!(listed > 10 && listed < FAILURES_LISTED, "{listed} listed");
+        assert!(text.contains(&format!("The first {listed} of {FAILURES_LISTED}; every one is in scenarios.csv")), "{text}");
     }
 
     #[test]

@@ -228,11 +228,16 @@ pub const FAILURES_LISTED: usize = 200;
 
 /// The failed runs, with why (the first `FAILURES_LISTED`).
 pub fn failures(tables: &Tables) -> PolarsResult<Section> {
+    first_failures(tables, FAILURES_LISTED)
+}
+
+/// The failed runs, with why (the first `listed`).
+pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
     let failed = tables.scenarios.clone().lazy().filter(col(schema::PASSED).not()).collect()?;
     let total = failed.height();
     let mut section = section(
         &format!("Failed scenarios ({total})"),
-        failed.head(Some(FAILURES_LISTED)),
+        failed.head(Some(listed)),
         &[
             (schema::MODEL, "model"),
             (schema::SUITE, "suite"),
@@ -241,8 +246,8 @@ pub fn failures(tables: &Tables) -> PolarsResult<Section> {
             (schema::REASON, "reason"),
         ],
     );
-    if total > FAILURES_LISTED {
-        section.note = Some(format!("The first {FAILURES_LISTED} of {total}; every one is in scenarios.csv (`passed` false)."));
+    if total > listed {
+        section.note = Some(format!("The first {listed} of {total}; every one is in scenarios.csv (`passed` false)."));
     }
     Ok(section)
 }
