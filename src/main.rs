@@ -31,6 +31,8 @@ enum Command {
     Report {
         /// A run folder, e.g. reports/latest.
         run_dir: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
     },
     /// Compare two run folders; exit 1 when a [gate] threshold is crossed, 2 for bad input.
     Compare(compare::CompareArgs),
@@ -69,7 +71,7 @@ async fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Run(args) => run::run(args).await,
         Command::Repair(args) => repair::repair(args),
-        Command::Report { run_dir } => cli::report::rerender(&run_dir),
+        Command::Report { run_dir, output } => cli::report::rerender(&run_dir, &output),
         Command::Compare(args) => compare::compare(args),
         Command::Import { source } => import::import(source),
         Command::BfclJudge(args) => bfcl_judge::bfcl_judge(args),
