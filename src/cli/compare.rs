@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{load_config, CommandError, Failure, Outcome};
+use super::{load_config, shell_word, CommandError, Failure, Outcome};
 use crate::core::gate::Gate;
 use crate::metrics;
 
@@ -35,6 +35,8 @@ pub struct CompareArgs {
     /// Also write the comparison as Markdown to this file.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: super::OutputArgs,
 }
 
 impl CompareArgs {
@@ -56,7 +58,10 @@ pub fn compare(args: CompareArgs) -> Outcome {
     let (base, current) = (tables(&args.base)?, tables(&args.current)?);
     let comparison = crate::compare::compare(&base, &current, &gate).map_err(Failure::bad)?;
     println!("calltape compare {} → {}", args.base.display(), args.current.display());
-    print!("{}", crate::compare::render(&comparison, false));
+    // The same command with --all lists every line.
+    let words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+    let advice = format!("calltape {} --all", words.join(" "));
+    print!("{}", crate::compare::render_terminal(&comparison, &args.output.view(), &advice));
     if let Some(path) = &args.markdown {
         std::fs::write(path, crate::compare::render(&comparison, true))
             .map_err(|source| Failure::bad(CommandError::Write { path: path.clone(), source }))?;

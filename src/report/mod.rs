@@ -4,7 +4,7 @@
 mod compact;
 pub mod csv;
 pub mod encode;
-mod fit;
+pub mod fit;
 pub mod html;
 pub mod json;
 pub mod junit;
