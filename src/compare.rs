@@ -309,13 +309,9 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
     if markdown {
         out.push_str("# calltape compare\n");
     }
-    if c.breaches.is_empty() {
-        heading(&mut out, &verdict(c));
-    } else {
-        heading(&mut out, &verdict(c));
-        for b in &c.breaches {
-            let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(b));
-        }
+    heading(&mut out, &verdict(c));
+    for b in &c.breaches {
+        let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(b));
     }
     heading(&mut out, "Per model (pass rate on shared runs)");
     if markdown {

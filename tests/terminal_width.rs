@@ -85,7 +85,7 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
             assert!(model.starts_with(kept) && kept.chars().count() >= 10, "{model} shown as {shown:?}");
             assert!(shown == model || shown.ends_with('…'), "{model} shown as {shown:?}");
         }
-        assert!(output.contains("Tools with the most invalid calls"), "{output}");
+        assert!(output.contains("Per model × tool: the most invalid calls"), "{output}");
     }
     // The advice under the tables runs as printed and prints every table.
     let advice = outputs[0].1.lines().find_map(|l| l.strip_prefix("every table: ")).expect("advice line");

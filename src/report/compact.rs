@@ -79,6 +79,6 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
         )
         .collect()?;
     let note = (tools.height() == 0).then(|| "No invalid calls.".to_string());
-    let per_tool = section("Tools with the most invalid calls (model × tool)".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
+    let per_tool = section("Per model × tool: the most invalid calls".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
     [per_model, per_tool].iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
 }
