@@ -165,8 +165,18 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
     c.only_in_base.extend(names_b.difference(&names_c).map(|s| format!("scenario {s}")));
     c.only_in_current.extend(names_c.difference(&names_b).map(|s| format!("scenario {s}")));
     if gate.fail_on_newly_failing {
-        for (model, scenario) in &c.newly_failing {
-            c.breaches.push(format!("{model}: {scenario} passed every trial before and fails now"));
+        // One breach per model: the scenarios themselves are listed under "Newly failing".
+        let mut per_model: BTreeMap<&str, usize> = BTreeMap::new();
+        for (model, _) in &c.newly_failing {
+            *per_model.entry(model.as_str()).or_default() += 1;
+        }
+        for (model, n) in per_model {
+            let what = if n == 1 {
+                "1 scenario passed every trial before and fails now".to_string()
+            } else {
+                format!("{n} scenarios passed every trial before and fail now")
+            };
+            c.breaches.push(format!("{model}: {what}"));
         }
     }
 
@@ -192,8 +202,12 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
     Ok(c)
 }
 
-/// Per-tool changes listed at most.
+/// Per-tool changes listed at most in the Markdown file (every row is in
+/// by_tool.csv of both runs).
 const MAX_TOOL_LINES: usize = 12;
+
+/// Lines of each list on the terminal, unless `--all`.
+pub const TERMINAL_LINES: usize = 10;
 
 fn signed(d: f64, digits: usize) -> String {
     if d >= 0.0 {
@@ -203,7 +217,67 @@ fn signed(d: f64, digits: usize) -> String {
     }
 }
 
-/// The comparison as text; `markdown` for a pull-request comment.
+/// The verdict as one line.
+fn verdict(c: &Comparison) -> String {
+    match c.breaches.len() {
+        0 => "Gate: passed (every figure within its threshold)".to_string(),
+        1 => "Gate: FAILED — 1 threshold crossed".to_string(),
+        n => format!("Gate: FAILED — {n} thresholds crossed"),
+    }
+}
+
+/// The per-tool changes, largest first.
+fn tools_by_change(c: &Comparison) -> Vec<&ToolChange> {
+    let mut tools: Vec<&ToolChange> = c.tools.iter().collect();
+    tools.sort_by(|a, b| (b.invalid_rate.1 - b.invalid_rate.0).abs().total_cmp(&(a.invalid_rate.1 - a.invalid_rate.0).abs()));
+    tools
+}
+
+fn tool_line(t: &ToolChange) -> String {
+    format!("{} / {}: {:.3} → {:.3} ({} → {} calls)", t.model, t.tool, t.invalid_rate.0, t.invalid_rate.1, t.calls.0, t.calls.1)
+}
+
+/// The model's cells: name, runs, pass, invalid, cost, p95.
+fn model_cells(m: &ModelChange) -> [String; 6] {
+    let p95 = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
+    [
+        m.model.clone(),
+        m.shared_runs.to_string(),
+        format!("{:.3} → {:.3} ({})", m.pass_rate.0, m.pass_rate.1, signed(m.pass_rate.1 - m.pass_rate.0, 3)),
+        format!("{:.3} → {:.3} ({})", m.invalid_rate.0, m.invalid_rate.1, signed(m.invalid_rate.1 - m.invalid_rate.0, 3)),
+        format!("{:.4} → {:.4}", m.total_cost_usd.0, m.total_cost_usd.1),
+        format!("{} → {}", p95(m.latency_p95_ms.0), p95(m.latency_p95_ms.1)),
+    ]
+}
+
+/// The model's terminal cells, in the order of `render_terminal`'s columns.
+fn model_row(m: &ModelChange) -> Vec<String> {
+    let opt = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
+    let percent = |a: f64, b: f64| relative(a, b).map_or("—".to_string(), |r| format!("{}%", signed(r * 100.0, 1)));
+    let p95 = match m.latency_p95_ms {
+        (Some(a), Some(b)) => percent(a, b),
+        _ => "—".to_string(),
+    };
+    vec![
+        m.model.clone(),
+        m.shared_runs.to_string(),
+        format!("{:.3}", m.pass_rate.0),
+        format!("{:.3}", m.pass_rate.1),
+        signed(m.pass_rate.1 - m.pass_rate.0, 3),
+        format!("{:.3}", m.invalid_rate.0),
+        format!("{:.3}", m.invalid_rate.1),
+        signed(m.invalid_rate.1 - m.invalid_rate.0, 3),
+        format!("{:.4}", m.total_cost_usd.0),
+        format!("{:.4}", m.total_cost_usd.1),
+        percent(m.total_cost_usd.0, m.total_cost_usd.1),
+        opt(m.latency_p95_ms.0),
+        opt(m.latency_p95_ms.1),
+        p95,
+    ]
+}
+
+/// The comparison as text, everything in it; `markdown` for a pull-request
+/// comment (the `--markdown` file). The verdict comes first.
 pub fn render(c: &Comparison, markdown: bool) -> String {
     let mut out = String::new();
     // Names come from run folders (a model's tool names among them): each
@@ -223,23 +297,28 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
             let _ = writeln!(out, "\n{title}");
         }
     };
+    let list = |out: &mut String, title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        heading(out, &format!("{title} ({})", items.len()));
+        for i in items {
+            let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(&i));
+        }
+    };
     if markdown {
         out.push_str("# calltape compare\n");
+    }
+    heading(&mut out, &verdict(c));
+    for b in &c.breaches {
+        let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(b));
     }
     heading(&mut out, "Per model (pass rate on shared runs)");
     if markdown {
         out.push_str("| model | runs | pass rate | invalid rate | total cost $ | p95 ms |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
     }
     for m in &c.models {
-        let p95 = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
-        let cells = [
-            m.model.clone(),
-            m.shared_runs.to_string(),
-            format!("{:.3} → {:.3} ({})", m.pass_rate.0, m.pass_rate.1, signed(m.pass_rate.1 - m.pass_rate.0, 3)),
-            format!("{:.3} → {:.3} ({})", m.invalid_rate.0, m.invalid_rate.1, signed(m.invalid_rate.1 - m.invalid_rate.0, 3)),
-            format!("{:.4} → {:.4}", m.total_cost_usd.0, m.total_cost_usd.1),
-            format!("{} → {}", p95(m.latency_p95_ms.0), p95(m.latency_p95_ms.1)),
-        ];
+        let cells = model_cells(m);
         if markdown {
             let cells: Vec<String> = cells.iter().map(|c| encode(c)).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -256,39 +335,89 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
             );
         }
     }
-    let list = |out: &mut String, title: &str, items: Vec<String>| {
-        if items.is_empty() {
-            return;
-        }
-        heading(out, &format!("{title} ({})", items.len()));
-        for i in items {
-            let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(&i));
-        }
-    };
     list(&mut out, "Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
     list(&mut out, "Newly passing", c.newly_passing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
-    // The largest per-tool moves only; every row is in by_tool.csv of both runs.
-    let mut tools: Vec<&ToolChange> = c.tools.iter().collect();
-    tools.sort_by(|a, b| (b.invalid_rate.1 - b.invalid_rate.0).abs().total_cmp(&(a.invalid_rate.1 - a.invalid_rate.0).abs()));
+    let mut tools = tools_by_change(c);
     let more = tools.len().saturating_sub(MAX_TOOL_LINES);
     tools.truncate(MAX_TOOL_LINES);
     list(
         &mut out,
         "Invalid rate changed per tool (largest changes)",
-        tools
-            .iter()
-            .map(|t| {
-                format!("{} / {}: {:.3} → {:.3} ({} → {} calls)", t.model, t.tool, t.invalid_rate.0, t.invalid_rate.1, t.calls.0, t.calls.1)
-            })
-            .chain((more > 0).then(|| format!("… and {more} smaller changes")))
-            .collect(),
+        tools.iter().map(|t| tool_line(t)).chain((more > 0).then(|| format!("… and {more} smaller changes"))).collect(),
     );
     list(&mut out, "Only in the base run", c.only_in_base.clone());
     list(&mut out, "Only in the current run", c.only_in_current.clone());
-    if c.breaches.is_empty() {
-        heading(&mut out, "Gate: passed (every figure within its threshold)");
-    } else {
-        list(&mut out, "Gate: FAILED — thresholds crossed", c.breaches.clone());
+    out
+}
+
+/// The comparison for the terminal: the verdict and each crossed threshold
+/// first, then the per-model table, then the largest changes. Unless
+/// `view.all`, each list shows its first `TERMINAL_LINES` and says how many
+/// more there are; `all_advice` is the command that prints them all (printed
+/// whole, however wide: advice runs as printed). Other lines fit `view.width`.
+pub fn render_terminal(c: &Comparison, view: &crate::report::terminal::View, all_advice: &str) -> String {
+    use crate::report::fit::{cut, fit, Column, Keep};
+    let (paint, width) = (view.paint, view.width);
+    let encode = |s: &str| crate::report::encode::terminal(&crate::quote::bounded(s, crate::quote::CELL_CHARS)).into_owned();
+    let line = |text: &str| cut(&encode(text), width);
+    let mut out = String::new();
+    let mut cut_any = false;
+    let mut list = |out: &mut String, items: &[String], colour: &dyn Fn(&str) -> String| {
+        let shown = if view.all { items.len() } else { items.len().min(TERMINAL_LINES) };
+        for i in &items[..shown] {
+            let _ = writeln!(out, "{}", colour(&line(&format!("  {i}"))));
+        }
+        if shown < items.len() {
+            cut_any = true;
+            let _ = writeln!(out, "{}", line(&format!("  … and {} more", items.len() - shown)));
+        }
+    };
+    let head = line(&verdict(c));
+    let _ = writeln!(out, "{}", if c.breaches.is_empty() { paint.green(&head) } else { paint.red(&head) });
+    list(&mut out, &c.breaches, &|s| paint.red(s));
+
+    let _ = writeln!(out, "\n{}", paint.bold(&line("Per model (pass rate on shared runs)")));
+    // The figures now and their change are core; the earlier ones give way first.
+    let (core, extra) = (Keep::Core, Keep::Extra);
+    let labels = [
+        ("model", false, core),
+        ("runs", true, extra),
+        ("pass was", true, extra),
+        ("pass", true, core),
+        ("Δ pass", true, core),
+        ("inv. was", true, extra),
+        ("invalid", true, core),
+        ("Δ inv", true, core),
+        ("cost was", true, extra),
+        ("cost $", true, core),
+        ("Δ cost", true, core),
+        ("p95 was", true, extra),
+        ("p95 ms", true, core),
+        ("Δ p95", true, core),
+    ];
+    let columns = labels.iter().map(|(l, n, k)| Column { label: l.to_string(), numeric: *n, keep: *k }).collect();
+    let rows = c.models.iter().map(|m| model_row(m).iter().map(|s| encode(s)).collect()).collect();
+    for l in fit(columns, rows, width).lines {
+        let _ = writeln!(out, "{l}");
+    }
+
+    let sections: [(&str, Vec<String>, bool); 5] = [
+        ("Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect(), true),
+        ("Newly passing", c.newly_passing.iter().map(|(m, s)| format!("{m}: {s}")).collect(), false),
+        ("Invalid rate changed per tool (largest first)", tools_by_change(c).into_iter().map(tool_line).collect(), false),
+        ("Only in the base run", c.only_in_base.clone(), false),
+        ("Only in the current run", c.only_in_current.clone(), false),
+    ];
+    for (title, items, bad) in sections {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}", paint.bold(&line(&format!("{title} ({})", items.len()))));
+        let colour = |s: &str| if bad { paint.red(s) } else { s.to_string() };
+        list(&mut out, &items, &colour);
+    }
+    if cut_any {
+        let _ = writeln!(out, "\n{}", paint.dim(&format!("every line: {all_advice}")));
     }
     out
 }

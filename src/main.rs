@@ -33,6 +33,8 @@ enum Command {
     Report {
         /// A run folder, e.g. reports/latest.
         run_dir: PathBuf,
+        #[command(flatten)]
+        output: cli::OutputArgs,
     },
     /// Compare two run folders; exit 1 when a [gate] threshold is crossed, 2 for bad input.
     Compare(compare::CompareArgs),
@@ -76,7 +78,7 @@ async fn main() -> ExitCode {
         Command::Init(args) => init::init(args),
         Command::Run(args) => run::run(args).await,
         Command::Repair(args) => repair::repair(args),
-        Command::Report { run_dir } => cli::report::rerender(&run_dir),
+        Command::Report { run_dir, output } => cli::report::rerender(&run_dir, &output),
         Command::Compare(args) => compare::compare(args),
         Command::Show(args) => show::show(args),
         Command::Diff(args) => diff::diff(args),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{load_config, CommandError, Failure, Outcome};
+use super::{load_config, shell_word, CommandError, Failure, Outcome};
 use crate::core::gate::Gate;
 use crate::metrics;
 
@@ -35,6 +35,8 @@ pub struct CompareArgs {
     /// Also write the comparison as Markdown to this file.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: super::OutputArgs,
 }
 
 impl CompareArgs {
@@ -56,14 +58,17 @@ pub fn compare(args: CompareArgs) -> Outcome {
     let (base, current) = (tables(&args.base)?, tables(&args.current)?);
     let comparison = crate::compare::compare(&base, &current, &gate).map_err(Failure::bad)?;
     println!("calltape compare {} → {}", args.base.display(), args.current.display());
-    print!("{}", crate::compare::render(&comparison, false));
-    let explain = explain_commands(&args, &comparison);
-    for line in &explain {
-        println!("{}", crate::report::encode::terminal(line));
+    // The same command with --all lists every line.
+    let words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+    let advice = format!("calltape {} --all", words.join(" "));
+    print!("{}", crate::compare::render_terminal(&comparison, &args.output.view(), &advice));
+    let listed = if args.output.all { usize::MAX } else { EXPLAINED };
+    for line in explain_commands(&args, &comparison, listed) {
+        println!("{}", crate::report::encode::terminal(&line));
     }
     if let Some(path) = &args.markdown {
         let mut text = crate::compare::render(&comparison, true);
-        if let Some((head, commands)) = explain.split_first() {
+        if let Some((head, commands)) = explain_commands(&args, &comparison, EXPLAINED_IN_MARKDOWN).split_first() {
             text.push_str(&format!("\n{head}\n\n"));
             for command in commands {
                 text.push_str(&format!("- {}\n", crate::report::encode::markdown(command.trim_start())));
@@ -81,21 +86,27 @@ pub fn compare(args: CompareArgs) -> Outcome {
     }
 }
 
+/// Newly failing scenarios explained on the terminal without `--all`, and
+/// in the Markdown file (a pull-request comment); `--all` lists every one.
+const EXPLAINED: usize = 3;
+const EXPLAINED_IN_MARKDOWN: usize = 20;
+
 /// For each newly failing scenario, the `calltape diff` command that shows
-/// what the model did differently (the first few; the rest by `diff` without `--scenario`).
-fn explain_commands(args: &CompareArgs, c: &crate::compare::Comparison) -> Vec<String> {
-    const LISTED: usize = 20;
+/// what the model did differently (the first `listed`; the rest by `diff`
+/// without `--scenario`).
+
+fn explain_commands(args: &CompareArgs, c: &crate::compare::Comparison, listed: usize) -> Vec<String> {
     if c.newly_failing.is_empty() {
         return Vec::new();
     }
     let runs = [args.base.clone(), args.current.clone()];
     let mut lines = vec!["What each newly failing scenario did differently:".to_string()];
-    for (model, scenario) in c.newly_failing.iter().take(LISTED) {
+    for (model, scenario) in c.newly_failing.iter().take(listed) {
         let (suite, id) = scenario.split_once('/').unwrap_or(("", scenario));
         lines.push(format!("  {}", super::diff::diff_command(&runs, &[], model, suite, id, None)));
     }
-    if c.newly_failing.len() > LISTED {
-        lines.push(format!("  … and {} more: {}", c.newly_failing.len() - LISTED, super::diff::diff_command_all(&runs)));
+    if c.newly_failing.len() > listed {
+        lines.push(format!("  … and {} more: {}", c.newly_failing.len() - listed, super::diff::diff_command_all(&runs)));
     }
     lines
 }

@@ -132,9 +132,36 @@ pub fn print_error(e: &dyn std::fmt::Display) {
     eprintln!("error: {}", lines.join("\n"));
 }
 
-/// The terminal's width; piped output is not cut.
+/// The width printed lines fit in: `COLUMNS` when set to a number, else
+/// the terminal's width, else (a pipe, a file) 100.
 pub fn terminal_width() -> usize {
-    console::Term::stdout().size_checked().map_or(usize::MAX, |(_, cols)| usize::from(cols))
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|c| *c > 0);
+    columns.or_else(|| console::Term::stdout().size_checked().map(|(_, cols)| usize::from(cols))).unwrap_or(DEFAULT_WIDTH)
+}
+
+/// The width of output that is not a terminal's, unless `COLUMNS` says otherwise.
+pub const DEFAULT_WIDTH: usize = 100;
+
+/// How much `run`, `report` and `compare` print on the terminal.
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print every table and every list in full, not only the core figures and the largest changes.
+    #[arg(long)]
+    pub all: bool,
+    /// Do not fit lines to the terminal's width (full names, every column).
+    #[arg(long)]
+    pub wide: bool,
+}
+
+impl OutputArgs {
+    /// The terminal view these flags ask for, coloured if stdout is a terminal.
+    pub fn view(&self) -> crate::report::terminal::View {
+        crate::report::terminal::View {
+            all: self.all,
+            width: if self.wide { usize::MAX } else { terminal_width() },
+            paint: crate::report::paint::Paint::for_stdout(),
+        }
+    }
 }
 
 /// A path as one shell word, so advice printed with it runs as printed.

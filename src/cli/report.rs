@@ -3,29 +3,41 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{terminal_width, CommandError, Failure, Outcome};
+use super::{shell_word, CommandError, Failure, Outcome, OutputArgs};
 use crate::{report, runner};
 
+/// Prints the tables as `output` asks; in the default view, a last line
+/// with the command that prints every table of `run_dir`.
+pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_dir: &Path) -> Outcome {
+    let view = output.view();
+    println!("{}", report::terminal::render_view(tables, &view).map_err(Failure::failed)?);
+    if !output.all {
+        // Printed whole, however wide: advice must run as printed.
+        let dir = shell_word(&run_dir.display().to_string());
+        println!("{}", view.paint.dim(&format!("every table: calltape report {dir} --all")));
+    }
+    Ok(())
+}
+
 /// Rewrites every report of `run_dir` from its events.jsonl and prints the tables.
-pub fn rerender(run_dir: &Path) -> Outcome {
+pub fn rerender(run_dir: &Path, output: &OutputArgs) -> Outcome {
     let rendered = report::render_run(run_dir).map_err(Failure::bad)?;
-    let text = report::terminal::render_tables(&rendered.tables, terminal_width()).map_err(Failure::failed)?;
-    println!("{text}");
+    print_tables(&rendered.tables, output, run_dir)?;
     let build = rendered.build_time.as_secs_f64();
+    // Two short lines: they fit an 80-column terminal.
     println!(
-        "tables built from {} events in {build:.2} s ({:.0} events/s); reports written in {:.2} s",
+        "tables built from {} events in {build:.2} s ({:.0} events/s)",
         rendered.tables.events,
-        rendered.tables.events as f64 / build.max(1e-9),
-        rendered.write_time.as_secs_f64()
+        rendered.tables.events as f64 / build.max(1e-9)
     );
-    println!("reports rewritten in {}", run_dir.display());
+    println!("reports rewritten in {} ({:.2} s)", run_dir.display(), rendered.write_time.as_secs_f64());
     Ok(())
 }
 
 /// Joins the shards' run folders into one under `out` and renders it.
 pub fn merge(run_dirs: &[PathBuf], out: &Path) -> Outcome {
     let folder = crate::merge::merge_runs(run_dirs, out).map_err(Failure::bad)?;
-    rerender(&folder.dir)?;
+    rerender(&folder.dir, &OutputArgs::default())?;
     let latest = runner::update_latest(out, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "merged run", dir: folder.dir.clone(), source }))?;
     println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use super::{load_config, shell_word, terminal_width, CommandError, Failure, Outcome};
+use super::{load_config, shell_word, CommandError, Failure, Outcome};
 use crate::config::Config;
 use crate::core::cassette::check_speed;
 use crate::core::modes::{ApprovalMode, RepairMode};
@@ -78,6 +78,8 @@ pub struct RunArgs {
     /// Stop the run at the first request with no recording.
     #[arg(long)]
     pub fail_fast: bool,
+    #[command(flatten)]
+    pub output: super::OutputArgs,
 }
 
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
@@ -130,6 +132,7 @@ impl RunArgs {
 pub async fn run(args: RunArgs) -> Outcome {
     // The configuration a later resume checks the plan against: the one the
     // user named (with --resume), else the one the run was made with.
+    let output = args.output;
     let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
     let (plan, target_dir) = match &args.resume {
         Some(dir) => {
@@ -183,7 +186,7 @@ pub async fn run(args: RunArgs) -> Outcome {
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
     let latest = runner::update_latest(out_dir, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "run", dir: folder.dir.clone(), source }))?;
-    println!("{}", report::terminal::render_tables(&tables, terminal_width()).map_err(Failure::failed)?);
+    super::report::print_tables(&tables, &output, &latest)?;
     println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
     if folder.remaining > 0 {
         println!(

@@ -1,12 +1,15 @@
 //! Reports: the run's tables rendered for people and tools. Every format is
 //! an `Exporter` over the same `Tables`; `write_all` writes every file.
 
+mod compact;
 pub mod csv;
 pub mod encode;
+pub mod fit;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod paint;
 mod sections;
 pub mod terminal;
 mod text;

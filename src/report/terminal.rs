@@ -1,22 +1,36 @@
-//! The terminal tables: the report's sections as aligned text. Cells are
-//! shown with their control characters escaped: model text never moves the
-//! cursor, colours, links or breaks a line.
+//! The terminal tables: the report's sections as aligned text, laid out in
+//! the terminal's width (`fit`). By default only the core figures
+//! (`compact`); `View::all` prints every section. Cells are shown with their
+//! control characters escaped: model text never moves the cursor, colours,
+//! links or breaks a line.
 
 use std::borrow::Cow;
 
 use polars::prelude::*;
 
 use super::encode;
-
+use super::fit::{self, Column, Keep};
+use super::paint::Paint;
 use super::sections::{sections, Section};
 use super::text::text_table;
 use crate::metrics::Tables;
 
-/// One section as aligned text no wider than `width`: columns that do not
-/// fit are left off from the right (they are all in report.md and the CSV).
-fn render(section: &Section, width: usize) -> PolarsResult<String> {
+/// How the tables are printed.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    /// Every section (else the core figures only).
+    pub all: bool,
+    /// Lines at most this wide (`usize::MAX`: as wide as they need).
+    pub width: usize,
+    pub paint: Paint,
+}
+
+/// One section as aligned text no wider than `width`: names are cut with
+/// `…`, then columns that do not fit are left off from the right (they are
+/// all in report.md and the CSV files). `keep` says which columns give way first.
+pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsResult<String> {
+    let width = view.width;
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
-    let mut labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
     let shown = section.terminal_rows.map_or(section.frame.clone(), |n| section.frame.head(Some(n)));
     let more_rows = section.frame.height() - shown.height();
     let mut t = text_table(&shown, &names)?;
@@ -28,53 +42,52 @@ fn render(section: &Section, width: usize) -> PolarsResult<String> {
             }
         }
     }
-    let mut widths: Vec<usize> = (0..labels.len())
-        .map(|i| t.rows.iter().map(|r| r[i].chars().count()).chain([labels[i].chars().count()]).max().unwrap_or(0))
-        .collect();
-    let mut hidden = 0;
-    while widths.len() > 2 && widths.iter().sum::<usize>() + 2 * (widths.len() - 1) > width {
-        widths.pop();
-        labels.pop();
-        t.numeric.pop();
-        for row in &mut t.rows {
-            row.pop();
-        }
-        hidden += 1;
-    }
-    let line = |cells: &[&str]| -> String {
-        let parts: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if t.numeric[i] { format!("{c:>w$}", w = widths[i]) } else { format!("{c:<w$}", w = widths[i]) })
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
+    let title = view.paint.bold(&fit::cut(&section.title, width));
+    let note = |text: &str| fit::cut(text, width) + "\n";
     if section.frame.height() == 0 {
-        return Ok(format!("{}\n{}\n", section.title, section.note.as_deref().unwrap_or("(none)")));
+        return Ok(format!("{title}\n{}", note(section.note.as_deref().unwrap_or("(none)"))));
     }
-    let mut out = format!("{}\n{}\n", section.title, line(&labels));
-    out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
-    out.push('\n');
-    for row in &t.rows {
-        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+    let columns: Vec<Column> = section
+        .columns
+        .iter()
+        .zip(&t.numeric)
+        .enumerate()
+        .map(|(i, ((_, label), numeric))| Column {
+            label: label.clone(),
+            numeric: *numeric,
+            keep: keep.get(i).copied().unwrap_or(Keep::Core),
+        })
+        .collect();
+    let fitted = fit::fit(columns, t.rows, width);
+    let mut out = format!("{title}\n");
+    for line in &fitted.lines {
+        out.push_str(line);
         out.push('\n');
     }
     if more_rows > 0 {
-        out.push_str(&format!("({more_rows} more rows in report.md and the CSV files)\n"));
+        out.push_str(&note(&format!("({more_rows} more rows in report.md and the CSV files)")));
     }
-    if let Some(note) = &section.note {
-        out.push_str(note);
-        out.push('\n');
+    if let Some(text) = &section.note {
+        out.push_str(&note(text));
     }
-    if hidden > 0 {
-        out.push_str(&format!("({hidden} more columns in report.md and the CSV files)\n"));
+    if fitted.hidden > 0 && view.all {
+        out.push_str(&note(&format!("({} more columns in report.md and the CSV files)", fitted.hidden)));
     }
     Ok(out)
 }
 
 /// Every section as terminal text, each at most `width` columns wide.
 pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
-    let rendered: Vec<String> = sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, width)).collect::<PolarsResult<_>>()?;
+    render_view(tables, &View { all: true, width, paint: Paint::default() })
+}
+
+/// The tables as `view` asks: every section, or the core figures only.
+pub fn render_view(tables: &Tables, view: &View) -> PolarsResult<String> {
+    let rendered: Vec<String> = if view.all {
+        sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, &[], view)).collect::<PolarsResult<_>>()?
+    } else {
+        super::compact::render_compact(tables, view)?
+    };
     Ok(rendered.join("\n"))
 }
 
@@ -96,5 +109,16 @@ mod tests {
         assert_eq!(rows.len(), HOSTILE.len().min(TERMINAL_TOOL_ROWS), "{section}");
         let width = rows[0].chars().count();
         assert!(rows.iter().all(|r| r.chars().count() == width), "{rows:#?}");
+    }
+
+    #[test]
+    fn the_default_view_fits_and_is_escaped_too() {
+        let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        let tables = crate::fuzz_targets::tables_with_texts(&texts);
+        for width in [60, 80, 100] {
+            let text = render_view(&tables, &View { all: false, width, paint: Paint::default() }).unwrap();
+            assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+            assert!(text.lines().all(|l| l.chars().count() <= width), "{text}");
+        }
     }
 }

@@ -38,17 +38,41 @@ pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
         .collect())
 }
 
-/// Chooses the cost axis: log when costs spread over a decade or more
-/// (cheap models would otherwise pile up at zero), else linear from zero.
-fn cost_scale(points: &[ModelPoint], range: (f64, f64)) -> (Scale, bool) {
-    let costs: Vec<f64> = points.iter().map(|p| p.cost).filter(|c| c.is_finite()).collect();
+/// The cost axis: linear from zero, or log when costs spread over a decade
+/// or more (cheap models would otherwise pile up at zero). On a log axis,
+/// models that cost nothing (local, free) get their own `$0` place at the
+/// left, apart from the decades.
+struct CostAxis {
+    scale: Scale,
+    log: bool,
+    /// Where a cost of zero sits on a log axis.
+    zero: Option<f64>,
+}
+
+/// Room at the left of a log axis for the `$0` place.
+const ZERO_ROOM: f64 = 40.0;
+
+impl CostAxis {
+    fn at(&self, cost: f64) -> f64 {
+        match self.zero {
+            Some(x) if cost.is_nan() || cost <= 0.0 => x,
+            _ => self.scale.at(cost),
+        }
+    }
+}
+
+/// Chooses the cost axis for `points` over the pixels `range`.
+fn cost_axis(points: &[ModelPoint], range: (f64, f64)) -> CostAxis {
+    let costs: Vec<f64> = points.iter().map(|p| p.cost).filter(|c| c.is_finite() && *c >= 0.0).collect();
     let max = costs.iter().copied().fold(0.0, f64::max);
     let min_positive = costs.iter().copied().filter(|c| *c > 0.0).fold(f64::INFINITY, f64::min);
-    let all_positive = !costs.is_empty() && costs.iter().all(|c| *c > 0.0);
-    if all_positive && max / min_positive >= 10.0 {
-        (Scale::log_padded((min_positive, max), range), true)
+    if min_positive.is_finite() && max / min_positive >= 10.0 {
+        let free = costs.contains(&0.0);
+        let log_range = if free { (range.0 + ZERO_ROOM, range.1) } else { range };
+        let zero = free.then_some(range.0 + ZERO_ROOM * 0.35);
+        CostAxis { scale: Scale::log_padded((min_positive, max), log_range), log: true, zero }
     } else {
-        (Scale::nice((0.0, if max > 0.0 { max } else { 1.0 }), range), false)
+        CostAxis { scale: Scale::nice((0.0, if max > 0.0 { max } else { 1.0 }), range), log: false, zero: None }
     }
 }
 
@@ -105,11 +129,26 @@ pub fn chart(points: &[ModelPoint]) -> String {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No models in this run.");
         return svg.finish();
     }
-    let (x, log) = cost_scale(points, (area.left, area.right));
+    let x = cost_axis(points, (area.left, area.right));
     let lowest = points.iter().map(|p| super::svg::finite(p.lo.min(p.pass_rate), 0.0)).fold(1.0, f64::min);
     let y = Scale::nice((lowest.clamp(0.0, 1.0), 1.0), (area.bottom, area.top));
-    let x_title = if log { "total cost, USD (log scale)" } else { "total cost, USD" };
-    svg.x_axis(area, &x, x_title, usd_tick);
+    let x_title = if x.log { "total cost, USD (log scale)" } else { "total cost, USD" };
+    svg.x_axis(area, &x.scale, x_title, usd_tick);
+    if let Some(zx) = x.zero {
+        // The $0 place, and a break in the axis between it and the decades.
+        svg.line((zx, area.top), (zx, area.bottom), super::svg::FAINT, 1.0);
+        svg.line((zx, area.bottom), (zx, area.bottom + 4.0), super::svg::INK, 1.0);
+        svg.text(zx, area.bottom + 16.0, "middle", "tick", "$0");
+        let bx = area.left + ZERO_ROOM * 0.7;
+        svg.raw(&format!(
+            "<path class=\"axis-break\" d=\"M{} {} l4 -8 M{} {} l4 -8\" stroke=\"{}\" stroke-width=\"1.2\" fill=\"none\"/>",
+            num(bx - 3.0),
+            num(area.bottom + 4.0),
+            num(bx + 1.0),
+            num(area.bottom + 4.0),
+            super::svg::INK
+        ));
+    }
     svg.y_axis(area, &y, "pass rate", percent);
 
     // Legend above the plot.
@@ -209,6 +248,19 @@ mod tests {
             assert!(svg.contains(label), "{label}");
         }
         assert!(svg.contains("<title>strong: pass 98% (95% CI 88%–100%), cost $0.420, on the Pareto front</title>"), "{svg}");
+    }
+
+    #[test]
+    fn free_models_sit_at_their_own_zero_on_a_log_axis() {
+        let points = [point("strong", 0.89, 0.98, true), point("cheap", 0.043, 0.92, true), point("local", 0.0, 0.4, true)];
+        let svg = chart(&points);
+        assert!(svg.contains("total cost, USD (log scale)"), "20× apart, a free model besides: still log");
+        assert!(svg.contains(">$0</text>") && svg.contains(">$0.1</text>") && svg.contains(">$1</text>"), "{svg}");
+        let axis = cost_axis(&points, (62.0, 400.0));
+        let (zero, cheap, strong) = (axis.at(0.0), axis.at(0.043), axis.at(0.89));
+        assert!(zero < 62.0 + ZERO_ROOM && cheap > 62.0 + ZERO_ROOM && strong - cheap > 150.0, "{zero} {cheap} {strong}");
+        // Under a decade apart: linear from zero.
+        assert!(!cost_axis(&[point("a", 0.5, 0.9, true), point("b", 0.1, 0.8, true)], (0.0, 100.0)).log);
     }
 
     #[test]

@@ -39,11 +39,42 @@ pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<Heat
     Ok((models, tools, cells))
 }
 
-/// Model × tool, coloured by the share of calls that were invalid as sent.
+/// Tools drawn at most: a suite of hundreds of tools made a map thousands of
+/// pixels tall. The rest are in the per-tool table and by_tool.csv.
+pub const MAX_TOOLS: usize = 30;
+
+/// The `MAX_TOOLS` tools with the most invalid calls over every model (then
+/// the highest share invalid, then by name), in name order.
+fn worst_tools(tools: &[String], cells: &HashMap<(String, String), ToolCell>) -> Vec<String> {
+    if tools.len() <= MAX_TOOLS {
+        return tools.to_vec();
+    }
+    let mut totals: HashMap<&str, (u64, u64)> = HashMap::new();
+    for ((_, tool), cell) in cells {
+        let t = totals.entry(tool.as_str()).or_default();
+        t.0 += cell.invalid;
+        t.1 += cell.calls;
+    }
+    let share = |(invalid, calls): (u64, u64)| if calls > 0 { invalid as f64 / calls as f64 } else { 0.0 };
+    let mut ranked: Vec<&String> = tools.iter().collect();
+    ranked.sort_by(|a, b| {
+        let (ta, tb) = (totals.get(a.as_str()).copied().unwrap_or_default(), totals.get(b.as_str()).copied().unwrap_or_default());
+        tb.0.cmp(&ta.0).then(share(tb).total_cmp(&share(ta))).then(a.cmp(b))
+    });
+    let mut kept: Vec<String> = ranked.into_iter().take(MAX_TOOLS).cloned().collect();
+    kept.sort();
+    kept
+}
+
+/// Model × tool, coloured by the share of calls that were invalid as sent;
+/// at most the `MAX_TOOLS` worst tools, with a line saying how many are left out.
 /// The longer of the two lists runs down the side, so the grid usually fits
 /// beside another chart; the flag says when it is wider than that anyway.
 pub fn heat_map(map: &HeatMap) -> (String, bool) {
-    let (models, tools, cells) = map;
+    let (models, all_tools, cells) = map;
+    let tools = &worst_tools(all_tools, cells);
+    let left_out = all_tools.len() - tools.len();
+    let note_room = if left_out > 0 { 22.0 } else { 0.0 };
     let tools_down = tools.len() > models.len();
     let (rows, cols, corner) = if tools_down { (tools, models, "tool \\ model") } else { (models, tools, "model \\ tool") };
     let cell_of = |r: &String, c: &String| if tools_down { cells.get(&(c.clone(), r.clone())) } else { cells.get(&(r.clone(), c.clone())) };
@@ -51,7 +82,7 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
     let header = cols.iter().map(|t| text_width(t) * 0.71).fold(40.0, f64::max).min(150.0) + 16.0;
     let left = label_room(rows);
     let width = (left + cell_w * cols.len() as f64 + 90.0).max(580.0);
-    let height = header + cell_h * rows.len().max(1) as f64 + 20.0;
+    let height = header + cell_h * rows.len().max(1) as f64 + 20.0 + note_room;
     let mut svg = Svg::new("chart-tool-heat", width, height, "Invalid-call rate per model and tool");
     if tools.is_empty() {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No tool calls in this run.");
@@ -116,6 +147,14 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
     svg.text(kx + 16.0, ky + 9.0, "start", "tick", &percent(top));
     svg.text(kx + 16.0, ky + kh, "start", "tick", "0%");
     svg.text(kx, ky - 8.0, "start", "legend", "invalid");
+    if left_out > 0 {
+        let note = format!(
+            "The {} tools with the most invalid calls of {}; {left_out} more in the per-tool table below (those with invalid calls) and by_tool.csv.",
+            tools.len(),
+            all_tools.len()
+        );
+        svg.text(8.0, height - 8.0, "start", "bar-note", &note);
+    }
     // A little too wide still fits its column, scaled; much wider gets the page's width.
     (svg.finish(), width > 720.0)
 }
@@ -154,5 +193,27 @@ mod tests {
         assert!(tall.contains(">tool \\ model</text>") && tall.contains(">read_file</text>"), "{tall}");
         let (empty, _) = heat_map(&tool_cells(&summary(), &by_tool.head(Some(0))).unwrap());
         assert!(empty.contains("No tool calls in this run."));
+    }
+
+    #[test]
+    fn only_the_worst_tools_are_drawn_and_the_rest_are_counted() {
+        // 45 tools: tool_i has i invalid calls of 50.
+        let tools: Vec<String> = (0..45).map(|i| format!("tool_{i:02}")).collect();
+        let n = tools.len();
+        let by_tool = df!(
+            "model" => vec!["cheap"; n],
+            "tool" => tools.clone(),
+            "calls" => vec![50u64; n],
+            "invalid" => (0..n as u64).collect::<Vec<_>>(),
+            "repaired_local" => vec![0u64; n],
+            "repaired_model" => vec![0u64; n],
+        )
+        .unwrap();
+        let (svg, _) = heat_map(&tool_cells(&summary(), &by_tool).unwrap());
+        assert!(svg.contains(">tool_44</text>") && svg.contains(">tool_15</text>"), "the 30 worst: 15..=44");
+        assert!(!svg.contains(">tool_14</text>") && !svg.contains(">tool_00</text>"));
+        assert!(svg.contains("The 30 tools with the most invalid calls of 45; 15 more in the per-tool table"), "{svg}");
+        let height: f64 = svg.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(height < 900.0, "{height}");
     }
 }

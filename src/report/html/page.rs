@@ -82,7 +82,7 @@ fn header(tables: &Tables) -> PolarsResult<String> {
         rows.push(("config", quoted(&run.config).into_owned()));
     }
     if let Some(ms) = run.elapsed_ms {
-        rows.push(("wall time", format!("{:.1} s", ms / 1000.0)));
+        rows.push(("wall time", wall_time(ms)));
     }
     let mut out = String::from("<header>\n<h1>calltape report</h1>\n<dl class=\"run\">\n");
     for (term, value) in rows {
@@ -90,6 +90,20 @@ fn header(tables: &Tables) -> PolarsResult<String> {
     }
     out.push_str("</dl>\n</header>\n");
     Ok(out)
+}
+
+/// A run's wall time in the unit that reads best: a replayed run takes
+/// milliseconds (once printed as "0.0 s"), a live one minutes.
+fn wall_time(ms: f64) -> String {
+    let ms = super::svg::finite(ms, 0.0).max(0.0);
+    if ms < 1000.0 {
+        format!("{} ms", (ms.round() as u64).max(u64::from(ms > 0.0)))
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        let s = (ms / 1000.0).round() as u64;
+        format!("{} min {:02} s", s / 60, s % 60)
+    }
 }
 
 /// One chart in its frame, with a title and a line on how to read it.
@@ -155,4 +169,18 @@ pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     );
     out.push_str("</body>\n</html>\n");
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wall_time_reads_in_its_unit_and_is_never_zero_for_a_run_that_took_time() {
+        assert_eq!(wall_time(0.4), "1 ms");
+        assert_eq!(wall_time(38.2), "38 ms");
+        assert_eq!(wall_time(3895.2), "3.9 s");
+        assert_eq!(wall_time(754_000.0), "12 min 34 s");
+        assert_eq!(wall_time(f64::NAN), "0 ms");
+    }
 }

@@ -69,6 +69,12 @@ impl Scale {
         self.range.0 + finite(t, 0.0) * (self.range.1 - self.range.0)
     }
 
+    /// Whether a tick is labelled before the others when labels crowd: a
+    /// power of ten on a log scale; every tick of a linear one.
+    pub fn is_major(&self, tick: f64) -> bool {
+        !self.log || (tick.log10() - tick.log10().round()).abs() < 1e-9
+    }
+
     /// Tick values: steps of 1, 2 or 5 × 10ⁿ, or each decade of a log scale.
     pub fn ticks(&self) -> Vec<f64> {
         let (lo, hi) = self.domain;

@@ -172,11 +172,15 @@ impl Svg {
 
     /// A horizontal axis under `area`, with grid lines up through it.
     pub fn x_axis(&mut self, area: Area, scale: &Scale, label: &str, format: impl Fn(f64) -> String) {
-        for t in scale.ticks() {
-            let x = scale.at(t);
-            self.line((x, area.top), (x, area.bottom), FAINT, 1.0);
-            self.line((x, area.bottom), (x, area.bottom + 4.0), INK, 1.0);
-            self.text(x, area.bottom + 16.0, "middle", "tick", &format(t));
+        let ticks: Vec<(f64, String)> = scale.ticks().into_iter().map(|t| (scale.at(t), format(t))).collect();
+        let majors: Vec<bool> = scale.ticks().into_iter().map(|t| scale.is_major(t)).collect();
+        let labelled = spaced_labels(&ticks, &majors);
+        for (i, (x, text)) in ticks.iter().enumerate() {
+            self.line((*x, area.top), (*x, area.bottom), FAINT, 1.0);
+            self.line((*x, area.bottom), (*x, area.bottom + 4.0), INK, 1.0);
+            if labelled[i] {
+                self.text(*x, area.bottom + 16.0, "middle", "tick", text);
+            }
         }
         self.line((area.left, area.bottom), (area.right, area.bottom), INK, 1.0);
         self.text((area.left + area.right) / 2.0, area.bottom + 34.0, "middle", "axis-title", label);
@@ -208,6 +212,42 @@ impl Svg {
     }
 }
 
+/// How wide a tick label may be at the ticks' 11px: the 12px estimate,
+/// generous on purpose (fonts differ; a label left out costs less than two
+/// that touch).
+pub fn tick_width(text: &str) -> f64 {
+    text_width(text)
+}
+
+/// Least room between two tick labels.
+const TICK_GAP: f64 = 8.0;
+
+/// Which of the ticks (x, label), in order, get their label so that no two
+/// labels overlap: the major ticks first (powers of ten on a log axis), then
+/// the others where they fit, by each label's estimated width.
+pub fn spaced_labels(ticks: &[(f64, String)], major: &[bool]) -> Vec<bool> {
+    let mut shown = vec![false; ticks.len()];
+    let span = |i: usize| {
+        let half = tick_width(&ticks[i].1) / 2.0;
+        (ticks[i].0 - half, ticks[i].0 + half)
+    };
+    let fits = |shown: &[bool], i: usize| {
+        let (a, b) = span(i);
+        (0..ticks.len()).filter(|j| shown[*j]).all(|j| {
+            let (c, d) = span(j);
+            b + TICK_GAP <= c || d + TICK_GAP <= a
+        })
+    };
+    for pass_major in [true, false] {
+        for i in 0..ticks.len() {
+            if major.get(i).copied().unwrap_or(true) == pass_major && !shown[i] && fits(&shown, i) {
+                shown[i] = true;
+            }
+        }
+    }
+    shown
+}
+
 /// Roughly how wide `text` is at the report's 12px sans-serif, for layout.
 pub fn text_width(text: &str) -> f64 {
     text.chars().count() as f64 * 6.6
@@ -237,6 +277,19 @@ pub fn ramp(t: f64) -> (String, &'static str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crowded_tick_labels_are_thinned_powers_of_ten_first() {
+        let labels = ["1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms", "1 s"];
+        let ticks: Vec<(f64, String)> = labels.iter().enumerate().map(|(i, l)| (i as f64 * 30.0, l.to_string())).collect();
+        let shown = spaced_labels(&ticks, &[true; 7]);
+        assert_eq!(shown, [true, false, true, false, true, false, true]);
+        // Minor ticks (2 and 5 × 10ⁿ) give way to the decades.
+        let ticks: Vec<(f64, String)> = ["1", "2", "5", "10"].iter().enumerate().map(|(i, l)| (i as f64 * 12.0, l.to_string())).collect();
+        assert_eq!(spaced_labels(&ticks, &[true, false, false, true]), [true, false, false, true]);
+        let roomy: Vec<(f64, String)> = labels.iter().enumerate().map(|(i, l)| (i as f64 * 60.0, l.to_string())).collect();
+        assert!(spaced_labels(&roomy, &[false; 7]).iter().all(|s| *s));
+    }
 
     #[test]
     fn escape_makes_markup_inert() {

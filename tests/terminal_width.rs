@@ -1,0 +1,157 @@
+//! The terminal output as users see it, at 80, 100 and 120 columns: the
+//! default run's tables and `compare` fit the width, show the core figures
+//! first, put the verdict in the first lines, and the advice they print runs
+//! as printed. Runs in a project folder of its own (the bundled suites and
+//! recordings linked in), so every path printed is short and relative.
+#![cfg(unix)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const WIDTHS: [usize; 3] = [80, 100, 120];
+
+/// The binary in `cwd` with `COLUMNS=width` (0: unset) and no colour settings inherited.
+fn calltape(args: &[&str], cwd: &Path, width: usize, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_calltape"));
+    command.args(args).current_dir(cwd).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").env_remove("COLUMNS");
+    if width > 0 {
+        command.env("COLUMNS", width.to_string());
+    }
+    command.envs(env.iter().copied()).output().expect("binary runs")
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// An empty folder with the bundled suites and recordings linked in: the
+/// default configuration finds them where it looks.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in ["scenarios", "recordings"] {
+        std::os::unix::fs::symlink(root.join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn assert_fits(output: &str, width: usize) {
+    for line in output.lines() {
+        assert!(line.chars().count() <= width, "a line of {} columns at width {width}: {line:?}\n{output}", line.chars().count());
+    }
+    assert!(!output.contains('\u{1b}'), "no colour into a pipe:\n{output}");
+}
+
+/// Runs `advice` (a printed command line of plain words) in `cwd`.
+fn run_advice(advice: &str, cwd: &Path) -> Output {
+    let words: Vec<&str> = advice.split_whitespace().collect();
+    assert_eq!(words[0], "calltape", "{advice}");
+    assert!(!advice.contains('\''), "plain words expected here: {advice}");
+    calltape(&words[1..], cwd, 0, &[])
+}
+
+#[test]
+fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
+    let project = project();
+    let dir = project.path();
+    let run = calltape(&["run", "--out", "reports"], dir, 100, &[]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let models: Vec<String> = std::fs::read_to_string(dir.join("reports/latest/summary.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    assert!(models.len() >= 10, "{models:?}");
+
+    let mut outputs = vec![(100, text(&run))];
+    for width in WIDTHS {
+        let out = calltape(&["report", "reports/latest"], dir, width, &[]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        outputs.push((width, text(&out)));
+    }
+    for (width, output) in &outputs {
+        assert_fits(output, *width);
+        assert!(output.lines().count() <= 40, "{} lines at width {width}:\n{output}", output.lines().count());
+        let lines: Vec<&str> = output.lines().collect();
+        assert!(lines[0].starts_with("Per model ("), "{output}");
+        for figure in ["pass", "invalid", "fixed", "still inv", "cost $", "p95 ms"] {
+            assert!(lines[1].contains(figure), "{figure} missing at width {width}: {:?}", lines[1]);
+        }
+        // A row per model, long names cut with … but recognisable.
+        for (model, row) in models.iter().zip(&lines[3..]) {
+            let shown = row.split("  ").next().unwrap().trim_end();
+            let kept = shown.trim_end_matches('…');
+            assert!(model.starts_with(kept) && kept.chars().count() >= 10, "{model} shown as {shown:?}");
+            assert!(shown == model || shown.ends_with('…'), "{model} shown as {shown:?}");
+        }
+        assert!(output.contains("Per model × tool: the most invalid calls"), "{output}");
+    }
+    // The advice under the tables runs as printed and prints every table.
+    let advice = outputs[0].1.lines().find_map(|l| l.strip_prefix("every table: ")).expect("advice line");
+    assert_eq!(advice, "calltape report reports/latest --all");
+    let all = run_advice(advice, dir);
+    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
+    let all = text(&all);
+    for title in ["Per model: calls and outcomes", "Per model: tokens, cost and latency", "Per model × tool: invalid calls by kind"] {
+        assert!(all.contains(title), "{title}:\n{all}");
+    }
+    assert_fits(&all, 100);
+
+    // --wide: lines as wide as they need (the full output of before).
+    let wide = text(&calltape(&["report", "reports/latest", "--all", "--wide"], dir, 80, &[]));
+    assert!(wide.lines().any(|l| l.chars().count() > 120) && wide.contains("qwen2.5-coder-0.5b-local-text "), "{wide}");
+    assert!(!wide.contains("more columns in report.md"));
+
+    // Colour: forced by CLICOLOR_FORCE, never under NO_COLOR.
+    let forced = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1")]));
+    assert!(forced.starts_with("\u{1b}[1mPer model ("), "{forced:?}");
+    let plain = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    assert!(!plain.contains('\u{1b}'));
+    // Without COLUMNS, a pipe gets 100 columns.
+    assert_fits(&text(&calltape(&["report", "reports/latest"], dir, 0, &[])), 100);
+}
+
+#[test]
+fn compare_leads_with_its_verdict_and_cuts_long_lists_at_every_width() {
+    let project = project();
+    let dir = project.path();
+    let base = calltape(&["run", "--out", "base", "--model", "sim-*"], dir, 100, &[]);
+    assert!(base.status.success(), "{}", String::from_utf8_lossy(&base.stderr));
+    // Without repair the simulators fail many more scenarios: a long newly-failing list.
+    let current = calltape(&["run", "--out", "norepair", "--model", "sim-*", "--repair", "off", "--mode", "live"], dir, 100, &[]);
+    assert!(current.status.success(), "{}", String::from_utf8_lossy(&current.stderr));
+
+    for width in WIDTHS {
+        let out = calltape(&["compare", "base/latest", "norepair/latest"], dir, width, &[]);
+        assert_eq!(out.status.code(), Some(1));
+        let output = text(&out);
+        assert_fits(&output, width);
+        let lines: Vec<&str> = output.lines().collect();
+        assert!(lines[1].starts_with("Gate: FAILED — ") && lines[1].ends_with(" thresholds crossed"), "{output}");
+        // Each crossed threshold once: newly failing scenarios are one line per model.
+        let breaches: Vec<&str> = lines[2..].iter().take_while(|l| l.starts_with("  ")).copied().collect();
+        assert!(breaches.iter().any(|l| l.contains("sim-cheap-types: pass rate")), "{output}");
+        let failing_per_model = breaches.iter().filter(|l| l.contains("passed every trial before")).count();
+        assert!(failing_per_model <= 8, "{output}");
+        for figure in ["pass", "Δ pass", "invalid", "cost $", "p95 ms"] {
+            assert!(output.lines().any(|l| l.starts_with("model ") && l.contains(figure)), "{figure}:\n{output}");
+        }
+        // Long lists cut and counted, with the command that prints them all.
+        let failing = output.split("\nNewly failing (").nth(1).expect("newly failing");
+        let total: usize = failing.split(')').next().unwrap().parse().unwrap();
+        assert!(total > 10, "{total}");
+        assert!(failing.contains(&format!("  … and {} more\n", total - 10)), "{failing}");
+        let advice = lines.iter().find_map(|l| l.strip_prefix("every line: ")).expect("advice");
+        assert_eq!(advice, "calltape compare base/latest norepair/latest --all");
+        let all = run_advice(advice, dir);
+        assert_eq!(all.status.code(), Some(1));
+        let all = text(&all);
+        assert!(!all.contains("… and ") && all.contains(&format!("Newly failing ({total})")), "{all}");
+        let listed = all.lines().filter(|l| l.starts_with("  ") && l.contains(": ") && l.contains('/')).count();
+        assert!(listed >= total, "{listed} < {total}");
+    }
+    let same = calltape(&["compare", "base/latest", "base/latest"], dir, 80, &[]);
+    assert_eq!(same.status.code(), Some(0));
+    assert_eq!(text(&same).lines().nth(1), Some("Gate: passed (every figure within its threshold)"));
+}
