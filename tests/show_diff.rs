@@ -258,9 +258,15 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
         })
         .collect();
     std::fs::write(base_dir.join("events.jsonl"), flipped.join("\n")).unwrap();
-    let compared = calltape(&["compare", base_dir.to_str().unwrap(), run_arg], root);
+    // With --all, a command per scenario; by default one that lists them, each with its command.
+    let compared = calltape(&["compare", base_dir.to_str().unwrap(), run_arg, "--all"], root);
     let text = String::from_utf8(compared.stdout).unwrap();
     let advice = text.lines().find(|l| l.contains("calltape diff")).unwrap_or_else(|| panic!("no diff command in: {text}"));
     let explained = run_printed(advice.trim(), root);
     assert!(explained.contains("sim-cheap-types (current): FAILED"), "{explained}");
+    let compared = calltape(&["compare", base_dir.to_str().unwrap(), run_arg], root);
+    let text = String::from_utf8(compared.stdout).unwrap();
+    let advice = text.lines().find(|l| l.contains("calltape diff")).unwrap_or_else(|| panic!("no diff command in: {text}"));
+    let listed = run_printed(advice.trim(), root);
+    assert!(listed.contains("--scenario coding/read-write-test-run"), "{listed}");
 }

@@ -62,9 +62,16 @@ pub fn compare(args: CompareArgs) -> Outcome {
     let words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
     let advice = format!("calltape {} --all", words.join(" "));
     print!("{}", crate::compare::render_terminal(&comparison, &args.output.view(), &advice));
-    let listed = if args.output.all { usize::MAX } else { EXPLAINED };
-    for line in explain_commands(&args, &comparison, listed) {
-        println!("{}", crate::report::encode::terminal(&line));
+    // A diff command is as long as its paths and cannot be cut: without
+    // --all, one command lists them all, each with its own command.
+    if args.output.all {
+        for line in explain_commands(&args, &comparison, usize::MAX) {
+            println!("{}", crate::report::encode::terminal(&line));
+        }
+    } else if !comparison.newly_failing.is_empty() {
+        println!("What each newly failing scenario did differently, a command each:");
+        let runs = [args.base.clone(), args.current.clone()];
+        println!("  {}", crate::report::encode::terminal(&super::diff::diff_command_all(&runs)));
     }
     if let Some(path) = &args.markdown {
         let mut text = crate::compare::render(&comparison, true);
@@ -86,9 +93,8 @@ pub fn compare(args: CompareArgs) -> Outcome {
     }
 }
 
-/// Newly failing scenarios explained on the terminal without `--all`, and
-/// in the Markdown file (a pull-request comment); `--all` lists every one.
-const EXPLAINED: usize = 3;
+/// Newly failing scenarios explained in the Markdown file (a pull-request
+/// comment); `--all` on the terminal lists every one.
 const EXPLAINED_IN_MARKDOWN: usize = 20;
 
 /// For each newly failing scenario, the `calltape diff` command that shows

@@ -35,6 +35,19 @@ const MODEL_COLUMNS: &[(&str, &str, Keep)] = &[
     (schema::LATENCY_P50_MS, "p50 ms", Keep::Extra),
 ];
 
+/// Columns shown only when some model has a count above zero.
+const WHEN_ANY: [&str; 2] = [schema::ERRORED, TRUNCATED];
+
+/// Whether a count column holds a value above zero.
+fn any_above_zero(frame: &DataFrame, column: &str) -> bool {
+    frame
+        .column(column)
+        .ok()
+        .and_then(|c| c.as_materialized_series().cast(&DataType::Float64).ok())
+        .and_then(|s| s.f64().ok().and_then(|v| v.max()))
+        .is_some_and(|max| max > 0.0)
+}
+
 /// The per-tool table: the tools with the most invalid calls.
 const TOOL_COLUMNS: &[(&str, &str, Keep)] = &[
     (schema::MODEL, "model", Keep::Core),
@@ -74,7 +87,11 @@ fn section(
 /// The default view's tables as text, each at most `view.width` wide.
 pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>> {
     let models = with_fixed(&tables.summary)?;
-    let per_model = section(format!("Per model ({})", models.height()), models, MODEL_COLUMNS, None, None);
+    // Errored units and truncated calls are core figures when a run has
+    // any; a column of zeros is left out.
+    let shown: Vec<(&str, &str, Keep)> =
+        MODEL_COLUMNS.iter().filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(&models, column)).copied().collect();
+    let per_model = section(format!("Per model ({})", models.height()), models, &shown, None, None);
     let tools = with_fixed(&tables.by_tool)?
         .lazy()
         .filter(col(schema::INVALID).gt(lit(0)))
