@@ -100,7 +100,6 @@ const EXPLAINED_IN_MARKDOWN: usize = 20;
 /// For each newly failing scenario, the `calltape diff` command that shows
 /// what the model did differently (the first `listed`; the rest by `diff`
 /// without `--scenario`).
-
 fn explain_commands(args: &CompareArgs, c: &crate::compare::Comparison, listed: usize) -> Vec<String> {
     if c.newly_failing.is_empty() {
         return Vec::new();
