@@ -178,8 +178,13 @@ async fn truncated_streams_are_counted_as_truncated_through_the_whole_run() {
     let control = of("tool_call", "control");
     assert_eq!((&control[0]["outcome"], &control[0]["final_arguments"]), (&json!("repaired"), &json!({"city": "New York"})));
 
-    // The terminal's per-kind table has the column.
-    let kinds = stdout.split("Per model: invalid calls by kind").nth(1).unwrap_or_else(|| panic!("{stdout}"));
+    // The terminal's default view shows the column when a run has truncated calls…
+    let per_model = stdout.lines().nth(1).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(per_model.contains("truncated"), "{stdout}");
+    // …and so does the per-kind table of `report --all`.
+    let all = Command::new(env!("CARGO_BIN_EXE_calltape")).args(["report", "--all"]).arg(&latest).output().unwrap();
+    let all = String::from_utf8_lossy(&all.stdout);
+    let kinds = all.split("Per model: invalid calls by kind").nth(1).unwrap_or_else(|| panic!("{all}"));
     let header = kinds.lines().nth(1).unwrap();
     assert!(header.contains("truncated") && header.contains("parse error"), "{header}");
 
