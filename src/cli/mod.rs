@@ -137,14 +137,7 @@ pub fn terminal_width() -> usize {
     console::Term::stdout().size_checked().map_or(usize::MAX, |(_, cols)| usize::from(cols))
 }
 
-/// A path as one shell word, so advice printed with it runs as printed.
-pub fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
+pub use crate::quote::shell_word;
 
 #[cfg(test)]
 mod tests {

@@ -558,7 +558,7 @@ mod tests {
                 scripted: true,
                 result: Some("ok".into()),
             }),
-            finished("m", "a", false),
+            // One sample a kind, every optional field set (two branches' samples met here).
             ev(EventKind::ScenarioFinished {
                 unit: u(),
                 passed: false,
@@ -566,7 +566,11 @@ mod tests {
                 steps: 1,
                 error: true,
                 error_kind: Some(crate::events::UnitError::Auth),
-                expectation: None,
+                expectation: Some(crate::check::FailedExpectation {
+                    kind: crate::check::ExpectationKind::Calls,
+                    tool: Some("t".into()),
+                    expected: None,
+                }),
             }),
             ev(EventKind::Cassette {
                 unit: u(),

@@ -280,7 +280,15 @@ mod tests {
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "read-a".into(), trial: 1 };
         let finished = |passed| Event {
             ts_ms: 0,
-            kind: EventKind::ScenarioFinished { unit: unit.clone(), passed, reason: "r".into(), steps: 1, error: false, expectation: None },
+            kind: EventKind::ScenarioFinished {
+                unit: unit.clone(),
+                passed,
+                reason: "r".into(),
+                steps: 1,
+                error: false,
+                error_kind: None,
+                expectation: None,
+            },
         };
         let started = Event { ts_ms: 0, kind: EventKind::ScenarioStarted { unit: unit.clone() } };
         let all = transcripts(&[started.clone(), finished(false), started, finished(true)]);
