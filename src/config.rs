@@ -344,6 +344,9 @@ impl Config {
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
                 return Err(format!("model {:?}: provider \"sim\" needs a [models.sim] table", m.name));
             }
+            for glob in &m.scenarios {
+                crate::core::glob::glob_check(glob).map_err(|e| format!("model {:?}: scenarios: {e}", m.name))?;
+            }
             if let Some(sim) = &m.sim {
                 sim.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
             }

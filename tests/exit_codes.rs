@@ -138,3 +138,42 @@ fn bfcl_judge_errors_name_the_line_and_keep_the_parser_error() {
     let e = judge_lines(&[], "{\"id\": \"x\"}\n".as_bytes(), std::io::sink()).unwrap_err();
     assert_eq!(e.to_string(), "line 1: no BFCL scenario with id \"x\" in the suites");
 }
+
+#[test]
+fn impossible_run_flags_are_refused_with_the_usage_code() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flags, says) in [
+        (&["--trials", "0"][..], "--trials"),
+        (&["--max-steps", "0"], "--max-steps"),
+        (&["--shard", "0/4"], "1 <= i <= n"),
+        (&["--shard", "5/4"], "1 <= i <= n"),
+        (&["--filter", ""], "an empty glob matches nothing"),
+        (&["--filter", "read-[ab"], "never closed by `]`"),
+        (&["--filter", "{read,write"], "never closed by `}`"),
+        (&["--model", "sim-[x"], "never closed by `]`"),
+        (&["--replay-speed", "0"], "the replay speed must be a positive number"),
+        (&["--replay-speed", "5000"], "the replay speed must be a positive number"),
+    ] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(flags);
+        // Refused before anything runs: no run folder is made in the cwd.
+        let out = calltape(&args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT), "{flags:?}: {stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+        assert!(!dir.path().join("reports").exists(), "{flags:?} ran something");
+    }
+}
+
+#[test]
+fn an_impossible_glob_in_the_configuration_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(project_root().join("calltape.toml")).unwrap();
+    // The first model runs only the scenarios of a glob that never closes.
+    let text = text.replacen("[[models]]\n", "[[models]]\nscenarios = [\"read-{a,b\"]\n", 1);
+    std::fs::write(dir.path().join("calltape.toml"), text).unwrap();
+    let out = calltape(&["check"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT), "{stderr}");
+    assert!(stderr.contains("scenarios: invalid glob \"read-{a,b\": a `{` is never closed by `}`"), "{stderr}");
+}

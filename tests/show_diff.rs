@@ -113,7 +113,15 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
 }
 
 fn finished(u: &UnitKey, passed: bool, reason: &str, expectation: Option<FailedExpectation>) -> Event {
-    ev(EventKind::ScenarioFinished { unit: u.clone(), passed, reason: reason.into(), steps: 3, error: false, error_kind: None, expectation })
+    ev(EventKind::ScenarioFinished {
+        unit: u.clone(),
+        passed,
+        reason: reason.into(),
+        steps: 3,
+        error: false,
+        error_kind: None,
+        expectation,
+    })
 }
 
 /// The strong model reads, edits, tests and answers; the cheap one reads,
