@@ -177,3 +177,41 @@ fn an_impossible_glob_in_the_configuration_is_named() {
     assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT), "{stderr}");
     assert!(stderr.contains("scenarios: invalid glob \"read-{a,b\": a `{` is never closed by `}`"), "{stderr}");
 }
+
+#[test]
+fn repair_exits_1_when_the_outcome_is_still_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#).unwrap();
+    let schema = schema.to_str().unwrap();
+    let outcome = |out: &Output| -> String {
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        report["outcome"].as_str().unwrap().to_string()
+    };
+
+    let fixed = calltape(&["repair", "--schema", schema, r#"{"path": "a.txt",}"#], dir.path());
+    assert_eq!((fixed.status.code(), outcome(&fixed).as_str()), (Some(exit_codes::SUCCESS), "repaired"));
+    let valid = calltape(&["repair", "--schema", schema, r#"{"path": "a.txt"}"#], dir.path());
+    assert_eq!((valid.status.code(), outcome(&valid).as_str()), (Some(exit_codes::SUCCESS), "valid"));
+    // A required field with no default: still invalid, and the exit code says so.
+    let still = calltape(&["repair", "--schema", schema, "{}"], dir.path());
+    assert_eq!((still.status.code(), outcome(&still).as_str()), (Some(exit_codes::FAILURE), "invalid"));
+    assert!(String::from_utf8_lossy(&still.stderr).contains("still not valid (outcome invalid)"));
+
+    // A batch exits 1 when any line is still invalid (or unreadable), 0 when all are fixed.
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, "{\"args\": \"{\\\"path\\\": \\\"a\\\",}\"}\n{\"args\": \"{\\\"path\\\": \\\"b\\\"}\"}\n").unwrap();
+    let out = calltape(&["repair", "--schema", schema, "--batch", good.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::SUCCESS), "{}", String::from_utf8_lossy(&out.stderr));
+    let mixed = dir.path().join("mixed.jsonl");
+    std::fs::write(&mixed, "{\"args\": \"{\\\"path\\\": \\\"a\\\"}\"}\n{\"args\": \"{}\"}\n").unwrap();
+    let out = calltape(&["repair", "--schema", schema, "--batch", mixed.to_str().unwrap()], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");
+    assert!(stderr.contains("1 valid, 0 repaired, 1 invalid, 0 unreadable line(s)"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2, "every line is still reported");
+    let unreadable = dir.path().join("bad.jsonl");
+    std::fs::write(&unreadable, "not json\n").unwrap();
+    let out = calltape(&["repair", "--batch", unreadable.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::FAILURE));
+}
