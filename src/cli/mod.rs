@@ -7,6 +7,7 @@ pub mod bfcl_judge;
 pub mod cassettes;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod diff;
 pub mod import;
 pub mod init;
