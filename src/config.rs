@@ -356,6 +356,9 @@ impl Config {
                 return Err(format!("pipeline.repair_model {r:?} is not a configured model"));
             }
         }
+        for (i, rule) in self.approval.rules.iter().enumerate() {
+            crate::core::glob::glob_check(&rule.tool).map_err(|e| format!("approval.rules[{i}].tool: {e}"))?;
+        }
         if self.run.trials == 0 {
             return Err("run.trials must be at least 1".into());
         }
@@ -543,6 +546,13 @@ mod tests {
             let err = Config::parse(&format!("{model}{extra}"), "x.toml").unwrap_err().to_string();
             assert!(err.contains(field), "{extra}: {err}");
         }
+        // A glob that can never be used is named where it is loaded.
+        let rule = "[[approval.rules]]\ntool = \"git_[\"\ndecision = \"deny\"\n";
+        let err = Config::parse(rule, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("approval.rules[0].tool: invalid glob \"git_[\""), "{err}");
+        let rule = "[[approval.rules]]\ntool = \"Bash\"\ndecision = \"deny\"\nwhen.command = { program = [\"r{m\"] }\n";
+        let err = Config::parse(rule, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("invalid glob \"r{m\""), "{err}");
         let err = Config::parse("[run]\ntrials = 4000000000\n", "x.toml").unwrap_err().to_string();
         assert!(err.contains("run.trials"), "{err}");
         let err = Config::parse("[run]\nmax_steps = 0\n", "x.toml").unwrap_err().to_string();
