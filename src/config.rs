@@ -344,6 +344,9 @@ impl Config {
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
                 return Err(format!("model {:?}: provider \"sim\" needs a [models.sim] table", m.name));
             }
+            for glob in &m.scenarios {
+                crate::core::glob::glob_check(glob).map_err(|e| format!("model {:?}: scenarios: {e}", m.name))?;
+            }
             if let Some(sim) = &m.sim {
                 sim.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
             }
@@ -352,6 +355,9 @@ impl Config {
             if !self.models.iter().any(|m| &m.name == r) {
                 return Err(format!("pipeline.repair_model {r:?} is not a configured model"));
             }
+        }
+        for (i, rule) in self.approval.rules.iter().enumerate() {
+            crate::core::glob::glob_check(&rule.tool).map_err(|e| format!("approval.rules[{i}].tool: {e}"))?;
         }
         if self.run.trials == 0 {
             return Err("run.trials must be at least 1".into());
@@ -540,6 +546,13 @@ mod tests {
             let err = Config::parse(&format!("{model}{extra}"), "x.toml").unwrap_err().to_string();
             assert!(err.contains(field), "{extra}: {err}");
         }
+        // A glob that can never be used is named where it is loaded.
+        let rule = "[[approval.rules]]\ntool = \"git_[\"\ndecision = \"deny\"\n";
+        let err = Config::parse(rule, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("approval.rules[0].tool: invalid glob \"git_[\""), "{err}");
+        let rule = "[[approval.rules]]\ntool = \"Bash\"\ndecision = \"deny\"\nwhen.command = { program = [\"r{m\"] }\n";
+        let err = Config::parse(rule, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("invalid glob \"r{m\""), "{err}");
         let err = Config::parse("[run]\ntrials = 4000000000\n", "x.toml").unwrap_err().to_string();
         assert!(err.contains("run.trials"), "{err}");
         let err = Config::parse("[run]\nmax_steps = 0\n", "x.toml").unwrap_err().to_string();

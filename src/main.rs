@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use calltape::cli::{self, bfcl_judge, cassettes, compare, diff, import, init, repair, run, show};
 
@@ -70,6 +70,8 @@ enum Command {
         #[command(subcommand)]
         command: cassettes::CassettesCommand,
     },
+    /// Print a completion script: e.g. `calltape completions bash > ~/.local/share/bash-completion/completions/calltape`.
+    Completions(cli::completions::CompletionsArgs),
 }
 
 #[tokio::main]
@@ -87,6 +89,7 @@ async fn main() -> ExitCode {
         Command::Check { paths, config } => cli::check::check(paths, config),
         Command::Merge { run_dirs, out } => cli::report::merge(&run_dirs, &out),
         Command::Cassettes { command } => cassettes::cassettes(command),
+        Command::Completions(args) => cli::completions::completions(args, Cli::command()),
     };
     // Every code is below 256 (see `exit_codes`).
     ExitCode::from(u8::try_from(cli::finish(outcome)).unwrap_or(u8::MAX))

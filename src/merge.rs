@@ -18,7 +18,7 @@ pub enum MergeError {
     NotARun(PathBuf),
     #[error("{0} has no run_started event: its events file is damaged")]
     NoStart(PathBuf),
-    #[error("{dir} was interrupted: finish it with `calltape run --resume {dir}` first")]
+    #[error("{} was interrupted: finish it with `calltape run --resume {}` first", dir.display(), crate::quote::shell_word(&dir.display().to_string()))]
     Interrupted { dir: PathBuf },
     #[error("{a} and {b} were run with different {what}; merge only shards of one plan")]
     Mismatch { a: PathBuf, b: PathBuf, what: &'static str },

@@ -42,6 +42,16 @@ pub fn bound_owned(text: String, max_chars: usize) -> String {
     }
 }
 
+/// A text (a path, a name) as one POSIX shell word, so advice printed with
+/// it runs as printed.
+pub fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
 use crate::run_folder;
 use crate::scenario::{Scenario, Suite};
-use crate::transport::cassette::{sim_source, CassetteOutcome, CassetteSummary, Recordings, SecretScan, UnitCassette};
+use crate::transport::cassette::{sim_source, CassetteOutcome, CassetteSummary, RecordAdvice, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
@@ -50,7 +50,7 @@ pub enum RunError {
     Stopped(String),
     /// A scenario could not be read again when its turn came: its file
     /// changed during the run. The units done so far are kept.
-    #[error("{error}\nthe run stopped there; once the suite checks (`calltape check`), finish it with: calltape run --resume {}", dir.display())]
+    #[error("{error}\nthe run stopped there; once the suite checks (`calltape check`), finish it with: calltape run --resume {}", crate::quote::shell_word(&dir.display().to_string()))]
     Suite { error: crate::scenario::LoadError, dir: PathBuf },
 }
 
@@ -107,10 +107,11 @@ pub async fn run(
     let started = Instant::now();
     let config = Arc::new(config.clone());
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
-    let recordings = Recordings::until_stopped(
+    let recordings = Recordings::with_advice(
         config.cassettes.clone(),
         SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())),
         stop.clone(),
+        record_advice(&config, config_origin),
     );
     let lanes = lanes(&config);
     let shared =
@@ -130,6 +131,19 @@ pub async fn run(
         events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
     }
     Ok(RunFolder { run_id, dir, units: total, remaining, cassettes: tally.cassettes })
+}
+
+/// What a "record it with" command needs to record a unit of this run as printed.
+fn record_advice(config: &Config, config_origin: &str) -> RecordAdvice {
+    // The origin is a file's path, or says the embedded default was used.
+    let config_file = (!config_origin.starts_with("embedded")).then(|| config_origin.to_string());
+    let suites = config.run.suites.iter().filter_map(|dir| Some((dir.file_name()?.to_string_lossy().into_owned(), dir.clone()))).collect();
+    RecordAdvice {
+        config: config_file,
+        recordings: (config.cassettes.dir != crate::core::cassette::CassetteSettings::default().dir).then(|| config.cassettes.dir.clone()),
+        seed: (config.run.seed != crate::config::RunSettings::default().seed).then_some(config.run.seed),
+        suites,
+    }
 }
 
 /// Every (model, scenario, trial) unit of the run, done or not.

@@ -203,9 +203,11 @@ async fn a_missing_recording_is_an_error_row_that_says_how_to_record_it() {
     assert!(folder.cassettes.errors.is_empty(), "not strict: a warning, and the row is an error");
     let expected = format!(
         "no recording for model sim-cheap-syntax, scenario coding/parallel-read-two-ranges, trial 0 (request key {}): there is no \
-         cassette {}. Record it with `calltape run --mode record --model sim-cheap-syntax --filter parallel-read-two-ranges`, or run with --mode live",
+         cassette {}. Record it with `calltape run --mode record --config test --suite scenarios/coding --recordings {} --model \
+         sim-cheap-syntax --filter parallel-read-two-ranges`, or run with --mode live",
         request_key_of(&events),
-        gone.display()
+        gone.display(),
+        recordings.display()
     );
     assert_eq!(folder.cassettes.warnings, [expected.as_str()]);
     let finished = events

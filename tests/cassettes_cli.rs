@@ -151,7 +151,8 @@ fn replay_flags_strict_and_fail_fast() {
     assert!(stdout.contains("1 request(s) with no recording (error rows)"), "{stdout}");
     assert!(
         stderr.contains("warning: no recording for model sim-strong, scenario coding/read-cargo-toml, trial 1")
-            && stderr.contains("Record it with `calltape run --mode record --model sim-strong --filter read-cargo-toml --trials 2`"),
+            && stderr.contains("Record it with `calltape run --mode record --config calltape.toml --suite ")
+            && stderr.contains("/scenarios/coding --model sim-strong --filter read-cargo-toml --trials 2`"),
         "{stderr}"
     );
     let out = calltape(&[&args[..], &["--strict"]].concat());

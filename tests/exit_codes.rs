@@ -138,3 +138,80 @@ fn bfcl_judge_errors_name_the_line_and_keep_the_parser_error() {
     let e = judge_lines(&[], "{\"id\": \"x\"}\n".as_bytes(), std::io::sink()).unwrap_err();
     assert_eq!(e.to_string(), "line 1: no BFCL scenario with id \"x\" in the suites");
 }
+
+#[test]
+fn impossible_run_flags_are_refused_with_the_usage_code() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flags, says) in [
+        (&["--trials", "0"][..], "--trials"),
+        (&["--max-steps", "0"], "--max-steps"),
+        (&["--shard", "0/4"], "1 <= i <= n"),
+        (&["--shard", "5/4"], "1 <= i <= n"),
+        (&["--filter", ""], "an empty glob matches nothing"),
+        (&["--filter", "read-[ab"], "never closed by `]`"),
+        (&["--filter", "{read,write"], "never closed by `}`"),
+        (&["--model", "sim-[x"], "never closed by `]`"),
+        (&["--replay-speed", "0"], "the replay speed must be a positive number"),
+        (&["--replay-speed", "5000"], "the replay speed must be a positive number"),
+    ] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(flags);
+        // Refused before anything runs: no run folder is made in the cwd.
+        let out = calltape(&args, dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT), "{flags:?}: {stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+        assert!(!dir.path().join("reports").exists(), "{flags:?} ran something");
+    }
+}
+
+#[test]
+fn an_impossible_glob_in_the_configuration_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(project_root().join("calltape.toml")).unwrap();
+    // The first model runs only the scenarios of a glob that never closes.
+    let text = text.replacen("[[models]]\n", "[[models]]\nscenarios = [\"read-{a,b\"]\n", 1);
+    std::fs::write(dir.path().join("calltape.toml"), text).unwrap();
+    let out = calltape(&["check"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(exit_codes::BAD_INPUT), "{stderr}");
+    assert!(stderr.contains("scenarios: invalid glob \"read-{a,b\": a `{` is never closed by `}`"), "{stderr}");
+}
+
+#[test]
+fn repair_exits_1_when_the_outcome_is_still_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#).unwrap();
+    let schema = schema.to_str().unwrap();
+    let outcome = |out: &Output| -> String {
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        report["outcome"].as_str().unwrap().to_string()
+    };
+
+    let fixed = calltape(&["repair", "--schema", schema, r#"{"path": "a.txt",}"#], dir.path());
+    assert_eq!((fixed.status.code(), outcome(&fixed).as_str()), (Some(exit_codes::SUCCESS), "repaired"));
+    let valid = calltape(&["repair", "--schema", schema, r#"{"path": "a.txt"}"#], dir.path());
+    assert_eq!((valid.status.code(), outcome(&valid).as_str()), (Some(exit_codes::SUCCESS), "valid"));
+    // A required field with no default: still invalid, and the exit code says so.
+    let still = calltape(&["repair", "--schema", schema, "{}"], dir.path());
+    assert_eq!((still.status.code(), outcome(&still).as_str()), (Some(exit_codes::FAILURE), "invalid"));
+    assert!(String::from_utf8_lossy(&still.stderr).contains("still not valid (outcome invalid)"));
+
+    // A batch exits 1 when any line is still invalid (or unreadable), 0 when all are fixed.
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, "{\"args\": \"{\\\"path\\\": \\\"a\\\",}\"}\n{\"args\": \"{\\\"path\\\": \\\"b\\\"}\"}\n").unwrap();
+    let out = calltape(&["repair", "--schema", schema, "--batch", good.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::SUCCESS), "{}", String::from_utf8_lossy(&out.stderr));
+    let mixed = dir.path().join("mixed.jsonl");
+    std::fs::write(&mixed, "{\"args\": \"{\\\"path\\\": \\\"a\\\"}\"}\n{\"args\": \"{}\"}\n").unwrap();
+    let out = calltape(&["repair", "--schema", schema, "--batch", mixed.to_str().unwrap()], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");
+    assert!(stderr.contains("1 valid, 0 repaired, 1 invalid, 0 unreadable line(s)"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2, "every line is still reported");
+    let unreadable = dir.path().join("bad.jsonl");
+    std::fs::write(&unreadable, "not json\n").unwrap();
+    let out = calltape(&["repair", "--batch", unreadable.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(exit_codes::FAILURE));
+}

@@ -137,7 +137,8 @@ pub fn diff_command(runs: &[PathBuf], models: &[String], model: &str, suite: &st
     for m in &models {
         out.push_str(&format!(" --model {}", shell_word(m)));
     }
-    out.push_str(&format!(" --scenario {}", shell_word(&format!("{suite}/{scenario}"))));
+    // --scenario takes a glob: the id is escaped to match only itself.
+    out.push_str(&format!(" --scenario {}", shell_word(&crate::core::glob::glob_escape(&format!("{suite}/{scenario}")))));
     if let Some(t) = trial {
         out.push_str(&format!(" --trial {t}"));
     }

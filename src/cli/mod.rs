@@ -7,6 +7,7 @@ pub mod bfcl_judge;
 pub mod cassettes;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod diff;
 pub mod import;
 pub mod init;
@@ -164,14 +165,7 @@ impl OutputArgs {
     }
 }
 
-/// A path as one shell word, so advice printed with it runs as printed.
-pub fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
+pub use crate::quote::shell_word;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,7 @@
 //! `calltape repair`: one call's arguments, or a batch of them, through the
-//! repair pipeline; prints what it did as JSON (or times it).
+//! repair pipeline; prints what it did as JSON (or times it). Exits 1 when
+//! an outcome is still not valid (invalid, or truncated: cut short and only
+//! closed by guesswork), so a script can tell without reading the JSON.
 
 use std::path::PathBuf;
 
@@ -14,7 +16,8 @@ pub struct RepairArgs {
     /// The tool's parameters schema (JSON); without it any object is accepted.
     #[arg(long)]
     pub schema: Option<PathBuf>,
-    /// One object a line, `{"args": "<text>", "schema": {...}?}`; prints one result a line.
+    /// One object a line, `{"args": "<text>", "schema": {...}?}`; prints one result a line
+    /// (exit 1 when any line is still invalid or unreadable).
     #[arg(long, conflicts_with = "arguments")]
     pub batch: Option<PathBuf>,
     /// How much repair to apply.
@@ -63,6 +66,9 @@ pub fn repair(args: RepairArgs) -> Outcome {
             "{} valid, {} repaired, {} invalid, {} unreadable line(s)",
             counts.valid, counts.repaired, counts.invalid, counts.bad_lines
         );
+        if counts.invalid + counts.bad_lines > 0 {
+            return Err(Failure::Failed(None));
+        }
         return Ok(());
     }
     let text = match args.arguments {
@@ -72,5 +78,11 @@ pub fn repair(args: RepairArgs) -> Outcome {
     let tool = standalone::tool_for_schema(schema.as_ref()).map_err(Failure::bad)?;
     let report = standalone::repair_report(&text, &tool, args.repair, &rules);
     println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
-    Ok(())
+    match report.get("outcome").and_then(serde_json::Value::as_str) {
+        Some("valid" | "repaired") => Ok(()),
+        outcome => Err(Failure::failed(format!(
+            "the arguments are still not valid (outcome {}); \"errors\" above says why",
+            outcome.unwrap_or("unknown")
+        ))),
+    }
 }

@@ -22,21 +22,22 @@ pub struct RunArgs {
     /// Suite folder to run (repeatable; replaces the configured suites).
     #[arg(long = "suite")]
     pub suites: Vec<PathBuf>,
-    /// Model to run, by name (repeatable; default: every configured model).
-    #[arg(long = "model")]
+    /// Model to run, by name or glob (repeatable; default: every configured model).
+    #[arg(long = "model", value_parser = parse_glob)]
     pub models: Vec<String>,
-    /// Run only scenarios whose id matches this glob (repeatable; `*` matches anything).
-    #[arg(long = "filter", value_name = "GLOB")]
+    /// Run only scenarios whose id matches this glob (repeatable; `*`, `?`, `[a-z]`, `{a,b}`; `\` quotes).
+    #[arg(long = "filter", value_name = "GLOB", value_parser = parse_glob)]
     pub filters: Vec<String>,
-    #[arg(long)]
+    /// Runs of every (model, scenario), at least 1.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub trials: Option<u32>,
     #[arg(long)]
     pub seed: Option<u64>,
     /// Folder for run outputs (default: reports).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Step limit where a scenario sets none.
-    #[arg(long)]
+    /// Step limit where a scenario sets none, at least 1.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
     /// How much repair runs: off, local, or full (local, then ask the model).
     #[arg(long, value_enum)]
@@ -82,6 +83,15 @@ pub struct RunArgs {
     pub output: super::OutputArgs,
 }
 
+/// `--filter`, `--model`: a glob that can match something, or clap's error saying what is wrong.
+fn parse_glob(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("an empty glob matches nothing; give a name or a pattern such as 'read-*'".into());
+    }
+    crate::core::glob::glob_check(text).map_err(|e| e.to_string())?;
+    Ok(text.to_string())
+}
+
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
 fn parse_replay_speed(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -100,7 +110,7 @@ impl RunArgs {
         }
         config.run.suites = config.run.suites.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
         if let Some(t) = self.trials {
-            config.run.trials = t.max(1);
+            config.run.trials = t;
         }
         if let Some(s) = self.seed {
             config.run.seed = s;
@@ -339,7 +349,7 @@ mod tests {
         let before = config.clone();
         let args = RunArgs {
             suites: vec!["no/such/suite".into()],
-            trials: Some(0),
+            trials: Some(3),
             seed: Some(7),
             max_steps: Some(3),
             repair: Some(RepairMode::Off),
@@ -350,7 +360,7 @@ mod tests {
         args.apply_to(&mut config);
         // A path that does not exist stays as given (the suite loader names it).
         assert_eq!(config.run.suites, vec![PathBuf::from("no/such/suite")]);
-        assert_eq!(config.run.trials, 1, "--trials 0 runs one trial");
+        assert_eq!(config.run.trials, 3);
         assert_eq!((config.run.seed, config.run.max_steps), (7, 3));
         assert_eq!(config.pipeline.repair, RepairMode::Off);
         assert!(config.cassettes.strict);

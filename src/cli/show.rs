@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{shell_word, terminal_width, CommandError, Failure, Outcome};
+use crate::core::glob::glob_escape;
 use crate::report::encode::terminal;
 use crate::transcript::render::{self, Look};
 use crate::transcript::{self, Selection, UnitTranscript};
@@ -55,8 +56,9 @@ pub fn show_command(dir: &Path, t: &UnitTranscript) -> String {
     format!(
         "calltape show {} --model {} --scenario {} --trial {}",
         shell_word(&dir.display().to_string()),
-        shell_word(&u.model),
-        shell_word(&format!("{}/{}", u.suite, u.scenario)),
+        // The selection flags take globs: a name is escaped to match only itself.
+        shell_word(&glob_escape(&u.model)),
+        shell_word(&glob_escape(&format!("{}/{}", u.suite, u.scenario))),
         u.trial
     )
 }

@@ -176,6 +176,9 @@ impl CommandPattern {
                 self.program
             ));
         }
+        for glob in self.program.iter().chain(&self.any_arg) {
+            crate::core::glob::glob_check(glob).map_err(|e| format!("command pattern: {e}"))?;
+        }
         for flag in self.flags.iter().chain(&self.any_flag) {
             if flag.len() < 2 || !flag.starts_with('-') || flag == "--" {
                 return Err(format!("command pattern: flag {flag:?} must be written with its dashes: \"-r\", \"--force\" or \"-delete\""));

@@ -32,6 +32,51 @@ pub struct Recordings {
     scan: SecretScan,
     /// Set when the run is asked to stop: replayed delays end at once.
     stop: StopFlag,
+    /// How this run was set up, for the command that records a missing unit.
+    advice: RecordAdvice,
+}
+
+/// What the "record it with" command needs beyond the unit itself, so that
+/// it records the same unit when run exactly as printed.
+#[derive(Debug, Clone, Default)]
+pub struct RecordAdvice {
+    /// `--config FILE`: the file the run's configuration came from (`None`: the embedded default).
+    pub config: Option<String>,
+    /// `--recordings DIR` when the cassette folder is not the default.
+    pub recordings: Option<PathBuf>,
+    /// `--seed N` when the run's seed is not the default (simulated answers depend on it).
+    pub seed: Option<u64>,
+    /// Each suite's folder, by suite name: `--suite DIR`.
+    pub suites: BTreeMap<String, PathBuf>,
+}
+
+impl RecordAdvice {
+    /// The command that records `unit`, each value one shell word.
+    pub fn command(&self, unit: &UnitKey) -> String {
+        let word = |t: &str| crate::quote::shell_word(t);
+        let mut cmd = String::from("calltape run --mode record");
+        if let Some(config) = &self.config {
+            cmd += &format!(" --config {}", word(config));
+        }
+        if let Some(dir) = self.suites.get(&unit.suite) {
+            cmd += &format!(" --suite {}", word(&dir.display().to_string()));
+        }
+        if let Some(dir) = &self.recordings {
+            cmd += &format!(" --recordings {}", word(&dir.display().to_string()));
+        }
+        if let Some(seed) = self.seed {
+            cmd += &format!(" --seed {seed}");
+        }
+        cmd += &format!(
+            " --model {} --filter {}",
+            word(&crate::core::glob::glob_escape(&unit.model)),
+            word(&crate::core::glob::glob_escape(&unit.scenario))
+        );
+        if unit.trial > 0 {
+            cmd += &format!(" --trials {}", unit.trial + 1);
+        }
+        cmd
+    }
 }
 
 impl Recordings {
@@ -42,7 +87,12 @@ impl Recordings {
     /// Recordings whose replayed delays end as soon as `stop` is set, so
     /// Ctrl-C or SIGTERM stops a replay with recorded timing promptly.
     pub fn until_stopped(settings: CassetteSettings, scan: SecretScan, stop: StopFlag) -> Arc<Recordings> {
-        Arc::new(Recordings { settings, scan, stop })
+        Arc::new(Recordings { settings, scan, stop, advice: RecordAdvice::default() })
+    }
+
+    /// The same recordings, advising record commands made with `advice`.
+    pub fn with_advice(settings: CassetteSettings, scan: SecretScan, stop: StopFlag, advice: RecordAdvice) -> Arc<Recordings> {
+        Arc::new(Recordings { settings, scan, stop, advice })
     }
 
     pub fn settings(&self) -> &CassetteSettings {
@@ -156,8 +206,7 @@ impl Shared {
 
     /// The command that records this unit.
     fn record_command(&self) -> String {
-        let trials = if self.unit.trial > 0 { format!(" --trials {}", self.unit.trial + 1) } else { String::new() };
-        format!("calltape run --mode record --model {} --filter {}{trials}", self.unit.model, self.unit.scenario)
+        self.recordings.advice.command(&self.unit)
     }
 
     fn unit_label(&self) -> String {

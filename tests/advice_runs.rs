@@ -1,0 +1,124 @@
+//! Every command calltape prints as advice runs as printed. A suite of the
+//! user's own (a copy of the bundled coding suite, under a new name), run
+//! in replay from a configuration file and a cassette folder whose names need
+//! quoting, has no recording: each unit's "Record it with" command is taken
+//! from scenarios.csv, run exactly as printed by `sh -c` with the binary on
+//! PATH, and must record the unit so that the same run then replays and
+//! passes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use calltape::exit_codes;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn calltape(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+}
+
+/// A shell command line run as a user would paste it, `calltape` found on PATH.
+fn shell(line: &str, cwd: &Path) -> Output {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_calltape")).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    Command::new("sh").arg("-c").arg(line).current_dir(cwd).env("PATH", path).output().expect("sh runs")
+}
+
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader.records().map(|r| headers.iter().map(str::to_string).zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
+}
+
+/// The names of the files anywhere under `dir`.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.path().is_dir() {
+            names.extend(files_under(&entry.path()));
+        } else {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names
+}
+
+/// The command between "Record it with `" and the next backquote.
+fn advice(reason: &str) -> Option<String> {
+    let start = reason.find("Record it with `")? + "Record it with `".len();
+    let len = reason[start..].find('`')?;
+    Some(reason[start..start + len].to_string())
+}
+
+#[test]
+fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    copy_dir(&root().join("scenarios/coding"), &cwd.join("my suite"));
+    std::fs::create_dir(cwd.join("cfg dir")).unwrap();
+    std::fs::copy(root().join("calltape.toml"), cwd.join("cfg dir/calltape.toml")).unwrap();
+    // Two trials: the second trial's advice must carry --trials too.
+    let run = [
+        "run",
+        "--config",
+        "cfg dir/calltape.toml",
+        "--suite",
+        "my suite",
+        "--recordings",
+        "my tapes",
+        "--model",
+        "sim-strong",
+        "--filter",
+        "read-cargo-tom?",
+        "--trials",
+        "2",
+    ];
+
+    let first = calltape(&run, cwd);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(exit_codes::FAILURE), "{stderr}");
+    let rows = csv_rows(&cwd.join("reports/latest/scenarios.csv"));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let mut commands: Vec<String> = rows.iter().map(|r| advice(&r["reason"]).unwrap_or_else(|| panic!("no advice in {r:?}"))).collect();
+    commands.sort();
+    commands.dedup();
+    assert_eq!(commands.len(), 2, "one command per trial: {commands:?}");
+    for command in &commands {
+        assert!(command.contains("--suite "), "{command}");
+        assert!(command.contains("--config 'cfg dir/calltape.toml'"), "{command}");
+        assert!(command.contains("--recordings 'my tapes'"), "{command}");
+        // The advice is printed on stderr as well, word for word.
+        assert!(stderr.contains(command.as_str()), "{command} not in {stderr}");
+    }
+
+    for command in &commands {
+        let out = shell(command, cwd);
+        assert_eq!(out.status.code(), Some(exit_codes::SUCCESS), "`{command}` failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Suite and model folders are stored under encoded names: look by file name.
+    let mut recorded = files_under(&cwd.join("my tapes"));
+    recorded.sort();
+    assert_eq!(recorded, ["read-cargo-toml.t0.json", "read-cargo-toml.t1.json"]);
+
+    let replay = calltape(&run, cwd);
+    assert_eq!(replay.status.code(), Some(exit_codes::SUCCESS), "{}", String::from_utf8_lossy(&replay.stderr));
+    let rows = csv_rows(&cwd.join("reports/latest/scenarios.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!((row["errored"].as_str(), row["passed"].as_str()), ("false", "true"), "{row:?}");
+    }
+}
