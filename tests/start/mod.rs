@@ -16,6 +16,15 @@ pub fn install(prefix: &Path) -> PathBuf {
     std::fs::create_dir_all(&bin).unwrap();
     let to = bin.join(Path::new(env!("CARGO_BIN_EXE_calltape")).file_name().unwrap());
     std::fs::copy(env!("CARGO_BIN_EXE_calltape"), &to).unwrap();
+    // A test thread that forks while the copy is open for writing holds the
+    // write descriptor until its child execs; running the copy meanwhile
+    // fails with ETXTBSY ("text file busy"). Wait until it runs once.
+    for _ in 0..200 {
+        match std::process::Command::new(&to).arg("--version").output() {
+            Err(e) if e.raw_os_error() == Some(26) => std::thread::sleep(std::time::Duration::from_millis(25)),
+            _ => break,
+        }
+    }
     to
 }
 
