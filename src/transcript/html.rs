@@ -13,6 +13,7 @@ use super::align::describe;
 use super::{CallStory, UnitTranscript};
 use crate::events::{RepairStage, UnitKey};
 use crate::pipeline::CallOutcome;
+use crate::quote::bounded;
 use crate::report::anchor::unit_anchor;
 use crate::report::encode::{terminal, xml, xml_attribute};
 
@@ -36,9 +37,14 @@ p.note, footer { color: #555; font-size: 12.5px; }
 code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 ";
 
-/// Text from the run for element content: each line's control characters
-/// shown escaped, then HTML-escaped; line breaks stay (the page keeps them).
+/// Characters of one value on the page: events keep a call's arguments
+/// whole, and a page of 200 units must not carry megabytes of them.
+const VALUE_CHARS: usize = 8000;
+
+/// Text from the run for element content: bounded, each line's control
+/// characters shown escaped, then HTML-escaped; line breaks stay.
 fn text(s: &str) -> String {
+    let s = bounded(s, VALUE_CHARS);
     let lines: Vec<String> = s.split('\n').map(|l| terminal(l.trim_end_matches('\r')).into_owned()).collect();
     xml(&lines.join("\n"))
 }
@@ -228,5 +234,11 @@ mod tests {
             assert!(!body.contains(bad), "{bad:?} in {body}");
         }
         assert!(body.contains("&lt;img src=x onerror=alert(1)&gt;") && body.contains("\\x1b[2J") && body.contains("\\u{202e}"), "{body}");
+    }
+
+    #[test]
+    fn a_megabyte_value_is_cut_with_its_size() {
+        let cut = text(&"x".repeat(1 << 20));
+        assert!(cut.len() < VALUE_CHARS + 100 && cut.contains("(1048576 bytes, "), "{}", &cut[cut.len() - 60..]);
     }
 }
