@@ -19,9 +19,21 @@ pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_di
     Ok(())
 }
 
+/// Writes `transcripts.html` into `run_dir`: the transcripts of the failed
+/// units its reports list and link, and the command that lists the rest.
+pub fn write_transcripts(run_dir: &Path, tables: &crate::metrics::Tables) -> Outcome {
+    let (listed, total) = report::anchor::listed_failures(tables).map_err(Failure::failed)?;
+    let all = super::show::load(run_dir)?;
+    let command = format!("calltape show {}", shell_word(&run_dir.display().to_string()));
+    let page = crate::transcript::html::page(&listed, total, &all, &command);
+    crate::run_folder::write_bytes(run_dir, report::anchor::TRANSCRIPTS_FILE, page.as_bytes()).map_err(Failure::failed)?;
+    Ok(())
+}
+
 /// Rewrites every report of `run_dir` from its events.jsonl and prints the tables.
 pub fn rerender(run_dir: &Path, output: &OutputArgs) -> Outcome {
     let rendered = report::render_run(run_dir).map_err(Failure::bad)?;
+    write_transcripts(run_dir, &rendered.tables)?;
     print_tables(&rendered.tables, output, run_dir)?;
     let build = rendered.build_time.as_secs_f64();
     // Two short lines: they fit an 80-column terminal.

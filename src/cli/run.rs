@@ -193,6 +193,7 @@ pub async fn run(args: RunArgs) -> Outcome {
     // flat as a suite grows (the reports have a row per unit).
     let peak = peak_memory_mb().map(|mb| format!(", peak memory {mb:.0} MB")).unwrap_or_default();
     let tables = report::render_run(&folder.dir).map_err(Failure::failed)?.tables;
+    super::report::write_transcripts(&folder.dir, &tables)?;
     let out_dir = folder.dir.parent().unwrap_or(&config.run.out_dir);
     let latest = runner::update_latest(out_dir, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "run", dir: folder.dir.clone(), source }))?;

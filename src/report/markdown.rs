@@ -3,6 +3,7 @@
 //! Markdown-escaped: model text cannot add HTML, links, images, mentions or
 //! break the table.
 
+use super::anchor::{transcript_link, units_of};
 use super::encode;
 use super::sections::{first_failures, sections, Section, FAILURES_LISTED};
 use super::text::text_table;
@@ -12,18 +13,31 @@ use crate::metrics::Tables;
 /// The Markdown format.
 pub struct Markdown;
 
-fn markdown_section(section: &Section) -> polars::error::PolarsResult<String> {
+/// A section as a Markdown table; with `links`, one per row, a last column
+/// links each row there.
+fn markdown_section(section: &Section, links: &[String]) -> polars::error::PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let t = text_table(&section.frame, &names)?;
-    let labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
+    let mut labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
+    if !links.is_empty() {
+        labels.push("transcript");
+    }
     if section.frame.height() == 0 {
         return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
     }
     let mut out = format!("## {}\n\n| {} |\n", section.title, labels.join(" | "));
-    let rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
+    let mut rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
+    if !links.is_empty() {
+        rule.push("---");
+    }
     out.push_str(&format!("| {} |\n", rule.join(" | ")));
-    for row in &t.rows {
-        let cells: Vec<String> = row.iter().map(|c| encode::markdown(c)).collect();
+    for (i, row) in t.rows.iter().enumerate() {
+        let mut cells: Vec<String> = row.iter().map(|c| encode::markdown(c)).collect();
+        // A link target is an anchor of URL-unreserved characters only
+        // (`report::anchor`): nothing in it can act as Markdown.
+        if let Some(link) = links.get(i) {
+            cells.push(format!("[why]({link})"));
+        }
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     if let Some(note) = &section.note {
@@ -37,13 +51,15 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.md".into(), message: e.to_string() };
     let mut parts = vec!["# calltape report\n".to_string()];
     for section in sections(tables).map_err(render_err)? {
-        parts.push(markdown_section(&section).map_err(render_err)?);
+        parts.push(markdown_section(&section, &[]).map_err(render_err)?);
     }
     // The failed runs fill what is left of the budget, fewer if their
     // reasons are long: a pull-request comment takes the whole file.
     let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
     let fits = |listed: usize| -> Result<Option<String>, ReportError> {
-        let text = markdown_section(&first_failures(tables, listed).map_err(render_err)?).map_err(render_err)?;
+        let failed = first_failures(tables, listed).map_err(render_err)?;
+        let links: Vec<String> = units_of(&failed.frame).map_err(render_err)?.iter().map(transcript_link).collect();
+        let text = markdown_section(&failed, &links).map_err(render_err)?;
         Ok((used + text.chars().count() <= MAX_CHARS).then_some(text))
     };
     let (mut fitting, mut over) = (0, FAILURES_LISTED + 1);

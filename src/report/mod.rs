@@ -1,6 +1,7 @@
 //! Reports: the run's tables rendered for people and tools. Every format is
 //! an `Exporter` over the same `Tables`; `write_all` writes every file.
 
+pub mod anchor;
 mod compact;
 pub mod csv;
 pub mod encode;

@@ -5,6 +5,7 @@
 //! step for `calltape diff`. Reads only `events`; writes nothing.
 
 pub mod align;
+pub mod html;
 pub mod render;
 
 use std::collections::BTreeMap;

@@ -11,6 +11,7 @@ use super::svg::escape;
 use crate::metrics::schema;
 use crate::metrics::{RunInfo, Tables};
 use crate::quote::quoted;
+use crate::report::anchor::{transcript_link, units_of};
 use crate::report::sections::{failures, sections, Section};
 use crate::report::text::text_table;
 
@@ -112,8 +113,9 @@ pub fn figure(title: &str, svg: &str, caption: &str, wide: bool) -> String {
     format!("<figure{class}>\n<h2>{}</h2>\n{svg}<figcaption>{}</figcaption>\n</figure>\n", escape(title), escape(caption))
 }
 
-/// A report section as an HTML table (the same cells the Markdown shows).
-fn table(section: &Section, heading: bool) -> PolarsResult<String> {
+/// A report section as an HTML table (the same cells the Markdown shows);
+/// with `links`, one per row, a last column links each row there.
+fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<String> {
     let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let mut out = String::new();
     if heading {
@@ -129,13 +131,19 @@ fn table(section: &Section, heading: bool) -> PolarsResult<String> {
     for ((_, label), numeric) in section.columns.iter().zip(&t.numeric) {
         let _ = write!(out, "<th{}>{}</th>", align(*numeric), escape(label));
     }
+    if !links.is_empty() {
+        out.push_str("<th>transcript</th>");
+    }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &t.rows {
+    for (i, row) in t.rows.iter().enumerate() {
         // The Markdown marks front models with " *"; here the row is bold too.
         let front = row.first().is_some_and(|c| c.ends_with(" *"));
         out.push_str(if front { "<tr class=\"front\">" } else { "<tr>" });
         for (cell, numeric) in row.iter().zip(&t.numeric) {
             let _ = write!(out, "<td{}>{}</td>", align(*numeric), escape(cell));
+        }
+        if let Some(link) = links.get(i) {
+            let _ = write!(out, "<td><a href=\"{}\">why</a></td>", escape(link));
         }
         out.push_str("</tr>\n");
     }
@@ -157,12 +165,14 @@ pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     }
     out.push_str("</section>\n<section class=\"tables\">\n");
     for section in sections(tables)? {
-        out.push_str(&table(&section, true)?);
+        out.push_str(&table(&section, true, &[])?);
     }
     out.push_str("</section>\n");
     let failed = failures(tables)?;
     let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(&failed.title));
-    out.push_str(&table(&failed, false)?);
+    // Each listed failure links to its transcript in transcripts.html.
+    let links: Vec<String> = units_of(&failed.frame)?.iter().map(transcript_link).collect();
+    out.push_str(&table(&failed, false, &links)?);
     out.push_str("</details>\n</main>\n");
     out.push_str(
         "<footer>Written by calltape from this run's events.jsonl; every table is also in the CSV and JSON files beside this page.</footer>\n",
