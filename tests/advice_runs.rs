@@ -11,20 +11,11 @@ use std::process::{Command, Output};
 
 use calltape::exit_codes;
 
+mod common;
+use common::{copy_dir, csv_rows};
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
 }
 
 fn calltape(args: &[&str], cwd: &Path) -> Output {
@@ -36,12 +27,6 @@ fn shell(line: &str, cwd: &Path) -> Output {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_calltape")).parent().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     Command::new("sh").arg("-c").arg(line).current_dir(cwd).env("PATH", path).output().expect("sh runs")
-}
-
-fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader.records().map(|r| headers.iter().map(str::to_string).zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
 }
 
 /// The names of the files anywhere under `dir`.

@@ -11,6 +11,9 @@ use std::process::{Command, Output};
 
 use calltape::exit_codes;
 
+mod common;
+use common::{copy_dir, csv_rows};
+
 fn calltape(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_calltape"));
     command.args(args).current_dir(cwd).env_remove("NO_COLOR");
@@ -29,25 +32,6 @@ fn unrecorded_suite(dir: &Path) -> String {
     let to = dir.join("mine");
     copy_dir(&root().join("scenarios/coding"), &to);
     to.display().to_string()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-/// A CSV file as rows of (column → value).
-fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader.records().map(|r| headers.iter().map(str::to_string).zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
 }
 
 fn row_of<'a>(rows: &'a [std::collections::HashMap<String, String>], model: &str) -> &'a std::collections::HashMap<String, String> {

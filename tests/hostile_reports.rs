@@ -14,6 +14,9 @@ use serde_json::json;
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+mod common;
+use common::copy_dir;
+
 /// Tool names a model might choose (each reaches `by_tool` as an unknown tool).
 const HOSTILE_NAMES: &[&str] = &[
     "=HYPERLINK(\"http://evil.example\",\"x\")",
@@ -163,19 +166,6 @@ async fn hostile_tool_names_errors_and_a_megabyte_argument_reach_every_report_in
 
 fn dir_of(path: &Path) -> &Path {
     path.parent().unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 /// An error that quotes a hostile name (here a path a CI artifact could

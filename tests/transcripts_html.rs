@@ -11,6 +11,9 @@ use serde_json::json;
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+mod common;
+use common::copy_dir;
+
 const CSP: &str = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">";
 
 fn calltape(args: &[&str], cwd: &Path) -> Output {
@@ -137,17 +140,4 @@ async fn a_hostile_models_text_and_calls_reach_the_page_escaped() {
         assert!(!lower.contains(bad), "{bad:?} in the page");
     }
     assert!(page.contains(CSP));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }

@@ -1,5 +1,8 @@
 //! Helpers shared by integration tests.
 
+// Each test crate compiles this module and uses only some of it.
+#![allow(dead_code)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -22,4 +25,25 @@ pub fn csv_tables(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
         }
     }
     out
+}
+
+/// Copies the folder `from` to `to`, recursively (a suite or recordings a
+/// test may change without touching the repository's).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// The rows of a CSV file, each as column → value.
+pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader.records().map(|r| headers.iter().map(str::to_string).zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
 }
