@@ -53,7 +53,7 @@ impl InvalidKind {
     ];
 
     /// The name used in events and report columns.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             InvalidKind::UnknownTool => "unknown_tool",
             InvalidKind::ParseError => "parse_error",

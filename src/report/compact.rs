@@ -10,12 +10,13 @@ use super::sections::Section;
 use super::terminal::{self, View};
 use crate::metrics::schema;
 use crate::metrics::Tables;
+use crate::pipeline::InvalidKind;
 
 /// Display-only column: calls repaired, locally or by the model.
 const FIXED: &str = "fixed";
 
 /// Calls cut off by the output limit (`InvalidKind::Truncated`'s column).
-const TRUNCATED: &str = schema::INVALID_KINDS[9];
+const TRUNCATED: &str = InvalidKind::Truncated.as_str();
 
 /// The per-model table: (column, label, keep). Core figures first; the
 /// `Extra` ones are shown when the width allows.
