@@ -2,6 +2,10 @@
 //! put every tool call through the pipeline, approval and scripted
 //! execution, send the results back, until a final answer or the step limit.
 
+use crate::events::{
+    DenialFollowupEvent, ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent,
+    ToolExecutedEvent, ToolRepairEvent,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,7 +89,7 @@ impl Unit<'_> {
             Ok(parsed) => parsed.map_err(|e| e.to_string()),
         };
         let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
-        self.events.emit(EventKind::ModelRequest {
+        self.events.emit(EventKind::ModelRequest(ModelRequestEvent {
             unit: self.key.clone(),
             step,
             purpose: if repair_of.is_some() { RequestPurpose::Repair } else { RequestPurpose::Turn },
@@ -102,7 +106,7 @@ impl Unit<'_> {
             text: turn.as_ref().ok().and_then(|t| t.text.as_deref()).map(|t| bounded(t, TEXT_CHARS).into_owned()),
             reasoning: turn.as_ref().ok().and_then(|t| t.reasoning.as_deref()).map(|t| bounded(t, TEXT_CHARS).into_owned()),
             finish_reason: turn.as_ref().ok().and_then(|t| t.finish_reason.as_deref()).map(|f| quoted(f).into_owned()),
-        })?;
+        }))?;
         Ok(Answer { turn, failure, latency_ms, rejected })
     }
 
@@ -129,7 +133,7 @@ impl Unit<'_> {
             ApprovalDecision::Approved => None,
             ApprovalDecision::Denied { reason } => Some(reason.clone()),
         };
-        self.events.emit(EventKind::ToolApproval {
+        self.events.emit(EventKind::ToolApproval(ToolApprovalEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),
             tool: tool.spec.name.clone(),
@@ -140,7 +144,7 @@ impl Unit<'_> {
             rule: approval.rule,
             warning: approval.warning,
             latency_ms: started.elapsed().as_secs_f64() * 1e3,
-        })?;
+        }))?;
         Ok(reason)
     }
 
@@ -165,7 +169,12 @@ impl Unit<'_> {
                 Some(calls) if calls.iter().any(|c| c.tool == denied.tool) => DenialBehaviour::RetriedChanged,
                 Some(_) => DenialBehaviour::OtherTool,
             };
-            self.events.emit(EventKind::DenialFollowup { unit: self.key.clone(), call_id, tool: denied.tool, behaviour })?;
+            self.events.emit(EventKind::DenialFollowup(DenialFollowupEvent {
+                unit: self.key.clone(),
+                call_id,
+                tool: denied.tool,
+                behaviour,
+            }))?;
         }
         Ok(())
     }
@@ -198,7 +207,7 @@ impl Unit<'_> {
         let tool_name = verdict.report_name(call);
         let needed_repair = !verdict.first_issues.is_empty();
         if needed_repair && self.config.pipeline.repair != RepairMode::Off {
-            self.events.emit(EventKind::ToolRepair {
+            self.events.emit(EventKind::ToolRepair(ToolRepairEvent {
                 unit: self.key.clone(),
                 call_id: call.id.clone(),
                 tool: tool_name.clone(),
@@ -209,7 +218,7 @@ impl Unit<'_> {
                 latency_us: Some(verdict.local_repair_us()),
                 latency_ms: None,
                 error: None,
-            })?;
+            }))?;
         }
         if verdict.outcome != CallOutcome::Invalid {
             return Ok((verdict, needed_repair.then_some(RepairStage::Local)));
@@ -250,7 +259,7 @@ impl Unit<'_> {
             if let Some(f) = &fixed {
                 fixes.extend(f.fixes.iter().cloned());
             }
-            self.events.emit(EventKind::ToolRepair {
+            self.events.emit(EventKind::ToolRepair(ToolRepairEvent {
                 unit: self.key.clone(),
                 call_id: call.id.clone(),
                 tool: tool_name.clone(),
@@ -261,7 +270,7 @@ impl Unit<'_> {
                 latency_us: None,
                 latency_ms: Some(answer.latency_ms),
                 error,
-            })?;
+            }))?;
             if let (true, Some(fixed)) = (succeeded, fixed) {
                 verdict.outcome = CallOutcome::Repaired;
                 verdict.args = fixed.args;
@@ -275,7 +284,7 @@ impl Unit<'_> {
 
     /// Records a judged call as a `tool_call` event.
     fn emit_call(&self, step: u32, call: &ToolCall, verdict: &CallVerdict, repaired_by: Option<RepairStage>) -> Result<(), EventsError> {
-        self.events.emit(EventKind::ToolCall {
+        self.events.emit(EventKind::ToolCall(ToolCallEvent {
             unit: self.key.clone(),
             step,
             call_id: call.id.clone(),
@@ -290,7 +299,7 @@ impl Unit<'_> {
             fixes: verdict.fixes.clone(),
             timings: verdict.timings,
             final_arguments: if verdict.outcome == CallOutcome::Invalid { None } else { verdict.args.clone() },
-        })
+        }))
     }
 
     /// Records the call a server rejected: an invalid call whose text is lost
@@ -301,7 +310,7 @@ impl Unit<'_> {
         let offered: Vec<&str> = self.scenario.tools.iter().map(|t| t.spec.name.as_str()).collect();
         let named = find_text_calls(&raw, &offered).into_iter().next().map(|c| c.name).filter(|n| !n.is_empty());
         let rejected_issue = CallIssue { kind: InvalidKind::ServerRejectedCall, path: String::new(), message: rejected.message.clone() };
-        self.events.emit(EventKind::ToolCall {
+        self.events.emit(EventKind::ToolCall(ToolCallEvent {
             unit: self.key.clone(),
             step,
             call_id: format!("rejected_{step}"),
@@ -316,7 +325,7 @@ impl Unit<'_> {
             fixes: Vec::new(),
             timings: Default::default(),
             final_arguments: None,
-        })
+        }))
     }
 }
 
@@ -370,7 +379,7 @@ pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
 /// Runs the unit to its end and returns the verdict. Only a failure to write
 /// events is an error; everything else ends up in the verdict.
 pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
-    u.events.emit(EventKind::ScenarioStarted { unit: u.key.clone() })?;
+    u.events.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: u.key.clone() }))?;
     let mut c = Conversation::start(u.scenario);
     let max_steps = u.scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
     loop {
@@ -385,7 +394,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         }
     }
     let verdict = check::check(u.scenario, &c.transcript);
-    u.events.emit(EventKind::ScenarioFinished {
+    u.events.emit(EventKind::ScenarioFinished(ScenarioFinishedEvent {
         unit: u.key.clone(),
         passed: verdict.passed,
         reason: verdict.reason.clone(),
@@ -393,7 +402,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         error: c.error.is_some(),
         error_kind: c.error,
         expectation: verdict.expectation.clone(),
-    })?;
+    }))?;
     Ok(verdict)
 }
 
@@ -585,14 +594,14 @@ impl Unit<'_> {
     /// `tool_executed` event; returns what goes back to the model.
     fn execute(&self, call: &ToolCall, tool: &Tool, args: &Value, tool_name: String) -> Result<String, EventsError> {
         let output = execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args);
-        self.events.emit(EventKind::ToolExecuted {
+        self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),
             tool: tool_name,
             is_error: output.is_error,
             scripted: output.rule.is_some(),
             result: Some(bounded(&output.content, RESULT_CHARS).into_owned()),
-        })?;
+        }))?;
         Ok(output.content)
     }
 }

@@ -3,6 +3,7 @@
 //! found on each `cargo test`, with no fuzzer installed. Each takes raw
 //! bytes, must never panic, and checks one invariant beyond that.
 
+use crate::events::{RunStartedEvent, ScenarioFinishedEvent, ToolCallEvent};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -105,17 +106,17 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             price: Prices::default(),
         })
         .collect();
-    let mut events = vec![ev(EventKind::RunStarted {
+    let mut events = vec![ev(EventKind::RunStarted(RunStartedEvent {
         run_id: "fuzz".into(),
         models,
         suites: vec!["suite".into()],
         trials: 1,
         seed: 0,
         config: String::new(),
-    })];
+    }))];
     for t in texts {
         let unit = UnitKey { model: t.clone(), suite: "suite".into(), scenario: t.clone(), trial: 0 };
-        events.push(ev(EventKind::ToolCall {
+        events.push(ev(EventKind::ToolCall(ToolCallEvent {
             unit: unit.clone(),
             step: 1,
             call_id: "c".into(),
@@ -130,8 +131,8 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             fixes: vec![],
             timings: StageTimings::default(),
             final_arguments: None,
-        }));
-        events.push(ev(EventKind::ScenarioFinished {
+        })));
+        events.push(ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
             unit,
             passed: false,
             reason: t.clone(),
@@ -139,7 +140,7 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             error: false,
             expectation: None,
             error_kind: None,
-        }));
+        })));
     }
     crate::metrics::build_tables(&events).expect("tables of well-formed events")
 }

@@ -3,6 +3,7 @@
 //! single-machine run's, since tables are computed from events alone and do
 //! not depend on their order.
 
+use crate::events::{RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioStartedEvent};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -49,16 +50,16 @@ pub fn merge_runs(dirs: &[PathBuf], out_dir: &Path) -> Result<RunFolder, MergeEr
         let mut this_start = None;
         for event in events {
             match &event.kind {
-                EventKind::RunStarted { models, suites, trials, seed, .. } => {
+                EventKind::RunStarted(RunStartedEvent { models, suites, trials, seed, .. }) => {
                     this_start = Some(Start { models: models.clone(), suites: suites.clone(), trials: *trials, seed: *seed });
                 }
-                EventKind::RunInterrupted { .. } => return Err(MergeError::Interrupted { dir: dir.clone() }),
-                EventKind::RunFinished { units: n, elapsed_ms: ms } => {
+                EventKind::RunInterrupted(RunInterruptedEvent { .. }) => return Err(MergeError::Interrupted { dir: dir.clone() }),
+                EventKind::RunFinished(RunFinishedEvent { units: n, elapsed_ms: ms }) => {
                     units += n;
                     elapsed_ms = elapsed_ms.max(*ms);
                 }
                 kind => {
-                    if let EventKind::ScenarioStarted { unit } = kind {
+                    if let EventKind::ScenarioStarted(ScenarioStartedEvent { unit }) = kind {
                         if let Some(a) = owner.insert(unit.clone(), dir.clone()) {
                             return Err(MergeError::Duplicate {
                                 model: unit.model.clone(),
@@ -99,17 +100,17 @@ pub fn merge_runs(dirs: &[PathBuf], out_dir: &Path) -> Result<RunFolder, MergeEr
     let (run_id, dir) = crate::run_folder::create_run_folder(out_dir, &new_run_id()).map_err(|e| EventsError::Folder(Box::new(e)))?;
     let log = EventLog::create_in(&dir)?;
     let sources: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    log.emit(EventKind::RunStarted {
+    log.emit(EventKind::RunStarted(RunStartedEvent {
         run_id: run_id.clone(),
         models: start.models,
         suites: start.suites,
         trials: start.trials,
         seed: start.seed,
         config: format!("merged from {}", sources.join(", ")),
-    })?;
+    }))?;
     for event in unit_events {
         log.emit_event(&event)?;
     }
-    log.emit(EventKind::RunFinished { units, elapsed_ms })?;
+    log.emit(EventKind::RunFinished(RunFinishedEvent { units, elapsed_ms }))?;
     Ok(RunFolder { run_id, dir, units, remaining: 0, cassettes: Default::default() })
 }

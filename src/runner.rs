@@ -2,6 +2,7 @@
 //! model's limit, into a run folder — `reports/<run-id>/` with
 //! `events.jsonl` and the tables — and a copy at `reports/latest/`.
 
+use crate::events::{RunFinishedEvent, RunInterruptedEvent, RunStartedEvent};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -126,9 +127,9 @@ pub async fn run(
     }
     let remaining = total - tally.completed;
     if remaining > 0 {
-        events.emit(EventKind::RunInterrupted { completed: tally.completed, remaining })?;
+        events.emit(EventKind::RunInterrupted(RunInterruptedEvent { completed: tally.completed, remaining }))?;
     } else {
-        events.emit(EventKind::RunFinished { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 })?;
+        events.emit(EventKind::RunFinished(RunFinishedEvent { units: total, elapsed_ms: started.elapsed().as_secs_f64() * 1e3 }))?;
     }
     Ok(RunFolder { run_id, dir, units: total, remaining, cassettes: tally.cassettes })
 }
@@ -389,7 +390,7 @@ fn live_transports(config: &Config) -> Result<LiveTransports, RunError> {
 }
 
 fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_origin: &str, suites: &[Suite]) -> Result<(), EventsError> {
-    events.emit(EventKind::RunStarted {
+    events.emit(EventKind::RunStarted(RunStartedEvent {
         run_id: run_id.to_string(),
         models: config
             .models
@@ -400,7 +401,7 @@ fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_ori
         trials: config.run.trials,
         seed: config.run.seed,
         config: config_origin.to_string(),
-    })
+    }))
 }
 
 /// What one unit sends its requests through: the transports of the model

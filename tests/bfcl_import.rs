@@ -4,6 +4,7 @@
 //! exercises the type mapping, the name mapping, the Java/JavaScript
 //! encodings and the checker together.
 
+use calltape::events::ScenarioFinishedEvent;
 use std::path::{Path, PathBuf};
 
 use calltape::bfcl::import::{import_file, Selection};
@@ -129,7 +130,7 @@ async fn a_model_that_answers_right_passes_every_entry() {
         let mut failures = Vec::new();
         let mut finished = 0;
         for e in read_events(&folder.dir.join("events.jsonl")).unwrap() {
-            if let EventKind::ScenarioFinished { unit, passed, reason, .. } = e.kind {
+            if let EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, passed, reason, .. }) = e.kind {
                 finished += 1;
                 if !passed && !unanswerable.contains(&unit.scenario) {
                     failures.push(format!("{}: {reason}", unit.scenario));

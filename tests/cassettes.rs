@@ -3,6 +3,7 @@
 //! tables as the live run, apart from run ids and wall-clock times; missing,
 //! unused and stale recordings are reported as a user needs them to be.
 
+use calltape::events::{CassetteEvent, ModelRequestEvent, ScenarioFinishedEvent};
 use std::path::{Path, PathBuf};
 
 use calltape::config::{Config, ProviderKind, EMBEDDED_DEFAULT};
@@ -50,7 +51,7 @@ async fn run(config: &Config, suites: &[Suite]) -> (RunFolder, Vec<Event>, Table
 fn comparable(events: &[Event]) -> Vec<Value> {
     let mut rows: Vec<(Option<UnitKey>, Value)> = events
         .iter()
-        .filter(|e| !matches!(e.kind, EventKind::Cassette { .. }))
+        .filter(|e| !matches!(e.kind, EventKind::Cassette(CassetteEvent { .. })))
         .map(|e| {
             let mut v = serde_json::to_value(e).unwrap();
             let o = v.as_object_mut().unwrap();
@@ -138,7 +139,7 @@ async fn a_replay_with_nothing_under_the_cassettes_equals_the_live_run() {
     let c = &folder.cassettes;
     assert_eq!((c.missing, c.unused, c.recorded, c.written), (0, 0, 0, 0), "{:?}", c.warnings);
     assert!(c.replayed > units, "every unit made at least one request");
-    assert!(!replay_events.iter().any(|e| matches!(e.kind, EventKind::Cassette { .. })), "an exact replay reports nothing");
+    assert!(!replay_events.iter().any(|e| matches!(e.kind, EventKind::Cassette(CassetteEvent { .. }))), "an exact replay reports nothing");
     let mut expected = comparable(&live_events);
     // The run's model list says what was configured: the provider kind differs, by design of this test.
     expected[0]["models"].as_array_mut().unwrap().iter_mut().for_each(|m| m["provider"] = "openai".into());
@@ -156,7 +157,7 @@ async fn requests_to_a_repair_model_are_recorded_in_the_unit_that_made_them() {
     let (_, record_events, record_tables) = run(&record, &suites).await;
     let repairs_by_strong = record_events
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::ModelRequest { unit, repair_of: Some(_), .. } if unit.model == "sim-cheap-types"))
+        .filter(|e| matches!(&e.kind, EventKind::ModelRequest(ModelRequestEvent { unit, repair_of: Some(_), .. }) if unit.model == "sim-cheap-types"))
         .count();
     assert!(repairs_by_strong > 0, "the suite should make sim-cheap-types need model repair");
     let mut cassettes_with_repairs = 0;
@@ -213,7 +214,9 @@ async fn a_missing_recording_is_an_error_row_that_says_how_to_record_it() {
     let finished = events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::ScenarioFinished { unit, error, reason, .. } if unit.scenario == "parallel-read-two-ranges" => {
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, error, reason, .. })
+                if unit.scenario == "parallel-read-two-ranges" =>
+            {
                 Some((*error, reason))
             }
             _ => None,
@@ -250,7 +253,7 @@ fn request_key_of(events: &[Event]) -> String {
     let error = events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::ModelRequest { error: Some(error), .. } => Some(error.clone()),
+            EventKind::ModelRequest(ModelRequestEvent { error: Some(error), .. }) => Some(error.clone()),
             _ => None,
         })
         .unwrap();
@@ -279,7 +282,7 @@ async fn unused_stale_and_auto() {
     assert!(folder.cassettes.warnings[0]
         .starts_with(&format!("1 recorded interaction(s) left unused in {}: #{n} (sim-cheap-extra, key ", file.display())));
     let reported = events.iter().find_map(|e| match &e.kind {
-        EventKind::Cassette { unused, written, .. } => Some((unused.len(), *written)),
+        EventKind::Cassette(CassetteEvent { unused, written, .. }) => Some((unused.len(), *written)),
         _ => None,
     });
     assert_eq!(reported, Some((1, false)));
@@ -295,7 +298,9 @@ async fn unused_stale_and_auto() {
     let reason = events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::ScenarioFinished { unit, reason, .. } if unit.scenario == "parallel-read-client-server" => Some(reason.clone()),
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, reason, .. }) if unit.scenario == "parallel-read-client-server" => {
+                Some(reason.clone())
+            }
             _ => None,
         })
         .unwrap();

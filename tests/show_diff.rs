@@ -2,6 +2,9 @@
 //! rebuilt from events — on hand-made event sequences (snapshots, reviewed
 //! with `cargo insta review`) and on the bundled default run.
 
+use calltape::events::{
+    ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
+};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -23,7 +26,7 @@ fn ev(kind: EventKind) -> Event {
 }
 
 fn turn(u: &UnitKey, step: u32, text: Option<&str>, finish: &str) -> Event {
-    ev(EventKind::ModelRequest {
+    ev(EventKind::ModelRequest(ModelRequestEvent {
         unit: u.clone(),
         step,
         purpose: RequestPurpose::Turn,
@@ -40,7 +43,7 @@ fn turn(u: &UnitKey, step: u32, text: Option<&str>, finish: &str) -> Event {
         text: text.map(str::to_string),
         reasoning: (step == 1).then(|| "I should read the file first.".to_string()),
         finish_reason: Some(finish.into()),
-    })
+    }))
 }
 
 /// A call, its approval and (when approved) its result; `how` is
@@ -54,7 +57,7 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
         vec![]
     };
     if repaired {
-        out.push(ev(EventKind::ToolRepair {
+        out.push(ev(EventKind::ToolRepair(ToolRepairEvent {
             unit: u.clone(),
             call_id: id.into(),
             tool: tool.into(),
@@ -65,9 +68,9 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
             latency_us: Some(3.0),
             latency_ms: None,
             error: None,
-        }));
+        })));
     }
-    out.push(ev(EventKind::ToolCall {
+    out.push(ev(EventKind::ToolCall(ToolCallEvent {
         unit: u.clone(),
         step,
         call_id: id.into(),
@@ -86,8 +89,8 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
         fixes,
         timings: Default::default(),
         final_arguments: Some(args.clone()),
-    }));
-    out.push(ev(EventKind::ToolApproval {
+    })));
+    out.push(ev(EventKind::ToolApproval(ToolApprovalEvent {
         unit: u.clone(),
         call_id: id.into(),
         tool: tool.into(),
@@ -98,22 +101,22 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
         rule: (!approved).then(|| "scenario#1".to_string()),
         warning: None,
         latency_ms: 0.0,
-    }));
+    })));
     if approved {
-        out.push(ev(EventKind::ToolExecuted {
+        out.push(ev(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: u.clone(),
             call_id: id.into(),
             tool: tool.into(),
             is_error: false,
             scripted: true,
             result: Some(format!("ok from {tool}\nsecond line")),
-        }));
+        })));
     }
     out
 }
 
 fn finished(u: &UnitKey, passed: bool, reason: &str, expectation: Option<FailedExpectation>) -> Event {
-    ev(EventKind::ScenarioFinished {
+    ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
         unit: u.clone(),
         passed,
         reason: reason.into(),
@@ -121,7 +124,7 @@ fn finished(u: &UnitKey, passed: bool, reason: &str, expectation: Option<FailedE
         error: false,
         expectation,
         error_kind: None,
-    })
+    }))
 }
 
 /// The strong model reads, edits, tests and answers; the cheap one reads,
@@ -129,7 +132,7 @@ fn finished(u: &UnitKey, passed: bool, reason: &str, expectation: Option<FailedE
 /// edits another line sent as text (repaired), and fails on `calls`.
 fn two_units() -> Vec<Event> {
     let (s, c) = (key("strong"), key("cheap"));
-    let mut e = vec![ev(EventKind::ScenarioStarted { unit: s.clone() }), turn(&s, 1, None, "tool_calls")];
+    let mut e = vec![ev(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: s.clone() })), turn(&s, 1, None, "tool_calls")];
     e.extend(call(&s, 1, "c1", "read_file", r#"{"path":"a.rs"}"#, json!({"path": "a.rs"}), (false, true)));
     e.push(turn(&s, 2, None, "tool_calls"));
     e.extend(call(&s, 2, "c2", "edit", r#"{"path":"a.rs","line":3}"#, json!({"path": "a.rs", "line": 3}), (false, true)));
@@ -137,7 +140,7 @@ fn two_units() -> Vec<Event> {
     e.push(turn(&s, 3, Some("Fixed: the tests pass."), "stop"));
     e.push(finished(&s, true, "passed", None));
 
-    e.push(ev(EventKind::ScenarioStarted { unit: c.clone() }));
+    e.push(ev(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: c.clone() })));
     e.push(turn(&c, 1, Some("Let me look."), "tool_calls"));
     e.extend(call(&c, 1, "c1", "read_file", r#"{"path":"a.rs"}"#, json!({"path": "a.rs"}), (false, true)));
     e.extend(call(&c, 1, "c4", "list_dir", "{}", json!({}), (false, true)));

@@ -4,6 +4,7 @@
 //! put right the run resumes to the end.
 
 use calltape::config::{Config, EMBEDDED_DEFAULT};
+use calltape::events::ScenarioFinishedEvent;
 
 use calltape::core::modes::CassetteMode;
 use calltape::events::{read_events, EventKind};
@@ -48,7 +49,7 @@ async fn a_scenario_edited_during_the_run_stops_it_with_the_file_named() {
         .unwrap()
         .into_iter()
         .filter_map(|e| match e.kind {
-            EventKind::ScenarioFinished { unit, .. } => Some(unit.scenario),
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, .. }) => Some(unit.scenario),
             _ => None,
         })
         .collect();

@@ -213,6 +213,10 @@ mod tests {
     use crate::config::ProviderKind;
     use crate::core::prices::{Prices, Tier};
     use crate::events::ModelInfo;
+    use crate::events::{
+        CassetteEvent, DenialFollowupEvent, ModelRequestEvent, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent,
+        ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
+    };
     use crate::events::{DenialBehaviour, EventKind, RepairStage, RequestPurpose, UnitKey};
     use crate::pipeline::StageTimings;
     use crate::pipeline::{CallOutcome, InvalidKind};
@@ -226,7 +230,7 @@ mod tests {
     }
 
     fn request(model: &str, input: u64, latency_ms: f64, cost_usd: f64) -> Event {
-        ev(EventKind::ModelRequest {
+        ev(EventKind::ModelRequest(ModelRequestEvent {
             unit: unit(model, "a"),
             step: 1,
             purpose: RequestPurpose::Turn,
@@ -243,11 +247,11 @@ mod tests {
             text: Some("said".into()),
             reasoning: Some("thought".into()),
             finish_reason: Some("stop".into()),
-        })
+        }))
     }
 
     fn call(model: &str, tool: &str, outcome: CallOutcome, kinds: Vec<InvalidKind>) -> Event {
-        ev(EventKind::ToolCall {
+        ev(EventKind::ToolCall(ToolCallEvent {
             unit: unit(model, "a"),
             step: 1,
             call_id: "c".into(),
@@ -262,11 +266,11 @@ mod tests {
             fixes: vec![],
             timings: StageTimings::default(),
             final_arguments: None,
-        })
+        }))
     }
 
     fn finished(model: &str, scenario: &str, passed: bool) -> Event {
-        ev(EventKind::ScenarioFinished {
+        ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
             unit: unit(model, scenario),
             passed,
             reason: String::new(),
@@ -279,7 +283,7 @@ mod tests {
                 expected: None,
             }),
             error_kind: None,
-        })
+        }))
     }
 
     fn info(name: &str) -> ModelInfo {
@@ -290,14 +294,14 @@ mod tests {
     /// 4 requests with latencies 100..400 ms; m2: 1 scenario, no calls.
     fn events() -> Vec<Event> {
         vec![
-            ev(EventKind::RunStarted {
+            ev(EventKind::RunStarted(RunStartedEvent {
                 run_id: "r".into(),
                 models: vec![info("m2"), info("m1")],
                 suites: vec![],
                 trials: 1,
                 seed: 0,
                 config: String::new(),
-            }),
+            })),
             request("m1", 10, 100.0, 0.001),
             request("m1", 20, 200.0, 0.002),
             request("m1", 30, 300.0, 0.003),
@@ -343,14 +347,14 @@ mod tests {
     /// m1 passes a twice, b once (flaky), c never; m2 passes a twice, b never, c twice.
     #[test]
     fn trials_give_pass_k_flakiness_intervals_and_pairs() {
-        let mut events = vec![ev(EventKind::RunStarted {
+        let mut events = vec![ev(EventKind::RunStarted(RunStartedEvent {
             run_id: "r".into(),
             models: vec![info("m1"), info("m2")],
             suites: vec![],
             trials: 2,
             seed: 0,
             config: String::new(),
-        })];
+        }))];
         let verdicts = [
             ("m1", [("a", [true, true]), ("b", [true, false]), ("c", [false, false])]),
             ("m2", [("a", [true, true]), ("b", [false, false]), ("c", [true, true])]),
@@ -359,7 +363,7 @@ mod tests {
             for (scenario, trials) in scenarios {
                 for (trial, passed) in trials.into_iter().enumerate() {
                     let unit = UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: trial as u32 };
-                    events.push(ev(EventKind::ScenarioFinished {
+                    events.push(ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
                         unit,
                         passed,
                         reason: String::new(),
@@ -367,7 +371,7 @@ mod tests {
                         error: false,
                         expectation: None,
                         error_kind: None,
-                    }));
+                    })));
                 }
             }
         }
@@ -459,7 +463,7 @@ mod tests {
     #[test]
     fn run_info_comes_from_the_run_events() {
         let mut events = events();
-        events.push(ev(EventKind::RunFinished { units: 3, elapsed_ms: 12.5 }));
+        events.push(ev(EventKind::RunFinished(RunFinishedEvent { units: 3, elapsed_ms: 12.5 })));
         let run = build_tables(&events).unwrap().run;
         assert_eq!(run.run_id, "r");
         assert_eq!(run.suites, Vec::<String>::new());
@@ -469,7 +473,7 @@ mod tests {
     #[test]
     fn every_table_has_the_columns_of_its_schema() {
         let mut events = events();
-        events.push(ev(EventKind::ToolRepair {
+        events.push(ev(EventKind::ToolRepair(ToolRepairEvent {
             unit: unit("m1", "a"),
             call_id: "c".into(),
             tool: "Bash".into(),
@@ -480,7 +484,7 @@ mod tests {
             latency_us: Some(3.0),
             latency_ms: None,
             error: None,
-        }));
+        })));
         let t = build_tables(&events).unwrap();
         let expected: [&[&str]; 7] = [
             &schema::SUMMARY,
@@ -511,21 +515,21 @@ mod tests {
         let u = || unit("m", "a");
         let fix = || Fix { stage: FixStage::Syntax, kind: "trailing_comma".into(), path: String::new(), detail: String::new() };
         let mut request = request("m", 1, 2.0, 0.1);
-        if let EventKind::ModelRequest { repair_of, ttft_ms, error, rejected_call, .. } = &mut request.kind {
+        if let EventKind::ModelRequest(ModelRequestEvent { repair_of, ttft_ms, error, rejected_call, .. }) = &mut request.kind {
             (*repair_of, *ttft_ms, *error, *rejected_call) = (Some("t".into()), Some(1.0), Some("e".into()), Some("r".into()));
         }
         let mut call = call("m", "t", CallOutcome::Repaired, vec![InvalidKind::WrongType]);
-        if let EventKind::ToolCall { issues, fixes, final_arguments, .. } = &mut call.kind {
+        if let EventKind::ToolCall(ToolCallEvent { issues, fixes, final_arguments, .. }) = &mut call.kind {
             *issues = vec![CallIssue { kind: InvalidKind::WrongType, path: "/a".into(), message: "m".into() }];
             *fixes = vec![fix()];
             *final_arguments = Some(serde_json::json!({}));
         }
         vec![
             events()[0].clone(),
-            ev(EventKind::ScenarioStarted { unit: u() }),
+            ev(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: u() })),
             request,
             call,
-            ev(EventKind::ToolRepair {
+            ev(EventKind::ToolRepair(ToolRepairEvent {
                 unit: u(),
                 call_id: "c".into(),
                 tool: "t".into(),
@@ -536,8 +540,8 @@ mod tests {
                 latency_us: None,
                 latency_ms: Some(4.0),
                 error: Some("e".into()),
-            }),
-            ev(EventKind::ToolApproval {
+            })),
+            ev(EventKind::ToolApproval(ToolApprovalEvent {
                 unit: u(),
                 call_id: "c".into(),
                 tool: "t".into(),
@@ -548,17 +552,22 @@ mod tests {
                 rule: Some("config#1".into()),
                 warning: Some("w".into()),
                 latency_ms: 1.0,
-            }),
-            ev(EventKind::DenialFollowup { unit: u(), call_id: "c".into(), tool: "t".into(), behaviour: DenialBehaviour::Answered }),
-            ev(EventKind::ToolExecuted {
+            })),
+            ev(EventKind::DenialFollowup(DenialFollowupEvent {
+                unit: u(),
+                call_id: "c".into(),
+                tool: "t".into(),
+                behaviour: DenialBehaviour::Answered,
+            })),
+            ev(EventKind::ToolExecuted(ToolExecutedEvent {
                 unit: u(),
                 call_id: "c".into(),
                 tool: "t".into(),
                 is_error: false,
                 scripted: true,
                 result: Some("ok".into()),
-            }),
-            ev(EventKind::ScenarioFinished {
+            })),
+            ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
                 unit: u(),
                 passed: false,
                 reason: "request failed".into(),
@@ -570,8 +579,8 @@ mod tests {
                     tool: Some("t".into()),
                     expected: None,
                 }),
-            }),
-            ev(EventKind::Cassette {
+            })),
+            ev(EventKind::Cassette(CassetteEvent {
                 unit: u(),
                 path: "p".into(),
                 mode: CassetteMode::Replay,
@@ -581,9 +590,9 @@ mod tests {
                 unused: vec![],
                 written: false,
                 error: None,
-            }),
-            ev(EventKind::RunFinished { units: 1, elapsed_ms: 1.0 }),
-            ev(EventKind::RunInterrupted { completed: 1, remaining: 1 }),
+            })),
+            ev(EventKind::RunFinished(RunFinishedEvent { units: 1, elapsed_ms: 1.0 })),
+            ev(EventKind::RunInterrupted(RunInterruptedEvent { completed: 1, remaining: 1 })),
         ]
     }
 
@@ -591,18 +600,18 @@ mod tests {
     /// must be given a place here, and a sample in `one_of_each_kind`.
     fn place(kind: &EventKind) -> usize {
         match kind {
-            EventKind::RunStarted { .. } => 0,
-            EventKind::ScenarioStarted { .. } => 1,
-            EventKind::ModelRequest { .. } => 2,
-            EventKind::ToolCall { .. } => 3,
-            EventKind::ToolRepair { .. } => 4,
-            EventKind::ToolApproval { .. } => 5,
-            EventKind::DenialFollowup { .. } => 6,
-            EventKind::ToolExecuted { .. } => 7,
-            EventKind::ScenarioFinished { .. } => 8,
-            EventKind::Cassette { .. } => 9,
-            EventKind::RunFinished { .. } => 10,
-            EventKind::RunInterrupted { .. } => 11,
+            EventKind::RunStarted(RunStartedEvent { .. }) => 0,
+            EventKind::ScenarioStarted(ScenarioStartedEvent { .. }) => 1,
+            EventKind::ModelRequest(ModelRequestEvent { .. }) => 2,
+            EventKind::ToolCall(ToolCallEvent { .. }) => 3,
+            EventKind::ToolRepair(ToolRepairEvent { .. }) => 4,
+            EventKind::ToolApproval(ToolApprovalEvent { .. }) => 5,
+            EventKind::DenialFollowup(DenialFollowupEvent { .. }) => 6,
+            EventKind::ToolExecuted(ToolExecutedEvent { .. }) => 7,
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { .. }) => 8,
+            EventKind::Cassette(CassetteEvent { .. }) => 9,
+            EventKind::RunFinished(RunFinishedEvent { .. }) => 10,
+            EventKind::RunInterrupted(RunInterruptedEvent { .. }) => 11,
         }
     }
 
@@ -642,23 +651,23 @@ mod tests {
         for e in &mut quiet {
             e.ts_ms += 7;
             match &mut e.kind {
-                EventKind::ModelRequest { step, status, rejected_call, text, reasoning, .. } => {
+                EventKind::ModelRequest(ModelRequestEvent { step, status, rejected_call, text, reasoning, .. }) => {
                     (*step, *status, *rejected_call, *text, *reasoning) = (9, Some(500), None, None, Some("other".into()))
                 }
-                EventKind::ToolCall { raw_name, arguments, issues, fixes, final_arguments, .. } => {
+                EventKind::ToolCall(ToolCallEvent { raw_name, arguments, issues, fixes, final_arguments, .. }) => {
                     (*raw_name, *arguments, *final_arguments) = ("x".into(), "[]".into(), None);
                     issues.clear();
                     fixes.clear();
                 }
-                EventKind::ScenarioFinished { steps, .. } => *steps = 9,
-                EventKind::ToolExecuted { is_error, .. } => *is_error = true,
-                EventKind::RunFinished { units, .. } => *units = 9,
+                EventKind::ScenarioFinished(ScenarioFinishedEvent { steps, .. }) => *steps = 9,
+                EventKind::ToolExecuted(ToolExecutedEvent { is_error, .. }) => *is_error = true,
+                EventKind::RunFinished(RunFinishedEvent { units, .. }) => *units = 9,
                 _ => {}
             }
         }
         assert!(tables(&quiet) == before, "a not-counted field changed a table");
         let mut loud = base.clone();
-        if let EventKind::ModelRequest { cached_input_tokens, .. } = &mut loud[2].kind {
+        if let EventKind::ModelRequest(ModelRequestEvent { cached_input_tokens, .. }) = &mut loud[2].kind {
             *cached_input_tokens = 99;
         }
         assert!(tables(&loud) != before, "a counted field changed no table");
@@ -668,7 +677,7 @@ mod tests {
         for (to_error, to_kind) in changes {
             let mut loud = base.clone();
             for e in &mut loud {
-                if let EventKind::ScenarioFinished { error, error_kind, .. } = &mut e.kind {
+                if let EventKind::ScenarioFinished(ScenarioFinishedEvent { error, error_kind, .. }) = &mut e.kind {
                     (*error, *error_kind) = (to_error, to_kind);
                 }
             }

@@ -10,11 +10,15 @@
 //! the events here — and `Rows::add` decides, variant by variant and field
 //! by field, what is counted (`FIELDS` lists it).
 
+use crate::events::{
+    CassetteEvent, DenialFollowupEvent, ModelRequestEvent, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioFinishedEvent,
+    ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
+};
 use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
-use crate::events::{DenialBehaviour, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitError, UnitKey};
+use crate::events::{DenialBehaviour, Event, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitError, UnitKey};
 use crate::pipeline::{CallOutcome, InvalidKind};
 
 /// Strings (model, tool, suite, scenario, reason names) stored once, by id.
@@ -175,11 +179,11 @@ impl Parsed {
 }
 
 /// Reads one line as an event; a line that is not one is an error with
-/// serde's message (which names what is wrong). Only the `EventKind` of the
-/// `Event` is read: its time (`ts_ms`) is not counted, and reading the
-/// `Event` whole would have serde buffer every line twice (it flattens).
+/// serde's message (which names what is wrong). `Event`'s reader takes the
+/// body straight from the line (see `events::decode`); its time (`ts_ms`)
+/// is not counted.
 pub(super) fn parse_line(text: &str) -> Result<Parsed, String> {
-    serde_json::from_str::<EventKind>(text).map(Parsed::new).map_err(|e| e.to_string())
+    serde_json::from_str::<Event>(text).map(|event| Parsed::new(event.kind)).map_err(|e| e.to_string())
 }
 
 /// Per event kind (its `event` tag): the fields the tables count, and the
@@ -266,11 +270,11 @@ impl Rows {
         // Every variant and every field is named (no `..`, no `_ =>`): a
         // new one must be counted here or listed in `FIELDS` as not counted.
         match &parsed.kind {
-            EventKind::RunStarted { run_id, models, suites, trials, seed, config } => {
+            EventKind::RunStarted(RunStartedEvent { run_id, models, suites, trials, seed, config }) => {
                 self.add_run(run_id, models, suites, *trials, *seed, config)
             }
-            EventKind::ScenarioStarted { unit: _ } => {}
-            EventKind::ModelRequest {
+            EventKind::ScenarioStarted(ScenarioStartedEvent { unit: _ }) => {}
+            EventKind::ModelRequest(ModelRequestEvent {
                 unit,
                 step: _,
                 purpose,
@@ -287,7 +291,7 @@ impl Rows {
                 text: _,
                 reasoning: _,
                 finish_reason: _,
-            } => {
+            }) => {
                 let unit = self.unit(unit, hash);
                 let u = &mut self.units[unit as usize];
                 u.latency_ms += latency_ms;
@@ -306,7 +310,7 @@ impl Rows {
                     ttft_ms: *ttft_ms,
                 });
             }
-            EventKind::ToolCall {
+            EventKind::ToolCall(ToolCallEvent {
                 unit,
                 step: _,
                 call_id: _,
@@ -321,7 +325,7 @@ impl Rows {
                 fixes: _,
                 timings: _,
                 final_arguments: _,
-            } => {
+            }) => {
                 let unit = self.unit(unit, hash);
                 let repaired = *outcome == CallOutcome::Repaired;
                 let by_model = *repaired_by == Some(RepairStage::Model);
@@ -338,7 +342,18 @@ impl Rows {
                     *count += u64::from(invalid_kinds.contains(&kind));
                 }
             }
-            EventKind::ToolRepair { unit, call_id: _, tool, stage, attempt: _, fixes: _, succeeded, latency_us, latency_ms, error: _ } => {
+            EventKind::ToolRepair(ToolRepairEvent {
+                unit,
+                call_id: _,
+                tool,
+                stage,
+                attempt: _,
+                fixes: _,
+                succeeded,
+                latency_us,
+                latency_ms,
+                error: _,
+            }) => {
                 let unit = self.unit(unit, hash);
                 let tool = self.names.id(tool);
                 self.repairs.push(RepairRow {
@@ -350,7 +365,7 @@ impl Rows {
                     succeeded: *succeeded,
                 });
             }
-            EventKind::ToolApproval {
+            EventKind::ToolApproval(ToolApprovalEvent {
                 unit,
                 call_id: _,
                 tool,
@@ -361,7 +376,7 @@ impl Rows {
                 rule: _,
                 warning,
                 latency_ms: _,
-            } => {
+            }) => {
                 let unit = self.unit(unit, hash);
                 let key = self.tool_key(unit, tool);
                 let a = self.approvals.entry(key).or_default();
@@ -369,7 +384,7 @@ impl Rows {
                 a.approved += u64::from(*approved);
                 a.warnings += u64::from(warning.is_some());
             }
-            EventKind::DenialFollowup { unit, call_id: _, tool, behaviour } => {
+            EventKind::DenialFollowup(DenialFollowupEvent { unit, call_id: _, tool, behaviour }) => {
                 let unit = self.unit(unit, hash);
                 let key = self.tool_key(unit, tool);
                 let a = self.approvals.entry(key).or_default();
@@ -377,17 +392,27 @@ impl Rows {
                     *count += u64::from(*behaviour == b);
                 }
             }
-            EventKind::ToolExecuted { unit: _, call_id: _, tool: _, is_error: _, scripted: _, result: _ } => {}
-            EventKind::ScenarioFinished { unit, passed, reason, steps: _, error, error_kind, expectation: _ } => {
+            EventKind::ToolExecuted(ToolExecutedEvent { unit: _, call_id: _, tool: _, is_error: _, scripted: _, result: _ }) => {}
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, passed, reason, steps: _, error, error_kind, expectation: _ }) => {
                 let unit = self.unit(unit, hash);
                 let reason = self.names.id(reason);
                 // Older events files say only that the unit errored, not how.
                 let error = error.then(|| error_kind.unwrap_or(UnitError::Request));
                 self.scenarios.push(ScenarioRow { unit, passed: *passed, reason, error });
             }
-            EventKind::Cassette { unit: _, path: _, mode: _, replayed: _, recorded: _, missing: _, unused: _, written: _, error: _ } => {}
-            EventKind::RunFinished { units: _, elapsed_ms } => self.run.elapsed_ms = Some(*elapsed_ms),
-            EventKind::RunInterrupted { completed: _, remaining: _ } => {}
+            EventKind::Cassette(CassetteEvent {
+                unit: _,
+                path: _,
+                mode: _,
+                replayed: _,
+                recorded: _,
+                missing: _,
+                unused: _,
+                written: _,
+                error: _,
+            }) => {}
+            EventKind::RunFinished(RunFinishedEvent { units: _, elapsed_ms }) => self.run.elapsed_ms = Some(*elapsed_ms),
+            EventKind::RunInterrupted(RunInterruptedEvent { completed: _, remaining: _ }) => {}
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod trust;
 
+use crate::events::{RunStartedEvent, ScenarioFinishedEvent};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -207,7 +208,7 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
     let done: HashSet<UnitKey> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ScenarioFinished { unit, .. } => Some(unit.clone()),
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, .. }) => Some(unit.clone()),
             _ => None,
         })
         .collect();
@@ -215,7 +216,7 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
         .iter()
         .filter(|e| match e.kind.unit() {
             Some(unit) => done.contains(unit),
-            None => matches!(e.kind, EventKind::RunStarted { .. }),
+            None => matches!(e.kind, EventKind::RunStarted(RunStartedEvent { .. })),
         })
         .collect();
     run_folder::write_file_durable(dir, run_folder::EVENTS_FILE, |w| {
@@ -231,6 +232,7 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::{RunInterruptedEvent, ScenarioFinishedEvent, ScenarioStartedEvent};
 
     #[test]
     fn shards_parse_and_split_every_scenario_exactly_once() {
@@ -256,19 +258,21 @@ mod tests {
         let (_, dir) = run_folder::create_run_folder(out.path(), "r").unwrap();
         let log = EventLog::create_in(&dir).unwrap();
         let unit = |s: &str| UnitKey { model: "m".into(), suite: "s".into(), scenario: s.into(), trial: 0 };
-        let finished = |s: &str| EventKind::ScenarioFinished {
-            unit: unit(s),
-            passed: true,
-            reason: "passed".into(),
-            steps: 1,
-            error: false,
-            expectation: None,
-            error_kind: None,
+        let finished = |s: &str| {
+            EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                unit: unit(s),
+                passed: true,
+                reason: "passed".into(),
+                steps: 1,
+                error: false,
+                expectation: None,
+                error_kind: None,
+            })
         };
-        log.emit(EventKind::ScenarioStarted { unit: unit("a") }).unwrap();
-        log.emit(EventKind::ScenarioStarted { unit: unit("b") }).unwrap();
+        log.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit("a") })).unwrap();
+        log.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit("b") })).unwrap();
         log.emit(finished("a")).unwrap();
-        log.emit(EventKind::RunInterrupted { completed: 1, remaining: 1 }).unwrap();
+        log.emit(EventKind::RunInterrupted(RunInterruptedEvent { completed: 1, remaining: 1 })).unwrap();
         drop(log);
         // Killed mid-write: half an event at the end.
         let mut file = std::fs::OpenOptions::new().append(true).open(dir.join("events.jsonl")).unwrap();
@@ -277,6 +281,6 @@ mod tests {
         assert_eq!(done, HashSet::from([unit("a")]));
         let left = read_events(&dir.join("events.jsonl")).unwrap();
         let kinds: Vec<EventKind> = left.into_iter().map(|e| e.kind).collect();
-        assert_eq!(kinds, vec![EventKind::ScenarioStarted { unit: unit("a") }, finished("a")]);
+        assert_eq!(kinds, vec![EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit("a") }), finished("a")]);
     }
 }

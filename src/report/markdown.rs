@@ -93,6 +93,7 @@ impl Exporter for Markdown {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::ScenarioFinishedEvent;
     use crate::events::{Event, EventKind, UnitKey};
     use crate::report::sections::FAILURES_LISTED;
 
@@ -100,7 +101,7 @@ mod tests {
     fn lists_the_first_failures_and_says_where_the_rest_are() {
         let failed = |i: usize| Event {
             ts_ms: 0,
-            kind: EventKind::ScenarioFinished {
+            kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
                 passed: false,
                 reason: "wrong".into(),
@@ -108,7 +109,7 @@ mod tests {
                 error: false,
                 expectation: None,
                 error_kind: None,
-            },
+            }),
         };
         let events: Vec<Event> = (0..FAILURES_LISTED + 50).map(failed).collect();
         let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();
@@ -121,7 +122,7 @@ mod tests {
     fn long_reasons_list_fewer_failures_and_keep_the_file_under_a_comment() {
         let failed = |i: usize| Event {
             ts_ms: 0,
-            kind: EventKind::ScenarioFinished {
+            kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
                 passed: false,
                 reason: format!("wrong: {}", "é".repeat(900)),
@@ -129,7 +130,7 @@ mod tests {
                 error: false,
                 expectation: None,
                 error_kind: None,
-            },
+            }),
         };
         let events: Vec<Event> = (0..FAILURES_LISTED).map(failed).collect();
         let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();

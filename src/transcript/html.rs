@@ -187,13 +187,14 @@ pub fn page(listed: &[UnitKey], total_failed: usize, all: &[UnitTranscript], sho
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::ScenarioFinishedEvent;
     use crate::events::{Event, EventKind};
     use crate::report::anchor::{listed_failures, transcript_link};
 
     fn finished(i: usize, reason: &str) -> Event {
         Event {
             ts_ms: 0,
-            kind: EventKind::ScenarioFinished {
+            kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i:04}"), trial: 0 },
                 passed: false,
                 reason: reason.into(),
@@ -201,7 +202,7 @@ mod tests {
                 error: false,
                 expectation: None,
                 error_kind: None,
-            },
+            }),
         }
     }
 

@@ -8,6 +8,10 @@ pub mod align;
 pub mod html;
 pub mod render;
 
+use crate::events::{
+    DenialFollowupEvent, ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent,
+    ToolExecutedEvent, ToolRepairEvent,
+};
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -143,15 +147,22 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
     let mut pending: BTreeMap<(UnitKey, String), Vec<RepairAttempt>> = BTreeMap::new();
     for event in events {
         let Some(key) = event.kind.unit() else { continue };
-        if let EventKind::ScenarioStarted { unit } = &event.kind {
+        if let EventKind::ScenarioStarted(ScenarioStartedEvent { unit }) = &event.kind {
             units.insert(unit.clone(), UnitTranscript::new(unit.clone()));
             continue;
         }
         let t = units.entry(key.clone()).or_insert_with(|| UnitTranscript::new(key.clone()));
         match &event.kind {
-            EventKind::ModelRequest {
-                purpose: RequestPurpose::Turn, step, error, rejected_call, text, reasoning, finish_reason, ..
-            } => t.turns.push(Turn {
+            EventKind::ModelRequest(ModelRequestEvent {
+                purpose: RequestPurpose::Turn,
+                step,
+                error,
+                rejected_call,
+                text,
+                reasoning,
+                finish_reason,
+                ..
+            }) => t.turns.push(Turn {
                 step: *step,
                 text: text.clone(),
                 reasoning: reasoning.clone(),
@@ -160,11 +171,11 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                 rejected_call: rejected_call.clone(),
                 calls: Vec::new(),
             }),
-            EventKind::ToolRepair { call_id, stage, attempt, succeeded, error, .. } => pending
+            EventKind::ToolRepair(ToolRepairEvent { call_id, stage, attempt, succeeded, error, .. }) => pending
                 .entry((key.clone(), call_id.clone()))
                 .or_default()
                 .push(RepairAttempt { stage: *stage, attempt: *attempt, succeeded: *succeeded, error: error.clone() }),
-            EventKind::ToolCall {
+            EventKind::ToolCall(ToolCallEvent {
                 step,
                 call_id,
                 raw_name,
@@ -177,7 +188,7 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                 fixes,
                 final_arguments,
                 ..
-            } => {
+            }) => {
                 if t.turns.last().is_none_or(|turn| turn.step != *step) {
                     t.turns.push(Turn {
                         step: *step,
@@ -208,7 +219,7 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                     after_denial: None,
                 });
             }
-            EventKind::ToolApproval { call_id, approved, reason, decided_by, rule, warning, .. } => {
+            EventKind::ToolApproval(ToolApprovalEvent { call_id, approved, reason, decided_by, rule, warning, .. }) => {
                 if let Some(c) = t.call_mut(call_id) {
                     c.approval = Some(ApprovalStory {
                         approved: *approved,
@@ -219,17 +230,17 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                     });
                 }
             }
-            EventKind::ToolExecuted { call_id, is_error, scripted, result, .. } => {
+            EventKind::ToolExecuted(ToolExecutedEvent { call_id, is_error, scripted, result, .. }) => {
                 if let Some(c) = t.call_mut(call_id) {
                     c.result = Some(ResultStory { is_error: *is_error, scripted: *scripted, content: result.clone() });
                 }
             }
-            EventKind::DenialFollowup { call_id, behaviour, .. } => {
+            EventKind::DenialFollowup(DenialFollowupEvent { call_id, behaviour, .. }) => {
                 if let Some(c) = t.call_mut(call_id) {
                     c.after_denial = Some(*behaviour);
                 }
             }
-            EventKind::ScenarioFinished { passed, reason, steps, error, expectation, .. } => {
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { passed, reason, steps, error, expectation, .. }) => {
                 t.verdict = Some(VerdictStory {
                     passed: *passed,
                     reason: reason.clone(),
@@ -275,13 +286,14 @@ pub fn scenario_matches(glob: &str, unit: &UnitKey) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::{ScenarioFinishedEvent, ScenarioStartedEvent};
 
     #[test]
     fn a_resumed_unit_keeps_its_last_run_and_selection_globs_scenarios() {
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "read-a".into(), trial: 1 };
         let finished = |passed| Event {
             ts_ms: 0,
-            kind: EventKind::ScenarioFinished {
+            kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
                 unit: unit.clone(),
                 passed,
                 reason: "r".into(),
@@ -289,9 +301,9 @@ mod tests {
                 error: false,
                 expectation: None,
                 error_kind: None,
-            },
+            }),
         };
-        let started = Event { ts_ms: 0, kind: EventKind::ScenarioStarted { unit: unit.clone() } };
+        let started = Event { ts_ms: 0, kind: EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit.clone() }) };
         let all = transcripts(&[started.clone(), finished(false), started, finished(true)]);
         assert_eq!(all.len(), 1);
         assert!(all[0].verdict.as_ref().unwrap().passed);

@@ -8,6 +8,7 @@
 //! When the unit ends, `finish` writes what record and auto mode gathered and
 //! says what went unused or was missing.
 
+use crate::events::CassetteEvent;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -450,16 +451,18 @@ impl CassetteOutcome {
     /// an exact replay says nothing, so its events are those of the run it replays.
     pub fn event(&self) -> Option<EventKind> {
         let quiet = self.recorded == 0 && !self.written && self.missing.is_empty() && self.unused.is_empty() && self.error.is_none();
-        (!quiet).then(|| EventKind::Cassette {
-            unit: self.unit.clone(),
-            path: self.path.display().to_string(),
-            mode: self.mode,
-            replayed: self.replayed as u32,
-            recorded: self.recorded as u32,
-            missing: self.missing.len() as u32,
-            unused: self.unused.iter().map(|u| format!("#{} {} {}", u.index + 1, u.model, u.key)).collect(),
-            written: self.written,
-            error: self.error.as_ref().map(|e| e.to_string()),
+        (!quiet).then(|| {
+            EventKind::Cassette(CassetteEvent {
+                unit: self.unit.clone(),
+                path: self.path.display().to_string(),
+                mode: self.mode,
+                replayed: self.replayed as u32,
+                recorded: self.recorded as u32,
+                missing: self.missing.len() as u32,
+                unused: self.unused.iter().map(|u| format!("#{} {} {}", u.index + 1, u.model, u.key)).collect(),
+                written: self.written,
+                error: self.error.as_ref().map(|e| e.to_string()),
+            })
         })
     }
 }

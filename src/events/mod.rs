@@ -15,6 +15,8 @@ use crate::config::ProviderKind;
 use crate::core::modes::CassetteMode;
 use crate::core::prices::{Prices, Tier};
 use crate::pipeline::approval::Decider;
+mod decode;
+
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
 
 /// Characters of a model's text or reasoning kept in an event: enough to
@@ -154,189 +156,242 @@ impl UnitError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {
-    RunStarted {
-        run_id: String,
-        models: Vec<ModelInfo>,
-        suites: Vec<String>,
-        trials: u32,
-        seed: u64,
-        config: String,
-    },
-    ScenarioStarted {
-        #[serde(flatten)]
-        unit: UnitKey,
-    },
-    ModelRequest {
-        #[serde(flatten)]
-        unit: UnitKey,
-        step: u32,
-        purpose: RequestPurpose,
-        /// For a repair request: the tool whose call it repairs.
-        repair_of: Option<String>,
-        status: Option<u16>,
-        input_tokens: u64,
-        output_tokens: u64,
-        cached_input_tokens: u64,
-        cost_usd: f64,
-        latency_ms: f64,
-        /// Time to the first streamed event (streaming requests only).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        ttft_ms: Option<f64>,
-        error: Option<String>,
-        /// The server's message when it rejected the model's output as a
-        /// call (the model answered; this is not a request error).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rejected_call: Option<String>,
-        /// The answer's text, as the transport redacted it, cut to
-        /// [`TEXT_CHARS`] with a byte count (see `quote::bounded`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        text: Option<String>,
-        /// Reasoning text the provider returned beside the answer; bounded likewise.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reasoning: Option<String>,
-        /// Why the model stopped (`stop`, `tool_calls`, `length`…), as the provider said.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        finish_reason: Option<String>,
-    },
-    ToolCall {
-        #[serde(flatten)]
-        unit: UnitKey,
-        step: u32,
-        call_id: String,
-        /// The name as the model wrote it.
-        raw_name: String,
-        /// The resolved tool, or the raw name when none matched.
-        tool: String,
-        arguments: String,
-        outcome: CallOutcome,
-        /// Which stage made it valid, when it was repaired.
-        repaired_by: Option<RepairStage>,
-        /// What was wrong with the call as the model sent it.
-        invalid_kinds: Vec<InvalidKind>,
-        issues: Vec<CallIssue>,
-        /// What is still wrong, when the outcome is invalid.
-        remaining_kinds: Vec<InvalidKind>,
-        fixes: Vec<Fix>,
-        timings: StageTimings,
-        /// The arguments as they went on (after repair); absent for an invalid call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        final_arguments: Option<serde_json::Value>,
-    },
-    ToolRepair {
-        #[serde(flatten)]
-        unit: UnitKey,
-        call_id: String,
-        tool: String,
-        stage: RepairStage,
-        /// 1-based attempt number (model repair); 1 for local repair.
-        attempt: u32,
-        fixes: Vec<Fix>,
-        succeeded: bool,
-        /// Local repair: microseconds in-process. Model repair: the request's milliseconds.
-        latency_us: Option<f64>,
-        latency_ms: Option<f64>,
-        error: Option<String>,
-    },
-    ToolApproval {
-        #[serde(flatten)]
-        unit: UnitKey,
-        call_id: String,
-        tool: String,
-        /// The arguments judged: after repair, as they would run.
-        arguments: serde_json::Value,
-        approved: bool,
-        reason: Option<String>,
-        decided_by: Decider,
-        /// The script rule that decided, as `scenario#N` or `config#N`.
-        rule: Option<String>,
-        /// Set when the call was approved only because nothing could answer.
-        warning: Option<String>,
-        latency_ms: f64,
-    },
+    RunStarted(RunStartedEvent),
+    ScenarioStarted(ScenarioStartedEvent),
+    ModelRequest(ModelRequestEvent),
+    ToolCall(ToolCallEvent),
+    ToolRepair(ToolRepairEvent),
+    ToolApproval(ToolApprovalEvent),
     /// What the model did next after one of its calls was denied.
-    DenialFollowup {
-        #[serde(flatten)]
-        unit: UnitKey,
-        call_id: String,
-        tool: String,
-        behaviour: DenialBehaviour,
-    },
-    ToolExecuted {
-        #[serde(flatten)]
-        unit: UnitKey,
-        call_id: String,
-        tool: String,
-        is_error: bool,
-        scripted: bool,
-        /// What went back to the model, cut to [`RESULT_CHARS`] with a byte count.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<String>,
-    },
-    ScenarioFinished {
-        #[serde(flatten)]
-        unit: UnitKey,
-        passed: bool,
-        reason: String,
-        steps: u32,
-        /// The unit could not run to a verdict (see `error_kind`): it is
-        /// counted apart from the pass rates, not as a failure.
-        error: bool,
-        /// The expectation a failed unit missed (absent when it passed).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        expectation: Option<FailedExpectation>,
-        /// Why it could not, when `error` is set (absent in events files
-        /// written before it was recorded: read as `UnitError::Request`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error_kind: Option<UnitError>,
-    },
+    DenialFollowup(DenialFollowupEvent),
+    ToolExecuted(ToolExecutedEvent),
+    ScenarioFinished(ScenarioFinishedEvent),
     /// What a unit's cassette did, when there is something to say: it
     /// recorded or wrote, a request found no recording, or recorded
     /// interactions went unused. An exact replay emits none.
-    Cassette {
-        #[serde(flatten)]
-        unit: UnitKey,
-        path: String,
-        mode: CassetteMode,
-        replayed: u32,
-        recorded: u32,
-        missing: u32,
-        /// Recorded interactions nothing asked for, as `#N model key`.
-        unused: Vec<String>,
-        written: bool,
-        error: Option<String>,
-    },
-    RunFinished {
-        units: u64,
-        elapsed_ms: f64,
-    },
+    Cassette(CassetteEvent),
+    RunFinished(RunFinishedEvent),
     /// The run was stopped (Ctrl-C, SIGTERM) before every unit ran;
     /// `calltape run --resume` runs the rest.
-    RunInterrupted {
-        completed: u64,
-        remaining: u64,
-    },
+    RunInterrupted(RunInterruptedEvent),
+}
+
+/// The body of [`EventKind::RunStarted`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunStartedEvent {
+    pub run_id: String,
+    pub models: Vec<ModelInfo>,
+    pub suites: Vec<String>,
+    pub trials: u32,
+    pub seed: u64,
+    pub config: String,
+}
+
+/// The body of [`EventKind::ScenarioStarted`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioStartedEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+}
+
+/// The body of [`EventKind::ModelRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequestEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub step: u32,
+    pub purpose: RequestPurpose,
+    /// For a repair request: the tool whose call it repairs.
+    pub repair_of: Option<String>,
+    pub status: Option<u16>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cost_usd: f64,
+    pub latency_ms: f64,
+    /// Time to the first streamed event (streaming requests only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+    pub error: Option<String>,
+    /// The server's message when it rejected the model's output as a
+    /// call (the model answered; this is not a request error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected_call: Option<String>,
+    /// The answer's text, as the transport redacted it, cut to
+    /// [`TEXT_CHARS`] with a byte count (see `quote::bounded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Reasoning text the provider returned beside the answer; bounded likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Why the model stopped (`stop`, `tool_calls`, `length`…), as the provider said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+/// The body of [`EventKind::ToolCall`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub step: u32,
+    pub call_id: String,
+    /// The name as the model wrote it.
+    pub raw_name: String,
+    /// The resolved tool, or the raw name when none matched.
+    pub tool: String,
+    pub arguments: String,
+    pub outcome: CallOutcome,
+    /// Which stage made it valid, when it was repaired.
+    pub repaired_by: Option<RepairStage>,
+    /// What was wrong with the call as the model sent it.
+    pub invalid_kinds: Vec<InvalidKind>,
+    pub issues: Vec<CallIssue>,
+    /// What is still wrong, when the outcome is invalid.
+    pub remaining_kinds: Vec<InvalidKind>,
+    pub fixes: Vec<Fix>,
+    pub timings: StageTimings,
+    /// The arguments as they went on (after repair); absent for an invalid call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_arguments: Option<serde_json::Value>,
+}
+
+/// The body of [`EventKind::ToolRepair`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRepairEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub call_id: String,
+    pub tool: String,
+    pub stage: RepairStage,
+    /// 1-based attempt number (model repair); 1 for local repair.
+    pub attempt: u32,
+    pub fixes: Vec<Fix>,
+    pub succeeded: bool,
+    /// Local repair: microseconds in-process. Model repair: the request's milliseconds.
+    pub latency_us: Option<f64>,
+    pub latency_ms: Option<f64>,
+    pub error: Option<String>,
+}
+
+/// The body of [`EventKind::ToolApproval`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolApprovalEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub call_id: String,
+    pub tool: String,
+    /// The arguments judged: after repair, as they would run.
+    pub arguments: serde_json::Value,
+    pub approved: bool,
+    pub reason: Option<String>,
+    pub decided_by: Decider,
+    /// The script rule that decided, as `scenario#N` or `config#N`.
+    pub rule: Option<String>,
+    /// Set when the call was approved only because nothing could answer.
+    pub warning: Option<String>,
+    pub latency_ms: f64,
+}
+
+/// The body of [`EventKind::DenialFollowup`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DenialFollowupEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub call_id: String,
+    pub tool: String,
+    pub behaviour: DenialBehaviour,
+}
+
+/// The body of [`EventKind::ToolExecuted`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolExecutedEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub call_id: String,
+    pub tool: String,
+    pub is_error: bool,
+    pub scripted: bool,
+    /// What went back to the model, cut to [`RESULT_CHARS`] with a byte count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+}
+
+/// The body of [`EventKind::ScenarioFinished`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioFinishedEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub passed: bool,
+    pub reason: String,
+    pub steps: u32,
+    /// The unit could not run to a verdict (see `error_kind`): it is
+    /// counted apart from the pass rates, not as a failure.
+    pub error: bool,
+    /// The expectation a failed unit missed (absent when it passed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<FailedExpectation>,
+    /// Why it could not, when `error` is set (absent in events files
+    /// written before it was recorded: read as `UnitError::Request`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<UnitError>,
+}
+
+/// The body of [`EventKind::Cassette`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CassetteEvent {
+    #[serde(flatten)]
+    pub unit: UnitKey,
+    pub path: String,
+    pub mode: CassetteMode,
+    pub replayed: u32,
+    pub recorded: u32,
+    pub missing: u32,
+    /// Recorded interactions nothing asked for, as `#N model key`.
+    pub unused: Vec<String>,
+    pub written: bool,
+    pub error: Option<String>,
+}
+
+/// The body of [`EventKind::RunFinished`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFinishedEvent {
+    pub units: u64,
+    pub elapsed_ms: f64,
+}
+
+/// The body of [`EventKind::RunInterrupted`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInterruptedEvent {
+    pub completed: u64,
+    pub remaining: u64,
 }
 
 impl EventKind {
     /// The unit an event belongs to, if any.
     pub fn unit(&self) -> Option<&UnitKey> {
         match self {
-            EventKind::ScenarioStarted { unit }
-            | EventKind::ModelRequest { unit, .. }
-            | EventKind::ToolCall { unit, .. }
-            | EventKind::ToolRepair { unit, .. }
-            | EventKind::ToolApproval { unit, .. }
-            | EventKind::DenialFollowup { unit, .. }
-            | EventKind::ToolExecuted { unit, .. }
-            | EventKind::ScenarioFinished { unit, .. }
-            | EventKind::Cassette { unit, .. } => Some(unit),
-            EventKind::RunStarted { .. } | EventKind::RunFinished { .. } | EventKind::RunInterrupted { .. } => None,
+            EventKind::ScenarioStarted(ScenarioStartedEvent { unit })
+            | EventKind::ModelRequest(ModelRequestEvent { unit, .. })
+            | EventKind::ToolCall(ToolCallEvent { unit, .. })
+            | EventKind::ToolRepair(ToolRepairEvent { unit, .. })
+            | EventKind::ToolApproval(ToolApprovalEvent { unit, .. })
+            | EventKind::DenialFollowup(DenialFollowupEvent { unit, .. })
+            | EventKind::ToolExecuted(ToolExecutedEvent { unit, .. })
+            | EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, .. })
+            | EventKind::Cassette(CassetteEvent { unit, .. }) => Some(unit),
+            EventKind::RunStarted(RunStartedEvent { .. })
+            | EventKind::RunFinished(RunFinishedEvent { .. })
+            | EventKind::RunInterrupted(RunInterruptedEvent { .. }) => None,
         }
     }
 }
 
 /// An event with its wall-clock time (milliseconds since the Unix epoch).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Written by serde's derive; read by `decode`, which takes the body
+/// straight from the line when `ts_ms` and `event` come first, as calltape
+/// writes them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     pub ts_ms: u64,
     #[serde(flatten)]
@@ -443,7 +498,7 @@ mod tests {
         let path = dir.path().join("events.jsonl");
         let log = EventLog::create(&path).unwrap();
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
-        let kind = EventKind::ScenarioFinished {
+        let kind = EventKind::ScenarioFinished(ScenarioFinishedEvent {
             unit,
             passed: true,
             reason: "passed".into(),
@@ -451,7 +506,7 @@ mod tests {
             error: false,
             expectation: None,
             error_kind: None,
-        };
+        });
         log.emit(kind.clone()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(r#""event":"scenario_finished","model":"m""#), "{text}");
