@@ -267,123 +267,18 @@ impl Rows {
     pub(super) fn add(&mut self, parsed: &Parsed) {
         self.events += 1;
         let hash = parsed.hash;
-        // Every variant and every field is named (no `..`, no `_ =>`): a
-        // new one must be counted here or listed in `FIELDS` as not counted.
+        // Every variant here, and every field in the `add_*` it goes to, is
+        // named (no `..`, no `_ =>`): a new one must be counted or listed in
+        // `FIELDS` as not counted.
         match &parsed.kind {
             EventKind::RunStarted(RunStartedEvent { run_id, models, suites, trials, seed, config }) => {
                 self.add_run(run_id, models, suites, *trials, *seed, config)
             }
             EventKind::ScenarioStarted(ScenarioStartedEvent { unit: _ }) => {}
-            EventKind::ModelRequest(ModelRequestEvent {
-                unit,
-                step: _,
-                purpose,
-                repair_of,
-                status: _,
-                input_tokens,
-                output_tokens,
-                cached_input_tokens,
-                cost_usd,
-                latency_ms,
-                ttft_ms,
-                error,
-                rejected_call: _,
-                text: _,
-                reasoning: _,
-                finish_reason: _,
-            }) => {
-                let unit = self.unit(unit, hash);
-                let u = &mut self.units[unit as usize];
-                u.latency_ms += latency_ms;
-                u.cost_usd += cost_usd;
-                let tool = repair_of.as_deref().map(|t| self.names.id(t));
-                self.requests.push(RequestRow {
-                    unit,
-                    tool,
-                    repair: *purpose == RequestPurpose::Repair,
-                    error: error.is_some(),
-                    input_tokens: *input_tokens,
-                    output_tokens: *output_tokens,
-                    cached_input_tokens: *cached_input_tokens,
-                    cost_usd: *cost_usd,
-                    latency_ms: *latency_ms,
-                    ttft_ms: *ttft_ms,
-                });
-            }
-            EventKind::ToolCall(ToolCallEvent {
-                unit,
-                step: _,
-                call_id: _,
-                raw_name: _,
-                tool,
-                arguments: _,
-                outcome,
-                repaired_by,
-                invalid_kinds,
-                issues: _,
-                remaining_kinds: _,
-                fixes: _,
-                timings: _,
-                final_arguments: _,
-            }) => {
-                let unit = self.unit(unit, hash);
-                let repaired = *outcome == CallOutcome::Repaired;
-                let by_model = *repaired_by == Some(RepairStage::Model);
-                // A truncated call that ran was closed by repair: without it the unit could not have passed.
-                self.units[unit as usize].repaired |= repaired || *outcome == CallOutcome::Truncated;
-                let key = self.tool_key(unit, tool);
-                let c = self.calls.entry(key).or_default();
-                c.calls += 1;
-                c.invalid += u64::from(*outcome != CallOutcome::Valid);
-                c.repaired_local += u64::from(repaired && !by_model);
-                c.repaired_model += u64::from(repaired && by_model);
-                c.still_invalid += u64::from(*outcome == CallOutcome::Invalid);
-                for (count, kind) in c.kinds.iter_mut().zip(InvalidKind::ALL) {
-                    *count += u64::from(invalid_kinds.contains(&kind));
-                }
-            }
-            EventKind::ToolRepair(ToolRepairEvent {
-                unit,
-                call_id: _,
-                tool,
-                stage,
-                attempt: _,
-                fixes: _,
-                succeeded,
-                latency_us,
-                latency_ms,
-                error: _,
-            }) => {
-                let unit = self.unit(unit, hash);
-                let tool = self.names.id(tool);
-                self.repairs.push(RepairRow {
-                    unit,
-                    tool,
-                    stage: *stage,
-                    latency_us: *latency_us,
-                    latency_ms: *latency_ms,
-                    succeeded: *succeeded,
-                });
-            }
-            EventKind::ToolApproval(ToolApprovalEvent {
-                unit,
-                call_id: _,
-                tool,
-                arguments: _,
-                approved,
-                reason: _,
-                decided_by: _,
-                rule: _,
-                warning,
-                latency_ms: _,
-            }) => {
-                let unit = self.unit(unit, hash);
-                let key = self.tool_key(unit, tool);
-                let a = self.approvals.entry(key).or_default();
-                a.requested += 1;
-                a.approved += u64::from(*approved);
-                a.warnings += u64::from(warning.is_some());
-            }
+            EventKind::ModelRequest(event) => self.add_request(event, hash),
+            EventKind::ToolCall(event) => self.add_call(event, hash),
+            EventKind::ToolRepair(event) => self.add_repair(event, hash),
+            EventKind::ToolApproval(event) => self.add_approval(event, hash),
             EventKind::DenialFollowup(DenialFollowupEvent { unit, call_id: _, tool, behaviour }) => {
                 let unit = self.unit(unit, hash);
                 let key = self.tool_key(unit, tool);
@@ -414,6 +309,100 @@ impl Rows {
             EventKind::RunFinished(RunFinishedEvent { units: _, elapsed_ms }) => self.run.elapsed_ms = Some(*elapsed_ms),
             EventKind::RunInterrupted(RunInterruptedEvent { completed: _, remaining: _ }) => {}
         }
+    }
+
+    /// A request: its unit's time and cost, and a row for the percentiles.
+    fn add_request(&mut self, event: &ModelRequestEvent, hash: UnitHash) {
+        let ModelRequestEvent {
+            unit,
+            step: _,
+            purpose,
+            repair_of,
+            status: _,
+            input_tokens,
+            output_tokens,
+            cached_input_tokens,
+            cost_usd,
+            latency_ms,
+            ttft_ms,
+            error,
+            rejected_call: _,
+            text: _,
+            reasoning: _,
+            finish_reason: _,
+        } = event;
+        let unit = self.unit(unit, hash);
+        let u = &mut self.units[unit as usize];
+        u.latency_ms += latency_ms;
+        u.cost_usd += cost_usd;
+        let tool = repair_of.as_deref().map(|t| self.names.id(t));
+        self.requests.push(RequestRow {
+            unit,
+            tool,
+            repair: *purpose == RequestPurpose::Repair,
+            error: error.is_some(),
+            input_tokens: *input_tokens,
+            output_tokens: *output_tokens,
+            cached_input_tokens: *cached_input_tokens,
+            cost_usd: *cost_usd,
+            latency_ms: *latency_ms,
+            ttft_ms: *ttft_ms,
+        });
+    }
+
+    /// A tool call: the counts of its model × tool.
+    fn add_call(&mut self, event: &ToolCallEvent, hash: UnitHash) {
+        let ToolCallEvent {
+            unit,
+            step: _,
+            call_id: _,
+            raw_name: _,
+            tool,
+            arguments: _,
+            outcome,
+            repaired_by,
+            invalid_kinds,
+            issues: _,
+            remaining_kinds: _,
+            fixes: _,
+            timings: _,
+            final_arguments: _,
+        } = event;
+        let unit = self.unit(unit, hash);
+        let repaired = *outcome == CallOutcome::Repaired;
+        let by_model = *repaired_by == Some(RepairStage::Model);
+        // A truncated call that ran was closed by repair: without it the unit could not have passed.
+        self.units[unit as usize].repaired |= repaired || *outcome == CallOutcome::Truncated;
+        let key = self.tool_key(unit, tool);
+        let c = self.calls.entry(key).or_default();
+        c.calls += 1;
+        c.invalid += u64::from(*outcome != CallOutcome::Valid);
+        c.repaired_local += u64::from(repaired && !by_model);
+        c.repaired_model += u64::from(repaired && by_model);
+        c.still_invalid += u64::from(*outcome == CallOutcome::Invalid);
+        for (count, kind) in c.kinds.iter_mut().zip(InvalidKind::ALL) {
+            *count += u64::from(invalid_kinds.contains(&kind));
+        }
+    }
+
+    /// A repair attempt: a row for the repair table.
+    fn add_repair(&mut self, event: &ToolRepairEvent, hash: UnitHash) {
+        let ToolRepairEvent { unit, call_id: _, tool, stage, attempt: _, fixes: _, succeeded, latency_us, latency_ms, error: _ } = event;
+        let unit = self.unit(unit, hash);
+        let tool = self.names.id(tool);
+        self.repairs.push(RepairRow { unit, tool, stage: *stage, latency_us: *latency_us, latency_ms: *latency_ms, succeeded: *succeeded });
+    }
+
+    /// An approval decision: the approval counts of its model × tool.
+    fn add_approval(&mut self, event: &ToolApprovalEvent, hash: UnitHash) {
+        let ToolApprovalEvent { unit, call_id: _, tool, arguments: _, approved, reason: _, decided_by: _, rule: _, warning, latency_ms: _ } =
+            event;
+        let unit = self.unit(unit, hash);
+        let key = self.tool_key(unit, tool);
+        let a = self.approvals.entry(key).or_default();
+        a.requested += 1;
+        a.approved += u64::from(*approved);
+        a.warnings += u64::from(warning.is_some());
     }
 
     /// The run's own description: the first run's, with every run's models.
