@@ -109,6 +109,22 @@ fn import_names_what_is_wrong() {
     std::fs::write(&bad, "{\"id\": \"multi_turn_base_0\", \"question\": [], \"function\": []}\n").unwrap();
     let out = calltape(&["import", "bfcl", bad.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("BFCL category `multi_turn_base` is not supported: multi-turn categories are judged by the state"), "{stderr}");
+    assert!(stderr.contains("calltape imports the single-turn categories: simple_python,"), "{stderr}");
+
+    // Named by the first id when the file was renamed.
+    let renamed = dir.path().join("mine.json");
+    std::fs::write(&renamed, "{\"id\": \"web_search_base_3\", \"question\": [], \"function\": []}\n").unwrap();
+    let out = calltape(&["import", "bfcl", renamed.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BFCL category `web_search_base` is not supported"));
+
+    // A file of no category BFCL has.
+    let unknown = dir.path().join("other.json");
+    std::fs::write(&unknown, "{\"id\": \"thing_0\", \"question\": [], \"function\": []}\n").unwrap();
+    let out = calltape(&["import", "bfcl", unknown.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot tell the BFCL category"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

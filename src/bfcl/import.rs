@@ -229,7 +229,15 @@ pub fn import_file(
     let file_name = data.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let entries = json_lines(data)?;
     let first_id = entries.first().and_then(|(_, e)| e.get("id")).and_then(Value::as_str).unwrap_or("");
-    let category = Category::from_file_name(file_name).or_else(|| Category::from_id(first_id)).ok_or_else(|| {
+    let known = Category::from_file_name(file_name).or_else(|| Category::from_id(first_id));
+    if let (None, Some((name, why))) = (known, super::unsupported_category(file_name, first_id)) {
+        return Err(ImportError::Usage(format!(
+            "{}: BFCL category `{name}` is not supported: {why}. calltape imports the single-turn categories: {}",
+            data.display(),
+            Category::ALL.map(Category::name).join(", ")
+        )));
+    }
+    let category = known.ok_or_else(|| {
         ImportError::Usage(format!(
             "{}: cannot tell the BFCL category from the file name or the first id {first_id:?} (single-turn categories: {})",
             data.display(),

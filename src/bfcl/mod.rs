@@ -86,18 +86,12 @@ impl Category {
 
     /// The category of a BFCL entry id (`live_multiple_3-1-0` → live_multiple).
     pub fn from_id(id: &str) -> Option<Category> {
-        let (prefix, number) = id.rsplit_once('_')?;
-        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '-') {
-            return None;
-        }
-        Category::from_name(prefix)
+        id_category_name(id).and_then(Category::from_name)
     }
 
     /// The category of a BFCL data file name (`BFCL_v4_parallel.json` → parallel).
     pub fn from_file_name(file_name: &str) -> Option<Category> {
-        let stem = file_name.strip_suffix(".jsonl").or_else(|| file_name.strip_suffix(".json")).unwrap_or(file_name);
-        let rest = stem.strip_prefix("BFCL_v").map_or(stem, |r| r.split_once('_').map_or(r, |(_, cat)| cat));
-        Category::from_name(rest)
+        Category::from_name(file_category_name(file_name))
     }
 
     /// The language the functions are written in.
@@ -123,6 +117,49 @@ impl Category {
     pub fn has_ground_truth(self) -> bool {
         !self.wants_no_call() && !self.wants_any_call()
     }
+}
+
+/// The category name a BFCL id starts with (`multi_turn_base_12` →
+/// `multi_turn_base`), if it ends in BFCL's numbering.
+fn id_category_name(id: &str) -> Option<&str> {
+    let (prefix, number) = id.rsplit_once('_')?;
+    (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '-')).then_some(prefix)
+}
+
+/// The category name in a BFCL data file name (`BFCL_v4_parallel.json` → `parallel`).
+fn file_category_name(file_name: &str) -> &str {
+    let stem = file_name.strip_suffix(".jsonl").or_else(|| file_name.strip_suffix(".json")).unwrap_or(file_name);
+    stem.strip_prefix("BFCL_v").map_or(stem, |r| r.split_once('_').map_or(r, |(_, cat)| cat))
+}
+
+/// BFCL categories (V3 and V4) that calltape does not import, with why: a
+/// file of one of them is refused by name, never as an unknown file.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("multi_turn_base", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
+    ("multi_turn_miss_func", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
+    ("multi_turn_miss_param", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
+    ("multi_turn_long_context", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
+    ("multi_turn_composite", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
+    ("memory_kv", "memory categories need BFCL's memory backends"),
+    ("memory_vector", "memory categories need BFCL's memory backends"),
+    ("memory_rec_sum", "memory categories need BFCL's memory backends"),
+    ("web_search_base", "web-search categories call a live search engine"),
+    ("web_search_no_snippet", "web-search categories call a live search engine"),
+    ("format_sensitivity", "format sensitivity re-asks each entry in many prompt formats"),
+    ("exec_simple", "executable categories run the model's calls as Python"),
+    ("exec_multiple", "executable categories run the model's calls as Python"),
+    ("exec_parallel", "executable categories run the model's calls as Python"),
+    ("exec_parallel_multiple", "executable categories run the model's calls as Python"),
+    ("rest", "the REST category calls live web APIs"),
+    ("sql", "the SQL category was retired by BFCL"),
+    ("chatable", "the chatable category was retired by BFCL"),
+];
+
+/// A BFCL category calltape knows of but does not import, named by a data
+/// file's name or its first entry's id: its name and why it is not imported.
+pub fn unsupported_category(file_name: &str, first_id: &str) -> Option<(&'static str, &'static str)> {
+    let named = |name: &str| UNSUPPORTED.iter().find(|(n, _)| *n == name).copied();
+    named(file_category_name(file_name)).or_else(|| id_category_name(first_id).and_then(named))
 }
 
 impl std::fmt::Display for Category {
