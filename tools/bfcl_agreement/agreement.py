@@ -100,7 +100,7 @@ def main():
     ap.add_argument("--sample", type=int, default=0, help="entries per category (0: all)")
     ap.add_argument("--rounds", type=int, default=20, help="timing rounds")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--models", default="", help="comma-separated sim models (default: all configured)")
+    ap.add_argument("--models", default="sim-*", help="comma-separated models or globs (default: the simulated models, sim-*)")
     args = ap.parse_args()
 
     work = Path(args.work).resolve()
@@ -143,7 +143,9 @@ def main():
                 answers[a["id"]] = a
 
     run_dir = work / "run"
-    cmd = [args.calltape, "run", "--suite", str(suite), "--out", str(run_dir), "--seed", str(args.seed)]
+    # Live: the simulated models answer in-process, so no recording is needed
+    # (the default configuration replays, and has none of these suites).
+    cmd = [args.calltape, "run", "--suite", str(suite), "--out", str(run_dir), "--seed", str(args.seed), "--mode", "live"]
     for m in filter(None, args.models.split(",")):
         cmd += ["--model", m]
     started = time.time()
@@ -152,7 +154,7 @@ def main():
         raise SystemExit(f"calltape run failed: {out.stderr[-2000:]}")
     print(f"calltape run: {time.time() - started:.1f} s")
 
-    final, raw, unparseable = {}, {}, 0
+    final, raw, unparseable, errored = {}, {}, 0, 0
     verdicts = {}
     for ev in read_lines(run_dir / "latest" / "events.jsonl"):
         kind = ev.get("event")
@@ -160,6 +162,9 @@ def main():
             continue
         key = (ev["model"], ev["scenario"], ev["trial"])
         if kind == "scenario_finished":
+            if ev.get("error"):
+                errored += 1  # the model never answered: nothing to judge
+                continue
             verdicts[key] = (ev["passed"], ev["reason"])
             continue
         if "final_arguments" in ev:
@@ -176,9 +181,16 @@ def main():
                 raw[key] = None
                 continue
             slot.append({ev["raw_name"]: parsed})
+    # A unit that errored part-way has no verdict: none of its calls are judged.
+    final = {k: v for k, v in final.items() if k in verdicts}
+    raw = {k: v for k, v in raw.items() if k in verdicts}
     for key in verdicts:
         final.setdefault(key, [])
         raw.setdefault(key, [])
+    if errored:
+        print(f"{errored} unit(s) errored (the model never answered) and are left out")
+    if not verdicts:
+        raise SystemExit(f"no unit reached a verdict: see {run_dir / 'latest' / 'report.md'}")
     unparseable = sum(1 for v in raw.values() if v is None)
     raw = {k: v for k, v in raw.items() if v is not None}
 
@@ -244,14 +256,34 @@ def main():
         print(json.dumps({k: r[k] for k in ("set", "id", "model", "bfcl_valid", "bfcl_error_type", "calltape_valid", "calltape_error_type", "calls")})[:1500])
 
     # Timing: the same AST answers through both checkers.
-    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
-
     timed = [r for r in rows if r["calls"] and answers.get(r["id"]) and "relevance" not in r["category"]]
     timing_path = work / "timed_answers.jsonl"
     with open(timing_path, "w", encoding="utf-8") as f:
         for r in timed:
             f.write(json.dumps({"id": r["id"], "calls": r["calls"]}) + "\n")
     prepared = [(entries[r["id"]][1]["function"], r["calls"], answers[r["id"]]["ground_truth"], language_of(r["category"]), r["category"]) for r in timed]
+    if not prepared:
+        print("\nno AST answers with calls to time")
+        timing = None
+    else:
+        timing = time_checkers(args, suite, work, prepared, model_name)
+
+    summary = {
+        "bfcl_eval": version, "model_name": model_name, "per_category": {f"{s}/{c}": dict(v) for (s, c), v in per.items()},
+        "totals": dict(totals), "unparseable_raw": unparseable, "errored_units": errored, "disagreements": disagreements,
+        "timing": timing,
+    }
+    (work / "agreement.json").write_text(json.dumps(summary, indent=1))
+    print(f"\nwritten {work / 'agreement.json'}")
+    agree = totals["agree"] / totals["n"] if totals["n"] else 0.0
+    sys.exit(0 if agree >= 0.995 else 1)
+
+
+def time_checkers(args, suite, work, prepared, model_name):
+    """Times BFCL's ast_checker and `calltape bfcl-judge --time` on the same answers."""
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+
+    timing_path = work / "timed_answers.jsonl"
     for fn, calls, gt, lang, cat in prepared[: min(len(prepared), 2000)]:  # warm-up
         try:
             ast_checker(fn, calls, gt, lang, cat, model_name)
@@ -277,16 +309,8 @@ def main():
     print(f"  calltape checker ({Path(args.calltape).parent.name} build): mean {rs['mean_us']:.2f} µs, best round {rs['best_round_us']:.2f} µs")
     print(f"  ratio (BFCL / calltape): mean {py_mean / rs['mean_us']:.1f}x, best {py_best / rs['best_round_us']:.1f}x")
 
-    summary = {
-        "bfcl_eval": version, "model_name": model_name, "per_category": {f"{s}/{c}": dict(v) for (s, c), v in per.items()},
-        "totals": dict(totals), "unparseable_raw": unparseable, "disagreements": disagreements,
-        "timing": {"answers": len(prepared), "rounds": args.rounds, "python_mean_us": py_mean, "python_best_us": py_best,
-                   "calltape_mean_us": rs["mean_us"], "calltape_best_us": rs["best_round_us"]},
-    }
-    (work / "agreement.json").write_text(json.dumps(summary, indent=1))
-    print(f"\nwritten {work / 'agreement.json'}")
-    agree = totals["agree"] / totals["n"]
-    sys.exit(0 if agree >= 0.995 else 1)
+    return {"answers": len(prepared), "rounds": args.rounds, "python_mean_us": py_mean, "python_best_us": py_best,
+            "calltape_mean_us": rs["mean_us"], "calltape_best_us": rs["best_round_us"]}
 
 
 if __name__ == "__main__":
