@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::path::{resolve, shown};
 use super::tree::Workspace;
 
-pub use patch::{parse_patch, Hunk, Patch, PatchOp};
+pub use patch::{parse_patch, Hunk, HunkLine, Patch, PatchOp};
 pub(crate) use read::path_glob;
 
 /// A tool's answer: `Ok` is the result text, `Err` the error text the model reads.

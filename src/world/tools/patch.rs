@@ -29,16 +29,38 @@ pub enum PatchOp {
     Update { path: String, move_to: Option<String>, hunks: Vec<Hunk> },
 }
 
-/// One `@@` hunk: the lines it expects (context and removed) and the lines
-/// that replace them (context and added).
+/// One `@@` hunk: its lines in order, and where it must be.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Hunk {
     /// The text after `@@`, a line to find before the hunk (e.g. `fn main() {`).
     pub anchor: Option<String>,
-    pub old: Vec<String>,
-    pub new: Vec<String>,
+    pub lines: Vec<HunkLine>,
     /// Marked `*** End of File`: the hunk ends the file.
     pub end_of_file: bool,
+}
+
+/// A line of a hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HunkLine {
+    /// ` `: kept (the file's own spelling is kept when matched loosely).
+    Context(String),
+    /// `-`: removed.
+    Remove(String),
+    /// `+`: added.
+    Add(String),
+}
+
+impl Hunk {
+    /// The lines the hunk expects in the file: context and removed.
+    pub fn old(&self) -> Vec<String> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(s) | HunkLine::Remove(s) => Some(s.clone()),
+                HunkLine::Add(_) => None,
+            })
+            .collect()
+    }
 }
 
 const BEGIN: &str = "*** Begin Patch";
@@ -93,28 +115,26 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
                 if l.trim() == "*** End of File" {
                     hunk.end_of_file = true;
                 } else if let Some(anchor) = l.strip_prefix("@@") {
-                    if !hunk.old.is_empty() || !hunk.new.is_empty() {
+                    if !hunk.lines.is_empty() {
                         hunks.push(std::mem::take(&mut hunk));
                     }
                     let anchor = anchor.trim();
                     hunk.anchor = (!anchor.is_empty()).then(|| anchor.to_string());
                 } else if let Some(c) = l.strip_prefix(' ') {
-                    hunk.old.push(c.to_string());
-                    hunk.new.push(c.to_string());
+                    hunk.lines.push(HunkLine::Context(c.to_string()));
                 } else if l.is_empty() {
                     // An empty context line whose leading space was trimmed away.
-                    hunk.old.push(String::new());
-                    hunk.new.push(String::new());
+                    hunk.lines.push(HunkLine::Context(String::new()));
                 } else if let Some(r) = l.strip_prefix('-') {
-                    hunk.old.push(r.to_string());
+                    hunk.lines.push(HunkLine::Remove(r.to_string()));
                 } else if let Some(a) = l.strip_prefix('+') {
-                    hunk.new.push(a.to_string());
+                    hunk.lines.push(HunkLine::Add(a.to_string()));
                 } else {
                     return Err(bad(i, format!("unexpected line in an update hunk: {l:?}; hunk lines start with ' ', '-', '+' or '@@'")));
                 }
                 i += 1;
             }
-            if !hunk.old.is_empty() || !hunk.new.is_empty() {
+            if !hunk.lines.is_empty() {
                 hunks.push(hunk);
             }
             if hunks.is_empty() && move_to.is_none() {
@@ -154,6 +174,14 @@ fn seek(lines: &[String], want: &[String], from: usize, end_of_file: bool) -> Op
     None
 }
 
+/// An added line's text.
+fn added(line: &HunkLine) -> Option<String> {
+    match line {
+        HunkLine::Add(a) => Some(a.clone()),
+        _ => None,
+    }
+}
+
 /// A file's text after its hunks.
 fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -169,30 +197,45 @@ fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, String>
             })?;
             cursor = found + 1;
         }
-        if hunk.old.is_empty() {
+        let mut body: &[HunkLine] = &hunk.lines;
+        let old = hunk.old();
+        if old.is_empty() {
             // Only additions: after the anchor line, or at the end of the file.
             let at = if hunk.anchor.is_some() { cursor } else { lines.len() };
-            lines.splice(at..at, hunk.new.iter().cloned());
-            cursor = at + hunk.new.len();
+            let added: Vec<String> = body.iter().filter_map(added).collect();
+            cursor = at + added.len();
+            lines.splice(at..at, added);
             continue;
         }
-        let (mut old, mut new): (&[String], &[String]) = (&hunk.old, &hunk.new);
-        let mut found = seek(&lines, old, cursor, hunk.end_of_file);
+        let mut want: &[String] = &old;
+        let mut found = seek(&lines, want, cursor, hunk.end_of_file);
         // A trailing empty context line stands for the end of the file.
-        if found.is_none() && old.last().is_some_and(String::is_empty) && new.last().is_some_and(String::is_empty) {
-            (old, new) = (&old[..old.len() - 1], &new[..new.len() - 1]);
-            found = seek(&lines, old, cursor, hunk.end_of_file);
+        if found.is_none() && matches!(body.last(), Some(HunkLine::Context(c)) if c.is_empty()) {
+            (want, body) = (&want[..want.len() - 1], &body[..body.len() - 1]);
+            found = seek(&lines, want, cursor, hunk.end_of_file);
         }
         let Some(at) = found else {
             return Err(format!(
                 "could not find the lines of hunk {} in {path}:\n{}\nNo file was changed; read the file again \
                  and make the context and '-' lines match it exactly.",
                 k + 1,
-                hunk.old.join("\n")
+                old.join("\n")
             ));
         };
-        lines.splice(at..at + old.len(), new.iter().cloned());
-        cursor = at + new.len();
+        // Context lines keep the file's own text; removed lines go; added lines come in.
+        let mut matched = lines[at..at + want.len()].iter();
+        let mut replaced = Vec::with_capacity(body.len());
+        for line in body {
+            match line {
+                HunkLine::Context(_) => replaced.extend(matched.next().cloned()),
+                HunkLine::Remove(_) => {
+                    matched.next();
+                }
+                HunkLine::Add(a) => replaced.push(a.clone()),
+            }
+        }
+        cursor = at + replaced.len();
+        lines.splice(at..at + want.len(), replaced);
     }
     let mut out = lines.join("\n");
     if !out.is_empty() {
