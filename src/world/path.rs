@@ -99,7 +99,13 @@ pub fn resolve(mount: &str, raw: &str) -> Result<String, PathError> {
 /// How a relative path is shown to the model: absolute under the mount.
 pub fn shown(mount: &str, rel: &str) -> String {
     match (mount.trim_end_matches('/'), rel) {
-        (m, "") => if m.is_empty() { "/".to_string() } else { m.to_string() },
+        (m, "") => {
+            if m.is_empty() {
+                "/".to_string()
+            } else {
+                m.to_string()
+            }
+        }
         (m, r) => format!("{m}/{r}"),
     }
 }

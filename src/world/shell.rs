@@ -6,8 +6,8 @@
 
 use super::diff;
 use super::path::resolve;
-use super::tree::{ChangeKind, Workspace};
 use super::tools::path_glob;
+use super::tree::{ChangeKind, Workspace};
 
 /// What a command printed (stdout and stderr in order) and its exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub fn run(ws: &Workspace, command: &str) -> Option<ShellReply> {
     if let Some(rest) = command.strip_prefix("cd ") {
         let (dir, rest) = rest.split_once("&&")?;
         let dir = words(dir)?;
-        if dir.len() != 1 || resolve(ws.mount(), &dir[0]).ok()? != "" {
+        if dir.len() != 1 || !resolve(ws.mount(), &dir[0]).ok()?.is_empty() {
             return None;
         }
         command = rest.trim();
@@ -297,7 +297,13 @@ fn grep(ws: &Workspace, args: &[String]) -> Option<ShellReply> {
     if paths.is_empty() && !recursive {
         return None;
     }
-    let mut expr = if has('F') { regex::escape(&pattern) } else if has('E') { pattern.clone() } else { from_basic(&pattern) };
+    let mut expr = if has('F') {
+        regex::escape(&pattern)
+    } else if has('E') {
+        pattern.clone()
+    } else {
+        from_basic(&pattern)
+    };
     if has('w') {
         expr = format!(r"\b(?:{expr})\b");
     }
@@ -310,9 +316,8 @@ fn grep(ws: &Workspace, args: &[String]) -> Option<ShellReply> {
         paths.push(".");
     }
     let prefix = has('H') || (!has('h') && (recursive || paths.len() > 1));
-    let wanted = |name: &str| {
-        (include.is_empty() || include.iter().any(|g| path_glob(g, name))) && !exclude.iter().any(|g| path_glob(g, name))
-    };
+    let wanted =
+        |name: &str| (include.is_empty() || include.iter().any(|g| path_glob(g, name))) && !exclude.iter().any(|g| path_glob(g, name));
     let (mut out, mut matched, mut failed) = (String::new(), false, false);
     for p in paths {
         let files: Vec<(String, &str)> = match operand(ws, p) {
@@ -361,7 +366,13 @@ fn grep(ws: &Workspace, args: &[String]) -> Option<ShellReply> {
         }
     }
     // grep's exit status: 2 on an error, else 0 when a line matched, else 1.
-    let exit_code = if failed { 2 } else if matched { 0 } else { 1 };
+    let exit_code = if failed {
+        2
+    } else if matched {
+        0
+    } else {
+        1
+    };
     Some(ShellReply { output: out, exit_code })
 }
 

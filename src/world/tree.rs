@@ -198,10 +198,8 @@ impl Workspace {
         let (mut files, mut skipped, mut total) = (Vec::new(), Vec::new(), 0usize);
         let mut stack = vec![(dir.to_path_buf(), String::new())];
         while let Some((folder, rel)) = stack.pop() {
-            let mut entries: Vec<_> = std::fs::read_dir(&folder)
-                .map_err(io(&folder))?
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(io(&folder))?;
+            let mut entries: Vec<_> =
+                std::fs::read_dir(&folder).map_err(io(&folder))?.collect::<Result<Vec<_>, _>>().map_err(io(&folder))?;
             entries.sort_by_key(|e| e.file_name());
             for entry in entries.into_iter().rev() {
                 if files.len() + skipped.len() >= limits.max_files {
@@ -320,10 +318,7 @@ impl Workspace {
     /// Files under a folder (normalized; `""` for all), in path order.
     pub fn files_under<'a>(&'a self, dir: &str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
-        self.files
-            .range(prefix.clone()..)
-            .take_while(move |(p, _)| p.starts_with(&prefix))
-            .map(|(p, c)| (p.as_str(), c.as_str()))
+        self.files.range(prefix.clone()..).take_while(move |(p, _)| p.starts_with(&prefix)).map(|(p, c)| (p.as_str(), c.as_str()))
     }
 
     /// Writes (`Some`) or deletes (`None`) files, all or none: every write is

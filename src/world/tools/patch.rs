@@ -142,10 +142,7 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
             }
             ops.push(PatchOp::Update { path: path.trim().to_string(), move_to, hunks });
         } else {
-            return Err(bad(
-                i,
-                format!("expected '*** Add File: ', '*** Update File: ' or '*** Delete File: ', found {line:?}"),
-            ));
+            return Err(bad(i, format!("expected '*** Add File: ', '*** Update File: ' or '*** Delete File: ', found {line:?}")));
         }
     }
     if ops.is_empty() {
@@ -282,7 +279,9 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
             PatchOp::Update { path, move_to, hunks } => {
                 let p = rel(path)?;
                 let Some(old) = current(&view, &p) else {
-                    return Err(format!("cannot update {path}: no such file (use '*** Add File: {path}' to create it). No file was changed."));
+                    return Err(format!(
+                        "cannot update {path}: no such file (use '*** Add File: {path}' to create it). No file was changed."
+                    ));
                 };
                 let new = apply_hunks(path, &old, hunks)?;
                 match move_to {

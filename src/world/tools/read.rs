@@ -77,8 +77,7 @@ pub fn read_numbered(ws: &mut Workspace, args: &Value) -> ToolReply {
     if offset > lines.len() {
         return Err(format!("offset is {offset}, but {shown} has only {} lines.", lines.len()));
     }
-    let numbered: Vec<String> =
-        lines.iter().enumerate().skip(offset - 1).take(limit).map(|(i, l)| format!("{:>6}\t{l}", i + 1)).collect();
+    let numbered: Vec<String> = lines.iter().enumerate().skip(offset - 1).take(limit).map(|(i, l)| format!("{:>6}\t{l}", i + 1)).collect();
     Ok(numbered.join("\n"))
 }
 

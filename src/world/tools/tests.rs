@@ -61,7 +61,10 @@ fn read_file_errors() {
         "start_line_one_indexed is 5, but README.md has only 1 lines."
     );
     assert_eq!(
-        r(&mut w, json!({"target_file": "src/main.rs", "should_read_entire_file": false, "start_line_one_indexed": 3, "end_line_one_indexed_inclusive": 2})),
+        r(
+            &mut w,
+            json!({"target_file": "src/main.rs", "should_read_entire_file": false, "start_line_one_indexed": 3, "end_line_one_indexed_inclusive": 2})
+        ),
         "end_line_one_indexed_inclusive (2) is before start_line_one_indexed (3)."
     );
     assert_eq!(r(&mut w, json!({"should_read_entire_file": true})), "missing required argument `target_file` (a string)");

@@ -20,10 +20,7 @@ fn inline_json_builds_a_normalized_tree() {
 fn inline_json_errors_say_what_and_where() {
     let err = |v: serde_json::Value| Workspace::from_json(&v).unwrap_err().to_string();
     assert_eq!(err(json!(["a"])), "the inline workspace must be a JSON object of \"path\": \"content\" pairs, found an array");
-    assert_eq!(
-        err(json!({"a.rs": 5})),
-        "workspace file \"a.rs\": the content must be a string (the file's UTF-8 text), found a number"
-    );
+    assert_eq!(err(json!({"a.rs": 5})), "workspace file \"a.rs\": the content must be a string (the file's UTF-8 text), found a number");
     assert_eq!(
         err(json!({"../../etc/passwd": "x"})),
         "workspace file \"../../etc/passwd\": path \"../../etc/passwd\" leaves the workspace through `..`; only files inside the workspace can be used"
@@ -58,10 +55,7 @@ fn limits_bound_the_tree_and_writes() {
 fn writes_keep_files_and_folders_apart() {
     let mut w = ws(&[("src/a.rs", "a\n")]);
     assert_eq!(w.write("src", "x").unwrap_err().to_string(), "src is a directory, not a file; choose a file path inside it");
-    assert_eq!(
-        w.write("src/a.rs/b", "x").unwrap_err().to_string(),
-        "cannot create src/a.rs/b: src/a.rs is a file, not a directory"
-    );
+    assert_eq!(w.write("src/a.rs/b", "x").unwrap_err().to_string(), "cannot create src/a.rs/b: src/a.rs is a file, not a directory");
     assert!(w.write("src/new/b.rs", "b\n").unwrap());
     assert!(!w.write("src/a.rs", "A\n").unwrap());
     let changes = vec![("src/a.rs".to_string(), None), ("src/a.rs".to_string(), Some("again".to_string()))];
