@@ -151,4 +151,19 @@ mod tests {
         assert_eq!(shown(DEFAULT_MOUNT, "src/a.rs"), "/workspace/src/a.rs");
         assert_eq!(shown(DEFAULT_MOUNT, ""), "/workspace");
     }
+
+    proptest::proptest! {
+        /// Whatever a model writes, a resolved path stays inside: relative,
+        /// without `.`, `..` or empty segments.
+        #[test]
+        fn resolved_paths_stay_inside(parts in proptest::collection::vec(
+            proptest::sample::select(vec!["a", "b.rs", "..", ".", "", "workspace", "/workspace", "~", "etc"]), 0..8)
+        ) {
+            let raw = parts.join("/");
+            if let Ok(rel) = resolve(DEFAULT_MOUNT, &raw) {
+                proptest::prop_assert!(!rel.starts_with('/'), "{raw:?} -> {rel:?}");
+                proptest::prop_assert!(rel.is_empty() || rel.split('/').all(|s| !matches!(s, "" | "." | "..")), "{raw:?} -> {rel:?}");
+            }
+        }
+    }
 }

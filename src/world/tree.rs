@@ -196,13 +196,16 @@ impl Workspace {
             return Err(TreeError::NotAFolder { path: dir.into(), why: "it is not a folder" });
         }
         let (mut files, mut skipped, mut total) = (Vec::new(), Vec::new(), 0usize);
+        // Folders count too, against a looser bound: a tree of empty folders is still work.
+        let mut visited = 0usize;
         let mut stack = vec![(dir.to_path_buf(), String::new())];
         while let Some((folder, rel)) = stack.pop() {
             let mut entries: Vec<_> =
                 std::fs::read_dir(&folder).map_err(io(&folder))?.collect::<Result<Vec<_>, _>>().map_err(io(&folder))?;
             entries.sort_by_key(|e| e.file_name());
             for entry in entries.into_iter().rev() {
-                if files.len() + skipped.len() >= limits.max_files {
+                visited += 1;
+                if files.len() + skipped.len() >= limits.max_files || visited > limits.max_files.saturating_mul(4) {
                     return Err(TreeError::TooLarge { what: format!("{} has more than {} entries", dir.display(), limits.max_files) });
                 }
                 let name = entry.file_name();

@@ -248,7 +248,11 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
         _ => return Err("missing required argument `input` (the patch text, from '*** Begin Patch' to '*** End Patch')".to_string()),
     };
     let patch = parse_patch(text)?;
-    let rel = |p: &str| resolve(ws.mount(), p).map_err(|e| format!("{e}. No file was changed."));
+    let rel = |p: &str| match resolve(ws.mount(), p) {
+        Ok(rel) if rel.is_empty() => Err(format!("{p:?} is the workspace root, not a file; name a file. No file was changed.")),
+        Ok(rel) => Ok(rel),
+        Err(e) => Err(format!("{e}. No file was changed.")),
+    };
     // The files as the patch has left them so far: later operations see earlier ones.
     let mut view: BTreeMap<String, Option<String>> = BTreeMap::new();
     let current = |view: &BTreeMap<String, Option<String>>, p: &str| match view.get(p) {

@@ -312,6 +312,11 @@ fn apply_patch_mismatch_changes_nothing() {
     );
     let update_missing = "*** Begin Patch\n*** Update File: gone.rs\n@@\n-a\n+b\n*** End Patch";
     assert!(run(&mut w, "ApplyPatch", json!({"input": update_missing})).unwrap_err().starts_with("cannot update gone.rs: no such file"));
+    let root = "*** Begin Patch\n*** Add File: ./\n+x\n*** End Patch";
+    assert_eq!(
+        run(&mut w, "ApplyPatch", json!({"input": root})).unwrap_err(),
+        "\"./\" is the workspace root, not a file; name a file. No file was changed."
+    );
     let delete_missing = "*** Begin Patch\n*** Delete File: gone.rs\n*** End Patch";
     assert_eq!(
         run(&mut w, "ApplyPatch", json!({"input": delete_missing})).unwrap_err(),
