@@ -39,19 +39,24 @@ pub fn normalize(raw: &str) -> Result<String, PathError> {
     if raw.starts_with('/') {
         return Err(PathError::Absolute(raw.to_string()));
     }
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in raw.split('/') {
+    match fold(raw) {
+        (_, true) => Err(PathError::Escapes(raw.to_string())),
+        (parts, false) => Ok(parts.join("/")),
+    }
+}
+
+/// The segments of `path` with `.` and empty ones dropped and `..` folded,
+/// and whether a `..` climbed above where the path starts.
+fn fold(path: &str) -> (Vec<&str>, bool) {
+    let (mut parts, mut escaped) = (Vec::new(), false);
+    for seg in path.split('/') {
         match seg {
             "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    return Err(PathError::Escapes(raw.to_string()));
-                }
-            }
+            ".." => escaped |= parts.pop().is_none(),
             s => parts.push(s),
         }
     }
-    Ok(parts.join("/"))
+    (parts, escaped)
 }
 
 /// A path as a tool receives it — relative to the workspace root, or
@@ -68,21 +73,9 @@ pub fn resolve(mount: &str, raw: &str) -> Result<String, PathError> {
     if !raw.starts_with('/') {
         return normalize(raw);
     }
-    // Fold the absolute path first, so `/workspace/../etc/passwd` is `/etc/passwd`.
-    let fold = |p: &str| {
-        let mut parts: Vec<&str> = Vec::new();
-        for seg in p.split('/') {
-            match seg {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                s => parts.push(s),
-            }
-        }
-        parts.join("/")
-    };
-    let (abs, root) = (fold(raw), fold(mount));
+    // Fold the absolute path first, so `/workspace/../etc/passwd` is `/etc/passwd`
+    // (above `/` is `/`, as the file system has it).
+    let (abs, root) = (fold(raw).0.join("/"), fold(mount).0.join("/"));
     if abs == root {
         return Ok(String::new());
     }
