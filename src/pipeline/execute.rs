@@ -8,12 +8,15 @@ use serde_json::Value;
 use crate::core::matcher::StringComparison;
 use crate::scenario::ToolResultRule;
 
-/// What a scripted tool returned.
+/// What an executed tool returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
+    /// The result text the model reads.
     pub content: String,
+    /// Whether it is an error result (a scripted error, or a tool's own).
     pub is_error: bool,
-    /// Index of the rule that produced it; `None` when no rule matched.
+    /// Index of the scripted rule that produced it; `None` when no rule
+    /// matched, or when another executor (the workspace) answered.
     pub rule: Option<usize>,
 }
 

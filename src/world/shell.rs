@@ -207,6 +207,10 @@ fn cat(ws: &Workspace, args: &[String]) -> Option<ShellReply> {
     let mut numbered = false;
     let mut paths = Vec::new();
     for a in args {
+        if a == "-" {
+            // Standard input, which no scenario gives.
+            return None;
+        }
         if a.starts_with('-') && a.len() > 1 {
             numbered |= !short_flags(a, "n")?.is_empty();
         } else {

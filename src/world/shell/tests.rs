@@ -37,6 +37,7 @@ fn anything_a_shell_would_do_more_with_is_not_answered() {
         "ls ~",
         "ls -l",
         "cat",
+        "cat - a",
         "grep foo",
         "git log",
         "git status --ignored",
