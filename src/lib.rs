@@ -34,3 +34,4 @@ pub mod standalone;
 pub mod stats;
 pub mod transcript;
 pub mod transport;
+pub mod world;

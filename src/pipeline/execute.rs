@@ -1,18 +1,44 @@
-//! Stage 8: execution, scripted. No tool is ever really run: the scenario
-//! says what each call returns, and model output never reaches a shell.
+//! Stage 8: execution, after approval. An [`Executor`] answers each approved
+//! call: [`Scripted`] (the scenario says what each call returns) or the
+//! workspace (`world::WorkspaceExecutor`: coding tools act on an in-memory
+//! tree). No tool is ever really run, and model output never reaches a shell.
 
 use serde_json::Value;
 
 use crate::core::matcher::StringComparison;
 use crate::scenario::ToolResultRule;
 
-/// What a scripted tool returned.
+/// What an executed tool returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
+    /// The result text the model reads.
     pub content: String,
+    /// Whether it is an error result (a scripted error, or a tool's own).
     pub is_error: bool,
-    /// Index of the rule that produced it; `None` when no rule matched.
+    /// Index of the scripted rule that produced it; `None` when no rule
+    /// matched, or when another executor (the workspace) answered.
     pub rule: Option<usize>,
+}
+
+/// What answers an approved call: one implementation per kind of world.
+/// An executor may change its state (a workspace's files), so it is `&mut`;
+/// its errors are results the model reads (`is_error`), never failures of the run.
+pub trait Executor: Send {
+    /// The result of calling `tool` with `args`.
+    fn execute(&mut self, tool: &str, args: &Value) -> ToolOutput;
+}
+
+/// The scenario's scripted results as an [`Executor`] (see [`scripted_result`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Scripted<'a> {
+    /// The scenario's rules, first match wins.
+    pub rules: &'a [ToolResultRule],
+}
+
+impl Executor for Scripted<'_> {
+    fn execute(&mut self, tool: &str, args: &Value) -> ToolOutput {
+        scripted_result(self.rules, tool, args)
+    }
 }
 
 /// The result of calling `tool` with `args`: the first matching rule's.
@@ -49,5 +75,14 @@ mod tests {
         assert_eq!(scripted_result(&rules, "Bash", &json!({"command": "ls"})).content, "src\nCargo.toml");
         assert_eq!(scripted_result(&rules, "Write", &json!({})).content, r#"{"ok":true}"#);
         assert_eq!(scripted_result(&[], "Write", &json!({})).rule, None);
+    }
+
+    #[test]
+    fn the_scripted_executor_is_scripted_result() {
+        let rules: Vec<ToolResultRule> = serde_json::from_value(json!([{"tool": "Bash", "error": "exit 1"}])).unwrap();
+        let mut exec = Scripted { rules: &rules };
+        let args = json!({"command": "ls"});
+        assert_eq!(exec.execute("Bash", &args), scripted_result(&rules, "Bash", &args));
+        assert_eq!(exec.execute("Write", &args).content, "ok");
     }
 }

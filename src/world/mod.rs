@@ -1,0 +1,20 @@
+//! A world the coding tools really act on: an in-memory file tree
+//! ([`Workspace`]) built from a scenario's inline JSON or a folder, the
+//! coding toolset on it ([`tools`]), a few shell commands answered from it
+//! ([`shell`]), and the [`WorkspaceExecutor`] that plugs it into the
+//! pipeline's execute stage. The host filesystem is only ever read, when a
+//! folder is loaded; no tool or command reaches it.
+//!
+//! `tree`, `path`, `diff`, `tools` and `shell` import nothing of calltape's
+//! but `core`, so scenarios can hold a workspace; only `executor` sits
+//! above the pipeline (see docs/architecture.md).
+
+pub mod diff;
+pub mod executor;
+pub mod path;
+pub mod shell;
+pub mod tools;
+pub mod tree;
+
+pub use executor::WorkspaceExecutor;
+pub use tree::{Change, ChangeKind, Limits, TreeError, Workspace};
