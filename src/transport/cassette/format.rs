@@ -209,12 +209,12 @@ impl Cassette {
         }
         // Parsed again from the text, so shape errors come with a line and column.
         let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-        cassette.check_times().map_err(bad)?;
+        cassette.check_times().map_err(|source| CassetteError::Time { path: path.to_path_buf(), source })?;
         Ok(cassette)
     }
 
     /// Every recorded time is a number of milliseconds from 0 to `MAX_RECORDED_MS`.
-    fn check_times(&self) -> Result<(), String> {
+    fn check_times(&self) -> Result<(), RecordedTimeError> {
         let ok = |ms: f64| (0.0..=MAX_RECORDED_MS).contains(&ms);
         for (i, interaction) in self.interactions.iter().enumerate() {
             let offsets = match &interaction.response.body {
@@ -227,11 +227,7 @@ impl Cassette {
                 offsets.iter().copied().find(|&ms| !ok(ms)).map(|ms| ("an event's offset_ms", ms))
             };
             if let Some((field, ms)) = bad {
-                return Err(format!(
-                    "interaction {} (key {}): {field} is {ms:?}, not a time from 0 to {MAX_RECORDED_MS} ms; the file is damaged or was edited: record the unit again",
-                    i + 1,
-                    interaction.key
-                ));
+                return Err(RecordedTimeError { interaction: i + 1, key: interaction.key.clone(), field, ms });
             }
         }
         Ok(())
@@ -242,6 +238,22 @@ impl Cassette {
     pub fn same_content(&self, other: &Cassette) -> bool {
         self.format == other.format && self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
     }
+}
+
+/// A recorded time that is not a number of milliseconds from 0 to
+/// [`MAX_RECORDED_MS`]: replaying it would sleep for ever or panic.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "interaction {interaction} (key {key}): {field} is {ms:?}, not a time from 0 to {MAX_RECORDED_MS} ms; the file is damaged or was edited: record the unit again"
+)]
+pub struct RecordedTimeError {
+    /// The interaction, counted from 1.
+    pub interaction: usize,
+    /// Its match key.
+    pub key: String,
+    /// `latency_ms` or an event's `offset_ms`.
+    pub field: &'static str,
+    pub ms: f64,
 }
 
 fn utc_now_rfc3339() -> String {
@@ -340,6 +352,14 @@ mod tests {
             assert!(err.starts_with("c.json: interaction 1 (key ") && err.contains(field), "{err}");
             assert!(err.contains("record the unit again"), "{err}");
         }
+        let text = good.to_text().replace("\"latency_ms\": 6.0", "\"latency_ms\": -5");
+        let err = Cassette::parse(&text, p).unwrap_err();
+        let key = &good.interactions[0].key;
+        assert_eq!(
+            err.to_string(),
+            format!("c.json: interaction 1 (key {key}): latency_ms is -5.0, not a time from 0 to 86400000 ms; the file is damaged or was edited: record the unit again")
+        );
+        assert!(std::error::Error::source(&err).is_some(), "the time error is kept as the source");
         // JSON has no NaN or infinity: such a file is not JSON, and says where.
         for bad in ["NaN", "Infinity", "1e400"] {
             let text = good.to_text().replace("\"latency_ms\": 6.0", &format!("\"latency_ms\": {bad}"));

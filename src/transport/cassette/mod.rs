@@ -32,6 +32,9 @@ pub use unit::{sim_source, CassetteOutcome, CassetteSummary, CassetteTransport, 
 pub enum CassetteError {
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
+    /// A recorded time out of range (see [`format::RecordedTimeError`]).
+    #[error("{path}: {source}")]
+    Time { path: PathBuf, source: format::RecordedTimeError },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write {path}: {source}")]

@@ -146,6 +146,10 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
                 finding(Severity::Error, message);
                 continue;
             }
+            Err(CassetteError::Time { source, .. }) => {
+                finding(Severity::Error, source.to_string());
+                continue;
+            }
             Err(e) => {
                 finding(Severity::Error, e.to_string());
                 continue;
