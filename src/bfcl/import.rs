@@ -20,8 +20,52 @@ pub enum ImportError {
     Write { path: PathBuf, source: std::io::Error },
     #[error("{path}:{line}: {message}")]
     Entry { path: PathBuf, line: usize, message: String },
+    /// An entry that cannot become a scenario (see [`EntryError`]).
+    #[error("{path}:{line}: {source}")]
+    Scenario {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: EntryError,
+    },
     #[error("{0}")]
     Usage(String),
+}
+
+/// Why one BFCL entry cannot become a calltape scenario; the message
+/// starts with the entry's id where it has one.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error("entry has no \"id\"")]
+    NoId,
+    #[error("{id}: no \"question\" list")]
+    NoQuestion { id: String },
+    #[error("{id}: empty question")]
+    EmptyQuestion { id: String },
+    #[error("{id}: {turns} turns; multi-turn entries are not supported")]
+    MultiTurn { id: String, turns: usize },
+    #[error("{id}: message role {role:?} (only system, user and assistant messages are supported)")]
+    Role { id: String, role: String },
+    #[error("{id}: a message has no text content")]
+    NoContent { id: String },
+    #[error("{id}: no \"function\" list")]
+    NoFunctions { id: String },
+    #[error("{id}: a function has no name")]
+    UnnamedFunction { id: String },
+    /// Two functions whose names become the same tool name.
+    #[error("{id}: two functions are offered as {tool:?}")]
+    DuplicateTool { id: String, tool: String },
+    #[error("{id}: no answer for this entry in the answer file")]
+    NoAnswer { id: String },
+    /// The answer key fails BFCL's own rules (the first problem found).
+    #[error("{id}: {problem}")]
+    Key { id: String, problem: String },
+    /// The checker could not be written as JSON.
+    #[error("{source}")]
+    Serialise {
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// Which entries to import.
@@ -86,35 +130,36 @@ fn read_answers(path: &Path) -> Result<HashMap<String, Vec<GroundTruthCall>>, Im
 }
 
 /// One BFCL entry (and its answer) as a calltape scenario file object.
-pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundTruthCall>>) -> Result<Value, String> {
-    let id = entry.get("id").and_then(Value::as_str).ok_or("entry has no \"id\"")?;
-    let question = entry.get("question").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"question\" list"))?;
+pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundTruthCall>>) -> Result<Value, EntryError> {
+    let id = entry.get("id").and_then(Value::as_str).ok_or(EntryError::NoId)?;
+    let owned_id = || id.to_string();
+    let question = entry.get("question").and_then(Value::as_array).ok_or_else(|| EntryError::NoQuestion { id: owned_id() })?;
     let turn = match question.as_slice() {
         [Value::Array(turn)] => turn,
         [Value::Object(_), ..] => question,
-        [] => return Err(format!("{id}: empty question")),
-        _ => return Err(format!("{id}: {} turns; multi-turn entries are not supported", question.len())),
+        [] => return Err(EntryError::EmptyQuestion { id: owned_id() }),
+        _ => return Err(EntryError::MultiTurn { id: owned_id(), turns: question.len() }),
     };
     let mut messages = Vec::new();
     for m in turn {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");
         if !matches!(role, "user" | "system" | "assistant") {
-            return Err(format!("{id}: message role {role:?} (only system, user and assistant messages are supported)"));
+            return Err(EntryError::Role { id: owned_id(), role: role.to_string() });
         }
-        let content = m.get("content").and_then(Value::as_str).ok_or_else(|| format!("{id}: a message has no text content"))?;
+        let content = m.get("content").and_then(Value::as_str).ok_or_else(|| EntryError::NoContent { id: owned_id() })?;
         messages.push(json!({"role": role, "content": content}));
     }
-    let functions = entry.get("function").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"function\" list"))?;
+    let functions = entry.get("function").and_then(Value::as_array).ok_or_else(|| EntryError::NoFunctions { id: owned_id() })?;
     let language = category.language();
     let mut tools = Vec::new();
     let mut types = Vec::new();
     for f in functions {
-        let name = f.get("name").and_then(Value::as_str).ok_or_else(|| format!("{id}: a function has no name"))?;
+        let name = f.get("name").and_then(Value::as_str).ok_or_else(|| EntryError::UnnamedFunction { id: owned_id() })?;
         let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "dict", "properties": {}}));
         let description = f.get("description").and_then(Value::as_str).unwrap_or("");
         let tool = tool_name(name);
         if types.iter().any(|t: &FunctionTypes| t.tool == tool) {
-            return Err(format!("{id}: two functions are offered as {tool:?}"));
+            return Err(EntryError::DuplicateTool { id: owned_id(), tool });
         }
         tools.push(json!({
             "name": tool,
@@ -132,16 +177,16 @@ pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundT
     }
     let ground_truth = match (category.has_ground_truth(), truth) {
         (true, Some(t)) => t,
-        (true, None) => return Err(format!("{id}: no answer for this entry in the answer file")),
+        (true, None) => return Err(EntryError::NoAnswer { id: owned_id() }),
         (false, _) => Vec::new(),
     };
     let check = BfclCheck { category, functions: types, ground_truth };
     if let Some(problem) = check.problems().into_iter().next() {
-        return Err(format!("{id}: {problem}"));
+        return Err(EntryError::Key { id: owned_id(), problem });
     }
     fit_schemas_to_answers(&mut tools, &check);
     let mut expect = Map::new();
-    expect.insert("bfcl".into(), serde_json::to_value(&check).map_err(|e| e.to_string())?);
+    expect.insert("bfcl".into(), serde_json::to_value(&check).map_err(|source| EntryError::Serialise { source })?);
     expect.insert("max_steps".into(), json!(1));
     Ok(json!({
         "id": id,
@@ -266,10 +311,10 @@ pub fn import_file(
         let (line, entry) = &entries[i];
         let id = entry.get("id").and_then(Value::as_str).unwrap_or("");
         let entry_category = Category::from_id(id).unwrap_or(category);
-        let scenario = scenario_for(entry, entry_category, truth.get(id).cloned()).map_err(|message| ImportError::Entry {
+        let scenario = scenario_for(entry, entry_category, truth.get(id).cloned()).map_err(|source| ImportError::Scenario {
             path: data.to_path_buf(),
             line: *line,
-            message,
+            source,
         })?;
         out.push_str(&serde_json::to_string(&scenario).unwrap_or_default());
         out.push('\n');
@@ -279,4 +324,35 @@ pub fn import_file(
     let path = out_dir.join(format!("{}.jsonl", category.name()));
     std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
     Ok(ImportSummary { category, entries: entries.len(), written: chosen.len(), path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages an import prints for an entry it cannot convert, byte for byte.
+    #[test]
+    fn entry_errors_read_as_before() {
+        let simple = Category::SimplePython;
+        let message = |entry: Value| scenario_for(&entry, simple, None).unwrap_err().to_string();
+        let user = json!([[{"role": "user", "content": "hi"}]]);
+        assert_eq!(message(json!({})), "entry has no \"id\"");
+        assert_eq!(message(json!({"id": "s_1"})), "s_1: no \"question\" list");
+        assert_eq!(message(json!({"id": "s_1", "question": []})), "s_1: empty question");
+        assert_eq!(message(json!({"id": "s_1", "question": [[], []]})), "s_1: 2 turns; multi-turn entries are not supported");
+        assert_eq!(
+            message(json!({"id": "s_1", "question": [[{"role": "tool", "content": "x"}]]})),
+            "s_1: message role \"tool\" (only system, user and assistant messages are supported)"
+        );
+        assert_eq!(message(json!({"id": "s_1", "question": [[{"role": "user"}]]})), "s_1: a message has no text content");
+        assert_eq!(message(json!({"id": "s_1", "question": user})), "s_1: no \"function\" list");
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": [{}]})), "s_1: a function has no name");
+        let twice = json!([{"name": "a.b"}, {"name": "a_b"}]);
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": twice})), "s_1: two functions are offered as \"a_b\"");
+        let one = json!([{"name": "f"}]);
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": one})), "s_1: no answer for this entry in the answer file");
+        let entry = json!({"id": "s_1", "question": user, "function": one});
+        let err = scenario_for(&entry, simple, Some(Vec::new())).unwrap_err().to_string();
+        assert_eq!(err, "s_1: expect.bfcl: category simple_python needs a ground_truth");
+    }
 }
