@@ -196,20 +196,16 @@ impl Cassette {
 
     /// Reads a cassette's text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Cassette, CassetteError> {
-        let bad = |message: String| CassetteError::Format { path: path.to_path_buf(), message };
-        let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let bad = |source: FormatError| CassetteError::Format { path: path.to_path_buf(), source };
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(FormatError::NotJson(e)))?;
         match value.get("format").and_then(Value::as_u64) {
             Some(v) if v <= u64::from(FORMAT_VERSION) => {}
-            Some(v) => {
-                return Err(bad(format!(
-                    "cassette format {v} is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record"
-                )))
-            }
-            None => return Err(bad("no \"format\" version: not a calltape cassette".into())),
+            Some(version) => return Err(bad(FormatError::Newer { version })),
+            None => return Err(bad(FormatError::NoVersion)),
         }
         // Parsed again from the text, so shape errors come with a line and column.
-        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-        cassette.check_times().map_err(|source| CassetteError::Time { path: path.to_path_buf(), source })?;
+        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(FormatError::Shape(e)))?;
+        cassette.check_times().map_err(|e| bad(FormatError::Time(e)))?;
         Ok(cassette)
     }
 
@@ -238,6 +234,23 @@ impl Cassette {
     pub fn same_content(&self, other: &Cassette) -> bool {
         self.format == other.format && self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
     }
+}
+
+/// Why a file is not a cassette this calltape reads.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// Written by a newer calltape.
+    #[error("cassette format {version} is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record")]
+    Newer { version: u64 },
+    #[error("no \"format\" version: not a calltape cassette")]
+    NoVersion,
+    /// JSON, but not the shape of a cassette (with the line and column).
+    #[error("{0}")]
+    Shape(#[source] serde_json::Error),
+    #[error("{0}")]
+    Time(#[source] RecordedTimeError),
 }
 
 /// A recorded time that is not a number of milliseconds from 0 to
@@ -325,11 +338,15 @@ mod tests {
         let err = Cassette::parse("{\"format\": 1, \"interactions\": 3}", p).unwrap_err().to_string();
         assert!(err.starts_with("recordings/s/m/a.t0.json: ") && err.contains("line 1"), "{err}");
         let err = Cassette::parse("{\"format\": 99}", p).unwrap_err().to_string();
-        assert!(err.contains("format 99 is newer"), "{err}");
-        let err = Cassette::parse("[1,", p).unwrap_err().to_string();
-        assert!(err.contains("not JSON"), "{err}");
+        assert_eq!(
+            err,
+            format!("recordings/s/m/a.t0.json: cassette format 99 is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record")
+        );
+        let err = Cassette::parse("[1,", p).unwrap_err();
+        let source = std::error::Error::source(&err).and_then(std::error::Error::source).expect("the serde_json error is kept");
+        assert_eq!(err.to_string(), format!("recordings/s/m/a.t0.json: not JSON: {source}"));
         let err = Cassette::parse("{}", p).unwrap_err().to_string();
-        assert!(err.contains("not a calltape cassette"), "{err}");
+        assert_eq!(err, "recordings/s/m/a.t0.json: no \"format\" version: not a calltape cassette");
     }
 
     #[test]
