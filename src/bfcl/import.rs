@@ -18,8 +18,22 @@ pub enum ImportError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
-    #[error("{path}:{line}: {message}")]
-    Entry { path: PathBuf, line: usize, message: String },
+    /// A line of the data or answer file that is not JSON.
+    #[error("{path}:{line}: not JSON: {source}")]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A line of the answer file that is not an answer (see [`AnswerError`]).
+    #[error("{path}:{line}: {source}")]
+    Answer {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: AnswerError,
+    },
     /// An entry that cannot become a scenario (see [`EntryError`]).
     #[error("{path}:{line}: {source}")]
     Scenario {
@@ -30,6 +44,29 @@ pub enum ImportError {
     },
     #[error("{0}")]
     Usage(String),
+}
+
+/// Why a line of an answer file is not an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("answer has no \"id\"")]
+    NoId,
+    #[error("answer {id} has no \"ground_truth\"")]
+    NoGroundTruth { id: String },
+    /// `ground_truth` is one call that does not read as a call.
+    #[error("answer {id}: {source}")]
+    Call {
+        id: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `ground_truth` is neither one call nor a list of them.
+    #[error("answer {id}: ground_truth must be a list of calls: {source}")]
+    NotAList {
+        id: String,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// Why one BFCL entry cannot become a calltape scenario; the message
@@ -104,10 +141,10 @@ fn json_lines(path: &Path) -> Result<Vec<(usize, Value)>, ImportError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map(|v| (i + 1, v)).map_err(|e| ImportError::Entry {
+            serde_json::from_str(l).map(|v| (i + 1, v)).map_err(|source| ImportError::NotJson {
                 path: path.to_path_buf(),
                 line: i + 1,
-                message: format!("not JSON: {e}"),
+                source,
             })
         })
         .collect()
@@ -117,12 +154,14 @@ fn json_lines(path: &Path) -> Result<Vec<(usize, Value)>, ImportError> {
 fn read_answers(path: &Path) -> Result<HashMap<String, Vec<GroundTruthCall>>, ImportError> {
     let mut out = HashMap::new();
     for (line, v) in json_lines(path)? {
-        let bad = |message: String| ImportError::Entry { path: path.to_path_buf(), line, message };
-        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad("answer has no \"id\"".into()))?.to_string();
-        let truth = v.get("ground_truth").cloned().ok_or_else(|| bad(format!("answer {id} has no \"ground_truth\"")))?;
+        let bad = |source: AnswerError| ImportError::Answer { path: path.to_path_buf(), line, source };
+        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerError::NoId))?.to_string();
+        let truth = v.get("ground_truth").cloned().ok_or_else(|| bad(AnswerError::NoGroundTruth { id: id.clone() }))?;
         let truth: Vec<GroundTruthCall> = match truth {
-            Value::Object(_) => vec![serde_json::from_value(truth).map_err(|e| bad(format!("answer {id}: {e}")))?],
-            other => serde_json::from_value(other).map_err(|e| bad(format!("answer {id}: ground_truth must be a list of calls: {e}")))?,
+            Value::Object(_) => {
+                vec![serde_json::from_value(truth).map_err(|source| bad(AnswerError::Call { id: id.clone(), source }))?]
+            }
+            other => serde_json::from_value(other).map_err(|source| bad(AnswerError::NotAList { id: id.clone(), source }))?,
         };
         out.insert(id, truth);
     }
@@ -354,5 +393,26 @@ mod tests {
         let entry = json!({"id": "s_1", "question": user, "function": one});
         let err = scenario_for(&entry, simple, Some(Vec::new())).unwrap_err().to_string();
         assert_eq!(err, "s_1: expect.bfcl: category simple_python needs a ground_truth");
+    }
+
+    /// Answer-file problems name the file and line; serde's error is the source.
+    #[test]
+    fn answer_errors_name_the_line_and_keep_their_source() {
+        use std::error::Error;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.json");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            read_answers(&path).unwrap_err()
+        };
+        let at = |line: usize| format!("{}:{line}: ", path.display());
+        assert_eq!(read("\n{}\n").to_string(), format!("{}answer has no \"id\"", at(2)));
+        assert_eq!(read("{\"id\": \"a\"}").to_string(), format!("{}answer a has no \"ground_truth\"", at(1)));
+        let err = read("{\"id\": \"a\", \"ground_truth\": 3}");
+        let serde = err.source().and_then(Error::source).expect("serde's error is kept");
+        assert_eq!(err.to_string(), format!("{}answer a: ground_truth must be a list of calls: {serde}", at(1)));
+        let err = read("{\"id\": \"a\",");
+        let serde = err.source().expect("serde's error is kept");
+        assert_eq!(err.to_string(), format!("{}not JSON: {serde}", at(1)));
     }
 }
