@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pipeline::approval::ApprovalRule;
 
-use crate::core::cassette::CassetteSettings;
+use crate::core::cassette::{CassetteSettings, CassetteSettingsError};
 use crate::core::modes::{ApprovalMode, CassetteMode, RepairMode, Unanswered};
 use crate::core::prices::{Prices, Tier};
 
@@ -20,13 +20,89 @@ pub const EMBEDDED_DEFAULT: &str = include_str!("../calltape.toml");
 /// A configuration problem, with the file it came from.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    /// Not TOML, or not the shape of a configuration (an unknown key, a wrong type).
+    #[error("{file}: {source}")]
+    Syntax {
+        file: String,
+        #[source]
+        source: toml::de::Error,
+    },
+    /// Well-formed, but a value is out of sense.
+    #[error("{file}: {source}")]
+    Invalid {
+        file: String,
+        #[source]
+        source: ConfigProblem,
+    },
     #[error("cannot read config {file}: {source}")]
     Read { file: String, source: std::io::Error },
     /// The embedded default's bundled suites could not be unpacked.
     #[error("{source}")]
     Bundled { source: crate::bundled::BundledError },
+}
+
+/// A value of a configuration that the types let through but calltape
+/// cannot use; the message names the field (and the model) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigProblem {
+    /// A whole number outside its bounds (see [`limits`]).
+    #[error("{field} must be between {min} and {max}, got {value}")]
+    OutOfRange { field: String, min: u64, max: u64, value: u64 },
+    /// A number that is not finite, negative, or above its bound.
+    #[error("{field} must be a number between 0 and {max}, got {value}")]
+    NotInRange { field: String, max: f64, value: f64 },
+    /// A `[gate]` threshold that is NaN.
+    #[error("gate.{name} is not a number")]
+    GateNotANumber { name: &'static str },
+    /// A model's name that cannot name it in reports and flags.
+    #[error("models[{index}].name {name:?} must be non-empty, without control characters")]
+    ModelName { index: usize, name: String },
+    #[error("model {name:?} is defined twice")]
+    DuplicateModel { name: String },
+    #[error("model {name:?}: concurrency must be at least 1")]
+    NoConcurrency { name: String },
+    /// A model's response `limits`.
+    #[error("model {model:?}: {source}")]
+    Limits {
+        model: String,
+        #[source]
+        source: crate::transport::body::LimitsError,
+    },
+    #[error("model {model:?}: simulated models make structured calls only; tool_format = \"text\" is for live models")]
+    SimTextTools { model: String },
+    #[error("model {model:?}: provider \"sim\" needs a [models.sim] table")]
+    SimWithoutProfile { model: String },
+    /// A glob in a model's `scenarios` list that can never be used.
+    #[error("model {model:?}: scenarios: {source}")]
+    ScenarioGlob {
+        model: String,
+        #[source]
+        source: crate::core::glob::GlobError,
+    },
+    /// A simulated model's `[models.sim]` table.
+    #[error("model {model:?}: {source}")]
+    Sim {
+        model: String,
+        #[source]
+        source: crate::sim::SimProfileError,
+    },
+    #[error("pipeline.repair_model {name:?} is not a configured model")]
+    UnknownRepairModel { name: String },
+    /// An approval rule's `tool` glob that can never be used.
+    #[error("approval.rules[{index}].tool: {source}")]
+    RuleGlob {
+        index: usize,
+        #[source]
+        source: crate::core::glob::GlobError,
+    },
+    #[error("run.trials must be at least 1")]
+    NoTrials,
+    /// `[cassettes]`.
+    #[error(transparent)]
+    Cassettes(#[from] CassetteSettingsError),
+    /// `--model NAME` (or a glob) that matches no configured model.
+    #[error("unknown model {name:?}; configured models: {}", known.join(", "))]
+    UnknownModel { name: String, known: Vec<String> },
 }
 
 /// The whole configuration.
@@ -287,8 +363,8 @@ fn default_timeout() -> u64 {
 impl Config {
     /// Parses configuration text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid { file: origin.to_string(), message: e.to_string() })?;
-        config.validate().map_err(|message| ConfigError::Invalid { file: origin.to_string(), message })?;
+        let config: Config = toml::from_str(text).map_err(|source| ConfigError::Syntax { file: origin.to_string(), source })?;
+        config.validate().map_err(|source| ConfigError::Invalid { file: origin.to_string(), source })?;
         Ok(config)
     }
 
@@ -324,69 +400,67 @@ impl Config {
         Ok((config, format!("embedded default, bundled suites in {}", root.display())))
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), ConfigProblem> {
         self.check_numbers()?;
         let mut names = BTreeSet::new();
         for m in &self.models {
+            let model = || m.name.clone();
             if !names.insert(&m.name) {
-                return Err(format!("model {:?} is defined twice", m.name));
+                return Err(ConfigProblem::DuplicateModel { name: model() });
             }
             if m.concurrency == 0 {
-                return Err(format!("model {:?}: concurrency must be at least 1", m.name));
+                return Err(ConfigProblem::NoConcurrency { name: model() });
             }
-            m.limits.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
+            m.limits.validate().map_err(|source| ConfigProblem::Limits { model: model(), source })?;
             if m.provider == ProviderKind::Sim && m.tool_format == ToolFormat::Text {
-                return Err(format!(
-                    "model {:?}: simulated models make structured calls only; tool_format = \"text\" is for live models",
-                    m.name
-                ));
+                return Err(ConfigProblem::SimTextTools { model: model() });
             }
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
-                return Err(format!("model {:?}: provider \"sim\" needs a [models.sim] table", m.name));
+                return Err(ConfigProblem::SimWithoutProfile { model: model() });
             }
             for glob in &m.scenarios {
-                crate::core::glob::glob_check(glob).map_err(|e| format!("model {:?}: scenarios: {e}", m.name))?;
+                crate::core::glob::glob_check(glob).map_err(|source| ConfigProblem::ScenarioGlob { model: model(), source })?;
             }
             if let Some(sim) = &m.sim {
-                sim.validate().map_err(|e| format!("model {:?}: {e}", m.name))?;
+                sim.validate().map_err(|source| ConfigProblem::Sim { model: model(), source })?;
             }
         }
         if let Some(r) = &self.pipeline.repair_model {
             if !self.models.iter().any(|m| &m.name == r) {
-                return Err(format!("pipeline.repair_model {r:?} is not a configured model"));
+                return Err(ConfigProblem::UnknownRepairModel { name: r.clone() });
             }
         }
-        for (i, rule) in self.approval.rules.iter().enumerate() {
-            crate::core::glob::glob_check(&rule.tool).map_err(|e| format!("approval.rules[{i}].tool: {e}"))?;
+        for (index, rule) in self.approval.rules.iter().enumerate() {
+            crate::core::glob::glob_check(&rule.tool).map_err(|source| ConfigProblem::RuleGlob { index, source })?;
         }
         if self.run.trials == 0 {
-            return Err("run.trials must be at least 1".into());
+            return Err(ConfigProblem::NoTrials);
         }
-        self.cassettes.validate()
+        Ok(self.cassettes.validate()?)
     }
 
     /// Checks a configuration that did not come through `parse` (a run
     /// folder's `plan.json`, or one changed by flags) as `parse` would.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigProblem> {
         self.validate()
     }
 
     /// Every number within sense, named by its field: a number that is not
     /// finite, negative where it cannot be, or absurdly large would
     /// otherwise become a panic, a hang or a nonsense report later.
-    fn check_numbers(&self) -> Result<(), String> {
+    fn check_numbers(&self) -> Result<(), ConfigProblem> {
         let in_range = |field: String, value: u64, max: u64, min: u64| {
             if (min..=max).contains(&value) {
                 Ok(())
             } else {
-                Err(format!("{field} must be between {min} and {max}, got {value}"))
+                Err(ConfigProblem::OutOfRange { field, min, max, value })
             }
         };
         let finite = |field: String, value: f64, max: f64| {
             if value.is_finite() && (0.0..=max).contains(&value) {
                 Ok(())
             } else {
-                Err(format!("{field} must be a number between 0 and {max}, got {value}"))
+                Err(ConfigProblem::NotInRange { field, max, value })
             }
         };
         in_range("run.trials".into(), self.run.trials.into(), limits::MAX_TRIALS, 1)?;
@@ -400,7 +474,7 @@ impl Config {
             ("max_p95_latency_rise", gate.max_p95_latency_rise),
         ] {
             if value.is_nan() {
-                return Err(format!("gate.{name} is not a number"));
+                return Err(ConfigProblem::GateNotANumber { name });
             }
         }
         for (i, m) in self.models.iter().enumerate() {
@@ -419,7 +493,7 @@ impl Config {
                 finite(field("sim.ms_per_output_token"), sim.ms_per_output_token, limits::MAX_SIM_LATENCY_MS)?;
             }
             if m.name.is_empty() || m.name.chars().any(char::is_control) {
-                return Err(format!("models[{i}].name {:?} must be non-empty, without control characters", m.name));
+                return Err(ConfigProblem::ModelName { index: i, name: m.name.clone() });
             }
         }
         Ok(())
@@ -433,7 +507,7 @@ impl Config {
 
     /// Keeps only the named models, in the order named; a name may be a glob
     /// (`sim-*`). A name that matches no model is an error listing the known ones.
-    pub fn select_models(&mut self, names: &[String]) -> Result<(), String> {
+    pub fn select_models(&mut self, names: &[String]) -> Result<(), ConfigProblem> {
         if names.is_empty() {
             return Ok(());
         }
@@ -441,8 +515,8 @@ impl Config {
         for n in names {
             let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| crate::core::glob::glob_matches(n, &m.name)).collect();
             if matching.is_empty() {
-                let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
-                return Err(format!("unknown model {n:?}; configured models: {}", known.join(", ")));
+                let known = self.models.iter().map(|m| m.name.clone()).collect();
+                return Err(ConfigProblem::UnknownModel { name: n.clone(), known });
             }
             for m in matching {
                 if !chosen.iter().any(|c| c.name == m.name) {
@@ -562,7 +636,40 @@ mod tests {
     #[test]
     fn selecting_an_unknown_model_lists_the_known() {
         let mut c = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
-        let err = c.select_models(&["gpt-9".into()]).unwrap_err();
-        assert!(err.contains("sim-strong"), "{err}");
+        let err = c.select_models(&["gpt-9".into()]).unwrap_err().to_string();
+        assert!(err.starts_with("unknown model \"gpt-9\"; configured models: "), "{err}");
+        assert!(err.contains("configured models: sim-strong, sim-cheap-types, "), "{err}");
+    }
+
+    /// The messages users and scripts read, byte for byte, each with the
+    /// error it came from kept as its source.
+    #[test]
+    fn problems_read_as_before_and_keep_their_sources() {
+        use std::error::Error;
+        let model = "[[models]]\nname = \"s\"\nprovider = \"sim\"\nmodel_id = \"s\"\ntier = \"cheap\"\n";
+        let cases = [
+            ("[run]\ntrials = 0\n", "x.toml: run.trials must be between 1 and 10000, got 0", false),
+            (&format!("{model}price = {{ input = -1.0 }}\n[models.sim]\n"), "x.toml: models[0] (\"s\").price.input must be a number between 0 and 1000000, got -1", false),
+            (&format!("{model}[models.sim]\nfault_rate = 2.0\n"), "x.toml: model \"s\": sim.fault_rate must be between 0 and 1, got 2", true),
+            (&format!("{model}[models.sim]\nfault_rate = 0.5\n"), "x.toml: model \"s\": sim.fault_rate is set but sim.faults lists no fault kinds", true),
+            (&format!("{model}limits = {{ max_event_bytes = 0 }}\n[models.sim]\n"), "x.toml: model \"s\": limits.max_event_bytes must be at least 1", true),
+            (model, "x.toml: model \"s\": provider \"sim\" needs a [models.sim] table", false),
+            (&format!("{model}tool_format = \"text\"\n[models.sim]\n"), "x.toml: model \"s\": simulated models make structured calls only; tool_format = \"text\" is for live models", false),
+            (&format!("{model}[models.sim]\n{model}[models.sim]\n"), "x.toml: model \"s\" is defined twice", false),
+            (&format!("{model}scenarios = [\"a[\"]\n[models.sim]\n"), "x.toml: model \"s\": scenarios: invalid glob \"a[\": a `[` is never closed by `]` (quote a special character with \\, e.g. \\[)", true),
+            ("[pipeline]\nrepair_model = \"m\"\n", "x.toml: pipeline.repair_model \"m\" is not a configured model", false),
+            ("[gate]\nmax_cost_rise = nan\n", "x.toml: gate.max_cost_rise is not a number", false),
+            (&format!("{}[models.sim]\n", model.replace("\"s\"\nprovider", "\"\"\nprovider")), "x.toml: models[0].name \"\" must be non-empty, without control characters", false),
+            ("[cassettes]\nignore_fields = [\"\"]\n", "x.toml: cassettes.ignore_fields holds an empty name (\"\")", false),
+        ];
+        for (text, message, has_source) in cases {
+            let err = Config::parse(text, "x.toml").unwrap_err();
+            assert_eq!(err.to_string(), message, "{text}");
+            let problem = err.source().expect("the problem is the source");
+            assert_eq!(problem.source().is_some(), has_source, "{text}: {problem}");
+        }
+        let err = Config::parse("[run]\ntrails = 3\n", "x.toml").unwrap_err();
+        assert!(matches!(err, ConfigError::Syntax { .. }), "{err}");
+        assert_eq!(err.to_string(), format!("x.toml: {}", err.source().expect("the toml error is kept")));
     }
 }

@@ -47,6 +47,9 @@ pub enum FolderError {
     NotOurs { path: PathBuf, advice: String },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// The `run_id` of a folder's events would not name a folder beside others.
+    #[error("{path}: run_id {id:?} is not a plain folder name (letters, digits, '-', '_', '.'; not \"latest\")")]
+    RunId { path: PathBuf, id: String },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
 }
@@ -134,12 +137,12 @@ pub fn run_id_of(dir: &Path) -> Result<Option<String>, FolderError> {
         return Ok(None);
     }
     let id = value.get("run_id").and_then(|i| i.as_str()).unwrap_or_default();
-    check_run_id(id).map_err(|message| FolderError::Invalid { path, message })?;
+    check_run_id(id, &path)?;
     Ok(Some(id.to_string()))
 }
 
-/// A run id from a file names a folder beside others: it must be a plain name.
-fn check_run_id(id: &str) -> Result<(), String> {
+/// A run id from a file (at `path`) names a folder beside others: it must be a plain name.
+fn check_run_id(id: &str, path: &Path) -> Result<(), FolderError> {
     let plain = !id.is_empty()
         && id.len() <= 100
         && !id.starts_with('.')
@@ -148,7 +151,7 @@ fn check_run_id(id: &str) -> Result<(), String> {
     if plain {
         Ok(())
     } else {
-        Err(format!("run_id {id:?} is not a plain folder name (letters, digits, '-', '_', '.'; not \"latest\")"))
+        Err(FolderError::RunId { path: path.to_path_buf(), id: id.to_string() })
     }
 }
 
@@ -479,7 +482,13 @@ mod tests {
         assert!(write_bytes(&mine, "a.csv", b"x").is_err());
         assert!(adopt(&mine).is_err());
         std::fs::write(mine.join(EVENTS_FILE), run_started("../../etc")).unwrap();
-        assert!(adopt(&mine).unwrap_err().to_string().contains("not a plain folder name"));
+        assert_eq!(
+            adopt(&mine).unwrap_err().to_string(),
+            format!(
+                "{}: run_id \"../../etc\" is not a plain folder name (letters, digits, '-', '_', '.'; not \"latest\")",
+                mine.join(EVENTS_FILE).display()
+            )
+        );
         std::fs::write(mine.join(EVENTS_FILE), run_started("20260101-000000-000")).unwrap();
         assert_eq!(adopt(&mine).unwrap(), FolderKind::Run);
         write_bytes(&mine, "a.csv", b"x").unwrap();

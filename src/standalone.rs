@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::chat::ToolCall;
 use crate::core::modes::RepairMode;
 use crate::core::tools::ToolSpec;
-use crate::pipeline::tool::{compile_tool, Tool};
+use crate::pipeline::tool::{compile_tool, Tool, ToolError};
 use crate::pipeline::{check_call, CallOutcome, PipelineOptions, RepairRules};
 
 /// The name given to the tool whose schema is checked.
@@ -19,7 +19,7 @@ const TOOL_NAME: &str = "tool";
 
 /// A tool for a bare parameters schema; without one, any JSON value is
 /// accepted (only the syntax is repaired).
-pub fn tool_for_schema(schema: Option<&Value>) -> Result<Arc<Tool>, String> {
+pub fn tool_for_schema(schema: Option<&Value>) -> Result<Arc<Tool>, ToolError> {
     let parameters = schema.cloned().unwrap_or_else(|| json!({}));
     let spec = ToolSpec { name: TOOL_NAME.into(), description: String::new(), parameters, sensitive: false };
     compile_tool(spec).map(Arc::new)
@@ -52,7 +52,7 @@ struct ToolCache {
 }
 
 impl ToolCache {
-    fn get(&mut self, schema: Option<&Value>) -> Result<Arc<Tool>, String> {
+    fn get(&mut self, schema: Option<&Value>) -> Result<Arc<Tool>, ToolError> {
         let key = schema.map(Value::to_string).unwrap_or_default();
         if let Some(tool) = self.by_schema.get(&key) {
             return Ok(tool.clone());
@@ -100,7 +100,7 @@ pub fn run_batch(
         let report = match serde_json::from_str::<BatchLine>(&line) {
             Ok(b) => match tools.get(b.schema.as_ref().or(default_schema)) {
                 Ok(tool) => repair_report(&b.args, &tool, mode, rules),
-                Err(e) => json!({"line": i + 1, "error": e}),
+                Err(e) => json!({"line": i + 1, "error": e.to_string()}),
             },
             Err(e) => json!({"line": i + 1, "error": format!("expected {{\"args\": \"...\", \"schema\": {{...}}}}: {e}")}),
         };
@@ -133,26 +133,59 @@ pub struct BatchTiming {
     pub libraries_mean_us: f64,
 }
 
+/// Why a batch could not be timed; the line, where there is one, is 1-based.
+#[derive(Debug, thiserror::Error)]
+pub enum TimingError {
+    /// The input could not be read.
+    #[error("{source}")]
+    Read {
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is not a `{"args": …, "schema": …}` object.
+    #[error("line {line}: {source}")]
+    Line {
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A line's schema (or the default one) does not compile.
+    #[error("line {line}: {source}")]
+    Schema {
+        line: usize,
+        #[source]
+        source: ToolError,
+    },
+    /// Nothing but blank lines: there is no call to time.
+    #[error("no lines to time")]
+    Empty,
+}
+
 /// How long a timed batch runs untimed first.
 const WARM_UP: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Times every line of a batch `rounds` times through the pipeline,
 /// through parsing alone and through the libraries' share of the pipeline,
 /// each after [`WARM_UP`]; each figure is the fastest round's mean.
-pub fn time_batch(input: impl BufRead, default_schema: Option<&Value>, rules: &RepairRules, rounds: usize) -> Result<BatchTiming, String> {
+pub fn time_batch(
+    input: impl BufRead,
+    default_schema: Option<&Value>,
+    rules: &RepairRules,
+    rounds: usize,
+) -> Result<BatchTiming, TimingError> {
     let mut calls = Vec::new();
     let mut tools = ToolCache::default();
     for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| e.to_string())?;
+        let line = line.map_err(|source| TimingError::Read { source })?;
         if line.trim().is_empty() {
             continue;
         }
-        let b: BatchLine = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
-        let tool = tools.get(b.schema.as_ref().or(default_schema)).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let b: BatchLine = serde_json::from_str(&line).map_err(|source| TimingError::Line { line: i + 1, source })?;
+        let tool = tools.get(b.schema.as_ref().or(default_schema)).map_err(|source| TimingError::Schema { line: i + 1, source })?;
         calls.push((ToolCall { id: "call".into(), name: TOOL_NAME.into(), arguments: b.args }, tool));
     }
     if calls.is_empty() {
-        return Err("no lines to time".into());
+        return Err(TimingError::Empty);
     }
     crate::pipeline::calibrate_clock();
     let options = PipelineOptions { repair: RepairMode::Local, rules };
@@ -309,5 +342,18 @@ mod tests {
         assert_eq!((t.inputs, t.rounds), (2, 3));
         assert!(t.pipeline_mean_us > 0.0 && t.parse_mean_us > 0.0 && t.libraries_mean_us > 0.0);
         assert!(time_batch("".as_bytes(), None, &RepairRules::default(), 1).is_err());
+    }
+
+    #[test]
+    fn timing_errors_name_the_line_and_keep_their_source() {
+        let rules = RepairRules::default();
+        let e = time_batch("\n".as_bytes(), None, &rules, 1).unwrap_err();
+        assert_eq!(e.to_string(), "no lines to time");
+        let e = time_batch("\n{\"args\": 1}\n".as_bytes(), None, &rules, 1).unwrap_err();
+        let source = std::error::Error::source(&e).expect("the serde_json error is kept");
+        assert_eq!(e.to_string(), format!("line 2: {source}"));
+        let e = time_batch(json!({"args": "{}", "schema": []}).to_string().as_bytes(), None, &rules, 1).unwrap_err();
+        assert_eq!(e.to_string(), "line 1: tool \"tool\": parameters must be a JSON Schema object");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

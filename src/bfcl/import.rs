@@ -18,10 +18,91 @@ pub enum ImportError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
-    #[error("{path}:{line}: {message}")]
-    Entry { path: PathBuf, line: usize, message: String },
+    /// A line of the data or answer file that is not JSON.
+    #[error("{path}:{line}: not JSON: {source}")]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A line of the answer file that is not an answer (see [`AnswerError`]).
+    #[error("{path}:{line}: {source}")]
+    Answer {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: AnswerError,
+    },
+    /// An entry that cannot become a scenario (see [`EntryError`]).
+    #[error("{path}:{line}: {source}")]
+    Scenario {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: EntryError,
+    },
     #[error("{0}")]
     Usage(String),
+}
+
+/// Why a line of an answer file is not an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("answer has no \"id\"")]
+    NoId,
+    #[error("answer {id} has no \"ground_truth\"")]
+    NoGroundTruth { id: String },
+    /// `ground_truth` is one call that does not read as a call.
+    #[error("answer {id}: {source}")]
+    Call {
+        id: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `ground_truth` is neither one call nor a list of them.
+    #[error("answer {id}: ground_truth must be a list of calls: {source}")]
+    NotAList {
+        id: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Why one BFCL entry cannot become a calltape scenario; the message
+/// starts with the entry's id where it has one.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error("entry has no \"id\"")]
+    NoId,
+    #[error("{id}: no \"question\" list")]
+    NoQuestion { id: String },
+    #[error("{id}: empty question")]
+    EmptyQuestion { id: String },
+    #[error("{id}: {turns} turns; multi-turn entries are not supported")]
+    MultiTurn { id: String, turns: usize },
+    #[error("{id}: message role {role:?} (only system, user and assistant messages are supported)")]
+    Role { id: String, role: String },
+    #[error("{id}: a message has no text content")]
+    NoContent { id: String },
+    #[error("{id}: no \"function\" list")]
+    NoFunctions { id: String },
+    #[error("{id}: a function has no name")]
+    UnnamedFunction { id: String },
+    /// Two functions whose names become the same tool name.
+    #[error("{id}: two functions are offered as {tool:?}")]
+    DuplicateTool { id: String, tool: String },
+    #[error("{id}: no answer for this entry in the answer file")]
+    NoAnswer { id: String },
+    /// The answer key fails BFCL's own rules (the first problem found).
+    #[error("{id}: {problem}")]
+    Key { id: String, problem: String },
+    /// The checker could not be written as JSON.
+    #[error("{source}")]
+    Serialise {
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// Which entries to import.
@@ -60,10 +141,10 @@ fn json_lines(path: &Path) -> Result<Vec<(usize, Value)>, ImportError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map(|v| (i + 1, v)).map_err(|e| ImportError::Entry {
+            serde_json::from_str(l).map(|v| (i + 1, v)).map_err(|source| ImportError::NotJson {
                 path: path.to_path_buf(),
                 line: i + 1,
-                message: format!("not JSON: {e}"),
+                source,
             })
         })
         .collect()
@@ -73,12 +154,14 @@ fn json_lines(path: &Path) -> Result<Vec<(usize, Value)>, ImportError> {
 fn read_answers(path: &Path) -> Result<HashMap<String, Vec<GroundTruthCall>>, ImportError> {
     let mut out = HashMap::new();
     for (line, v) in json_lines(path)? {
-        let bad = |message: String| ImportError::Entry { path: path.to_path_buf(), line, message };
-        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad("answer has no \"id\"".into()))?.to_string();
-        let truth = v.get("ground_truth").cloned().ok_or_else(|| bad(format!("answer {id} has no \"ground_truth\"")))?;
+        let bad = |source: AnswerError| ImportError::Answer { path: path.to_path_buf(), line, source };
+        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerError::NoId))?.to_string();
+        let truth = v.get("ground_truth").cloned().ok_or_else(|| bad(AnswerError::NoGroundTruth { id: id.clone() }))?;
         let truth: Vec<GroundTruthCall> = match truth {
-            Value::Object(_) => vec![serde_json::from_value(truth).map_err(|e| bad(format!("answer {id}: {e}")))?],
-            other => serde_json::from_value(other).map_err(|e| bad(format!("answer {id}: ground_truth must be a list of calls: {e}")))?,
+            Value::Object(_) => {
+                vec![serde_json::from_value(truth).map_err(|source| bad(AnswerError::Call { id: id.clone(), source }))?]
+            }
+            other => serde_json::from_value(other).map_err(|source| bad(AnswerError::NotAList { id: id.clone(), source }))?,
         };
         out.insert(id, truth);
     }
@@ -86,35 +169,36 @@ fn read_answers(path: &Path) -> Result<HashMap<String, Vec<GroundTruthCall>>, Im
 }
 
 /// One BFCL entry (and its answer) as a calltape scenario file object.
-pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundTruthCall>>) -> Result<Value, String> {
-    let id = entry.get("id").and_then(Value::as_str).ok_or("entry has no \"id\"")?;
-    let question = entry.get("question").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"question\" list"))?;
+pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundTruthCall>>) -> Result<Value, EntryError> {
+    let id = entry.get("id").and_then(Value::as_str).ok_or(EntryError::NoId)?;
+    let owned_id = || id.to_string();
+    let question = entry.get("question").and_then(Value::as_array).ok_or_else(|| EntryError::NoQuestion { id: owned_id() })?;
     let turn = match question.as_slice() {
         [Value::Array(turn)] => turn,
         [Value::Object(_), ..] => question,
-        [] => return Err(format!("{id}: empty question")),
-        _ => return Err(format!("{id}: {} turns; multi-turn entries are not supported", question.len())),
+        [] => return Err(EntryError::EmptyQuestion { id: owned_id() }),
+        _ => return Err(EntryError::MultiTurn { id: owned_id(), turns: question.len() }),
     };
     let mut messages = Vec::new();
     for m in turn {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");
         if !matches!(role, "user" | "system" | "assistant") {
-            return Err(format!("{id}: message role {role:?} (only system, user and assistant messages are supported)"));
+            return Err(EntryError::Role { id: owned_id(), role: role.to_string() });
         }
-        let content = m.get("content").and_then(Value::as_str).ok_or_else(|| format!("{id}: a message has no text content"))?;
+        let content = m.get("content").and_then(Value::as_str).ok_or_else(|| EntryError::NoContent { id: owned_id() })?;
         messages.push(json!({"role": role, "content": content}));
     }
-    let functions = entry.get("function").and_then(Value::as_array).ok_or_else(|| format!("{id}: no \"function\" list"))?;
+    let functions = entry.get("function").and_then(Value::as_array).ok_or_else(|| EntryError::NoFunctions { id: owned_id() })?;
     let language = category.language();
     let mut tools = Vec::new();
     let mut types = Vec::new();
     for f in functions {
-        let name = f.get("name").and_then(Value::as_str).ok_or_else(|| format!("{id}: a function has no name"))?;
+        let name = f.get("name").and_then(Value::as_str).ok_or_else(|| EntryError::UnnamedFunction { id: owned_id() })?;
         let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "dict", "properties": {}}));
         let description = f.get("description").and_then(Value::as_str).unwrap_or("");
         let tool = tool_name(name);
         if types.iter().any(|t: &FunctionTypes| t.tool == tool) {
-            return Err(format!("{id}: two functions are offered as {tool:?}"));
+            return Err(EntryError::DuplicateTool { id: owned_id(), tool });
         }
         tools.push(json!({
             "name": tool,
@@ -132,16 +216,16 @@ pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundT
     }
     let ground_truth = match (category.has_ground_truth(), truth) {
         (true, Some(t)) => t,
-        (true, None) => return Err(format!("{id}: no answer for this entry in the answer file")),
+        (true, None) => return Err(EntryError::NoAnswer { id: owned_id() }),
         (false, _) => Vec::new(),
     };
     let check = BfclCheck { category, functions: types, ground_truth };
     if let Some(problem) = check.problems().into_iter().next() {
-        return Err(format!("{id}: {problem}"));
+        return Err(EntryError::Key { id: owned_id(), problem });
     }
     fit_schemas_to_answers(&mut tools, &check);
     let mut expect = Map::new();
-    expect.insert("bfcl".into(), serde_json::to_value(&check).map_err(|e| e.to_string())?);
+    expect.insert("bfcl".into(), serde_json::to_value(&check).map_err(|source| EntryError::Serialise { source })?);
     expect.insert("max_steps".into(), json!(1));
     Ok(json!({
         "id": id,
@@ -274,10 +358,10 @@ pub fn import_file(
         let (line, entry) = &entries[i];
         let id = entry.get("id").and_then(Value::as_str).unwrap_or("");
         let entry_category = Category::from_id(id).unwrap_or(category);
-        let scenario = scenario_for(entry, entry_category, truth.get(id).cloned()).map_err(|message| ImportError::Entry {
+        let scenario = scenario_for(entry, entry_category, truth.get(id).cloned()).map_err(|source| ImportError::Scenario {
             path: data.to_path_buf(),
             line: *line,
-            message,
+            source,
         })?;
         out.push_str(&serde_json::to_string(&scenario).unwrap_or_default());
         out.push('\n');
@@ -287,4 +371,56 @@ pub fn import_file(
     let path = out_dir.join(format!("{}.jsonl", category.name()));
     std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
     Ok(ImportSummary { category, entries: entries.len(), written: chosen.len(), path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages an import prints for an entry it cannot convert, byte for byte.
+    #[test]
+    fn entry_errors_read_as_before() {
+        let simple = Category::SimplePython;
+        let message = |entry: Value| scenario_for(&entry, simple, None).unwrap_err().to_string();
+        let user = json!([[{"role": "user", "content": "hi"}]]);
+        assert_eq!(message(json!({})), "entry has no \"id\"");
+        assert_eq!(message(json!({"id": "s_1"})), "s_1: no \"question\" list");
+        assert_eq!(message(json!({"id": "s_1", "question": []})), "s_1: empty question");
+        assert_eq!(message(json!({"id": "s_1", "question": [[], []]})), "s_1: 2 turns; multi-turn entries are not supported");
+        assert_eq!(
+            message(json!({"id": "s_1", "question": [[{"role": "tool", "content": "x"}]]})),
+            "s_1: message role \"tool\" (only system, user and assistant messages are supported)"
+        );
+        assert_eq!(message(json!({"id": "s_1", "question": [[{"role": "user"}]]})), "s_1: a message has no text content");
+        assert_eq!(message(json!({"id": "s_1", "question": user})), "s_1: no \"function\" list");
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": [{}]})), "s_1: a function has no name");
+        let twice = json!([{"name": "a.b"}, {"name": "a_b"}]);
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": twice})), "s_1: two functions are offered as \"a_b\"");
+        let one = json!([{"name": "f"}]);
+        assert_eq!(message(json!({"id": "s_1", "question": user, "function": one})), "s_1: no answer for this entry in the answer file");
+        let entry = json!({"id": "s_1", "question": user, "function": one});
+        let err = scenario_for(&entry, simple, Some(Vec::new())).unwrap_err().to_string();
+        assert_eq!(err, "s_1: expect.bfcl: category simple_python needs a ground_truth");
+    }
+
+    /// Answer-file problems name the file and line; serde's error is the source.
+    #[test]
+    fn answer_errors_name_the_line_and_keep_their_source() {
+        use std::error::Error;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.json");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            read_answers(&path).unwrap_err()
+        };
+        let at = |line: usize| format!("{}:{line}: ", path.display());
+        assert_eq!(read("\n{}\n").to_string(), format!("{}answer has no \"id\"", at(2)));
+        assert_eq!(read("{\"id\": \"a\"}").to_string(), format!("{}answer a has no \"ground_truth\"", at(1)));
+        let err = read("{\"id\": \"a\", \"ground_truth\": 3}");
+        let serde = err.source().and_then(Error::source).expect("serde's error is kept");
+        assert_eq!(err.to_string(), format!("{}answer a: ground_truth must be a list of calls: {serde}", at(1)));
+        let err = read("{\"id\": \"a\",");
+        let serde = err.source().expect("serde's error is kept");
+        assert_eq!(err.to_string(), format!("{}not JSON: {serde}", at(1)));
+    }
 }

@@ -103,6 +103,9 @@ pub enum CommandError {
     /// `latest` could not be updated; the run folder itself is complete.
     #[error("{source}\nthe {what} itself is complete in {}", dir.display())]
     Latest { what: &'static str, dir: PathBuf, source: crate::run_folder::FolderError },
+    /// A flag's value made the configuration unusable; the source says how.
+    #[error("{flag}: {source}")]
+    Flag { flag: &'static str, source: BoxError },
     /// A file named in a flag held something unusable.
     #[error("{}: {source}", path.display())]
     InFile { path: PathBuf, source: BoxError },

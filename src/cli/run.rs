@@ -95,8 +95,8 @@ fn parse_glob(text: &str) -> Result<String, String> {
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
 fn parse_replay_speed(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(speed) => check_speed(speed),
-        Err(_) => Err(check_speed(f64::NAN).unwrap_err().replace("got NaN", "got text that is not a number")),
+        Ok(speed) => check_speed(speed).map_err(|e| e.to_string()),
+        Err(_) => Err(check_speed(f64::NAN).unwrap_err().to_string().replace("got NaN", "got text that is not a number")),
     }
 }
 
@@ -268,7 +268,7 @@ fn vm_hwm_mb(status: &str) -> Option<f64> {
 fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     let (mut config, origin) = load_config(args.config.as_deref())?;
     args.apply_to(&mut config);
-    config.cassettes.validate().map_err(|e| Failure::bad(format!("--replay-speed: {e}")))?;
+    config.cassettes.validate().map_err(|e| Failure::bad(CommandError::Flag { flag: "--replay-speed", source: e.into() }))?;
     config.select_models(&args.models).map_err(Failure::bad)?;
     let plan =
         plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };

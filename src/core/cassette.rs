@@ -45,25 +45,70 @@ impl Default for CassetteSettings {
 /// for ages, a faster one is instant anyway.
 pub const SPEED_RANGE: std::ops::RangeInclusive<f64> = 0.001..=1000.0;
 
+/// A replay speed outside [`SPEED_RANGE`] (or not a number); the message
+/// says the valid range.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error(
+    "the replay speed must be a positive number from {} to {} (1: as recorded, 2: twice as fast), got {speed:?}",
+    SPEED_RANGE.start(),
+    SPEED_RANGE.end()
+)]
+pub struct SpeedError {
+    /// The speed refused.
+    pub speed: f64,
+}
+
 /// A replay speed, checked: `Err` says the valid range.
-pub fn check_speed(speed: f64) -> Result<f64, String> {
+pub fn check_speed(speed: f64) -> Result<f64, SpeedError> {
     if SPEED_RANGE.contains(&speed) {
         return Ok(speed);
     }
-    Err(format!(
-        "the replay speed must be a positive number from {} to {} (1: as recorded, 2: twice as fast), got {speed:?}",
-        SPEED_RANGE.start(),
-        SPEED_RANGE.end()
-    ))
+    Err(SpeedError { speed })
+}
+
+/// A `[cassettes]` setting the types let through but calltape cannot use;
+/// the message names the setting.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CassetteSettingsError {
+    /// `speed` is out of range.
+    #[error("cassettes.speed: {source}")]
+    Speed {
+        #[source]
+        source: SpeedError,
+    },
+    /// `ignore_fields` lists an empty name, which would match nothing.
+    #[error("cassettes.ignore_fields holds an empty name ({name:?})")]
+    EmptyIgnoredField { name: String },
 }
 
 impl CassetteSettings {
     /// Checks what the types cannot.
-    pub fn validate(&self) -> Result<(), String> {
-        check_speed(self.speed).map_err(|e| format!("cassettes.speed: {e}"))?;
+    pub fn validate(&self) -> Result<(), CassetteSettingsError> {
+        check_speed(self.speed).map_err(|source| CassetteSettingsError::Speed { source })?;
         if let Some(bad) = self.ignore_fields.iter().find(|f| f.is_empty()) {
-            return Err(format!("cassettes.ignore_fields holds an empty name ({bad:?})"));
+            return Err(CassetteSettingsError::EmptyIgnoredField { name: bad.clone() });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setting_errors_say_the_range_and_name_the_setting() {
+        let e = check_speed(0.0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the replay speed must be a positive number from 0.001 to 1000 (1: as recorded, 2: twice as fast), got 0.0"
+        );
+        let settings = CassetteSettings { speed: f64::NAN, ..CassetteSettings::default() };
+        let e = settings.validate().unwrap_err();
+        assert!(e.to_string().starts_with("cassettes.speed: the replay speed must be"), "{e}");
+        assert!(e.to_string().ends_with("got NaN"), "{e}");
+        assert_eq!(std::error::Error::source(&e).map(ToString::to_string), Some(SpeedError { speed: f64::NAN }.to_string()));
+        let settings = CassetteSettings { ignore_fields: vec![String::new()], ..CassetteSettings::default() };
+        assert_eq!(settings.validate().unwrap_err().to_string(), "cassettes.ignore_fields holds an empty name (\"\")");
     }
 }

@@ -34,12 +34,21 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A `--shard` value that is not `i/n` with `1 <= i <= n`. Its message is
+/// what clap prints after naming the flag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("shard {text:?} is not i/n with 1 <= i <= n (e.g. 2/4)")]
+pub struct ShardError {
+    /// The text given.
+    pub text: String,
+}
+
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// Parses `i/n`, as in `--shard 2/4`.
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let bad = || format!("shard {text:?} is not i/n with 1 <= i <= n (e.g. 2/4)");
+    fn from_str(text: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError { text: text.to_string() };
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count) = (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
         if index == 0 || count == 0 || index > count {
@@ -73,6 +82,26 @@ pub struct RunPlan {
     pub shard: Option<Shard>,
 }
 
+/// A field of a plan that is out of sense, named as `field <name>: …`.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanCheckError {
+    /// The configuration fails the checks `calltape.toml` gets.
+    #[error("field config: {source}")]
+    Config {
+        #[source]
+        source: crate::config::ConfigProblem,
+    },
+    #[error("field shard: {index}/{count} is not i/n with 1 <= i <= n")]
+    Shard { index: u32, count: u32 },
+    #[error("field filters: at most {MAX_FILTERS} globs of at most {MAX_FILTER_BYTES} bytes each")]
+    Filters,
+    /// A path field that is empty or holds a NUL byte.
+    #[error("field {field}: {text:?} is not a path")]
+    NotAPath { field: &'static str, text: String },
+    #[error("field config.run.suites: no suite to run")]
+    NoSuites,
+}
+
 /// Problems with a plan or a folder to resume.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
@@ -85,6 +114,25 @@ pub enum PlanError {
     NoPlan { dir: PathBuf },
     #[error("{path}: {message}; this plan was not written by calltape, or was edited: fix or remove that field")]
     BadPlan { path: PathBuf, message: String },
+    /// Not JSON, or not the shape of a plan; the serde error, with the path
+    /// of the field that failed, is kept as the source.
+    #[error(
+        "{path}: field {}: {}; this plan was not written by calltape, or was edited: fix or remove that field",
+        source.path(),
+        source.inner()
+    )]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: serde_path_to_error::Error<serde_json::Error>,
+    },
+    /// Read, but a field fails the checks of [`RunPlan::check`].
+    #[error("{path}: {source}; this plan was not written by calltape, or was edited: fix or remove that field")]
+    BadField {
+        path: PathBuf,
+        #[source]
+        source: PlanCheckError,
+    },
     #[error(transparent)]
     Folder(#[from] FolderError),
     #[error(transparent)]
@@ -153,33 +201,33 @@ impl RunPlan {
         }
         let text = std::fs::read_to_string(&path).map_err(|source| PlanError::Io { path: path.clone(), source })?;
         let plan: RunPlan = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
-            .map_err(|e| PlanError::BadPlan { path: path.clone(), message: format!("field {}: {}", e.path(), e.inner()) })?;
-        plan.check().map_err(|message| PlanError::BadPlan { path, message })?;
+            .map_err(|source| PlanError::Unreadable { path: path.clone(), source })?;
+        plan.check().map_err(|source| PlanError::BadField { path, source })?;
         Ok(plan)
     }
 
     /// Checks every field, as `load` does: the configuration as
     /// `calltape.toml` is checked, then the shard, filters and paths.
-    pub fn check(&self) -> Result<(), String> {
-        self.config.check().map_err(|e| format!("field config: {e}"))?;
+    pub fn check(&self) -> Result<(), PlanCheckError> {
+        self.config.check().map_err(|source| PlanCheckError::Config { source })?;
         if let Some(Shard { index, count }) = self.shard {
             if index == 0 || count == 0 || index > count {
-                return Err(format!("field shard: {index}/{count} is not i/n with 1 <= i <= n"));
+                return Err(PlanCheckError::Shard { index, count });
             }
         }
         if self.filters.len() > MAX_FILTERS || self.filters.iter().any(|f| f.len() > MAX_FILTER_BYTES) {
-            return Err(format!("field filters: at most {MAX_FILTERS} globs of at most {MAX_FILTER_BYTES} bytes each"));
+            return Err(PlanCheckError::Filters);
         }
         let paths = self.config.run.suites.iter().map(|p| ("config.run.suites", p));
         let paths = paths.chain([("config.run.out_dir", &self.config.run.out_dir), ("config.cassettes.dir", &self.config.cassettes.dir)]);
         for (field, path) in paths {
             let text = path.to_string_lossy();
             if text.is_empty() || text.contains('\0') {
-                return Err(format!("field {field}: {text:?} is not a path"));
+                return Err(PlanCheckError::NotAPath { field, text: text.into_owned() });
             }
         }
         if self.config.run.suites.is_empty() {
-            return Err("field config.run.suites: no suite to run".into());
+            return Err(PlanCheckError::NoSuites);
         }
         Ok(())
     }
@@ -240,6 +288,7 @@ mod tests {
         for bad in ["0/3", "4/3", "1/0", "a/b", "3"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+        assert_eq!("4/3".parse::<Shard>().unwrap_err().to_string(), "shard \"4/3\" is not i/n with 1 <= i <= n (e.g. 2/4)");
         let ids: Vec<String> = (0..300).map(|i| format!("scenario-{i}")).collect();
         let shards: Vec<Shard> = (1..=3).map(|index| Shard { index, count: 3 }).collect();
         let mut sizes = [0usize; 3];
@@ -249,6 +298,42 @@ mod tests {
             sizes[owners[0]] += 1;
         }
         assert!(sizes.iter().all(|&n| n > 70), "{sizes:?}");
+    }
+
+    /// What `run --resume` prints for a plan edited by hand, byte for byte,
+    /// with the check that failed kept as the source.
+    #[test]
+    fn a_bad_field_reads_as_before_and_keeps_its_source() {
+        use std::error::Error;
+        let config = Config::parse(crate::config::EMBEDDED_DEFAULT, "embedded").unwrap();
+        let mut plan = RunPlan::whole(config, "embedded");
+        plan.shard = Some(Shard { index: 3, count: 2 });
+        assert_eq!(plan.check().unwrap_err().to_string(), "field shard: 3/2 is not i/n with 1 <= i <= n");
+        plan.shard = None;
+        plan.config.run.out_dir = PathBuf::new();
+        assert_eq!(plan.check().unwrap_err().to_string(), "field config.run.out_dir: \"\" is not a path");
+        plan.config.run.out_dir = "reports".into();
+        plan.filters = vec!["x".repeat(MAX_FILTER_BYTES + 1)];
+        assert_eq!(plan.check().unwrap_err().to_string(), "field filters: at most 10000 globs of at most 4096 bytes each");
+        plan.filters.clear();
+        plan.config.run.suites.clear();
+        assert_eq!(plan.check().unwrap_err().to_string(), "field config.run.suites: no suite to run");
+        plan.config.run.suites = vec!["scenarios/coding".into()];
+        plan.config.run.trials = 0;
+        let err = PlanError::BadField { path: "r/plan.json".into(), source: plan.check().unwrap_err() };
+        assert_eq!(
+            err.to_string(),
+            "r/plan.json: field config: run.trials must be between 1 and 10000, got 0; this plan was not written by calltape, or was edited: fix or remove that field"
+        );
+        assert!(err.source().and_then(Error::source).is_some(), "the configuration's problem is kept");
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(PLAN_FILE), "{\"config\": {\"run\": {\"trials\": \"many\"}}}").unwrap();
+        let err = RunPlan::load(dir.path()).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("plan.json: field config.run.trials: invalid type: string \"many\""), "{text}");
+        assert!(text.ends_with("; this plan was not written by calltape, or was edited: fix or remove that field"), "{text}");
+        assert!(err.source().is_some());
     }
 
     #[test]

@@ -75,7 +75,7 @@ fn resolve_tools(file: &ScenarioFile, toolsets: &Toolsets, problems: &mut Proble
         match r {
             ToolRef::Inline(spec) => match compile_tool(spec.clone()) {
                 Ok(t) => offered.push(Offered { tool: Arc::new(t), pointer }),
-                Err(msg) => problems.at(&schema_pointer(&pointer, &spec.parameters), msg),
+                Err(e) => problems.at(&schema_pointer(&pointer, &spec.parameters), e.to_string()),
             },
             ToolRef::Named(name) => match toolset.and_then(|s| s.iter().find(|t| &t.spec.name == name)) {
                 Some(t) => offered.push(Offered { tool: t.clone(), pointer }),

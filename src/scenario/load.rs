@@ -342,7 +342,7 @@ fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
         for (i, spec) in specs.into_iter().enumerate() {
             match compile_tool(spec.clone()) {
                 Ok(t) => tools.push(Arc::new(t)),
-                Err(msg) => errors.push(src.error_at(&schema_pointer(&format!("{list}/{i}"), &spec.parameters), msg)),
+                Err(e) => errors.push(src.error_at(&schema_pointer(&format!("{list}/{i}"), &spec.parameters), e.to_string())),
             }
         }
         toolsets.insert(stem, tools);

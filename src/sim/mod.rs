@@ -58,9 +58,20 @@ fn default_ms_per_token() -> f64 {
     10.0
 }
 
+/// A `[models.sim]` setting out of sense; the message names it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimProfileError {
+    /// A rate that is not a probability.
+    #[error("sim.{name} must be between 0 and 1, got {value}")]
+    Rate { name: &'static str, value: f64 },
+    /// Faulty calls asked for, with no kind of fault to make.
+    #[error("sim.fault_rate is set but sim.faults lists no fault kinds")]
+    NoFaultKinds,
+}
+
 impl SimProfile {
     /// Checks that rates are probabilities.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimProfileError> {
         let rates = [
             ("fault_rate", Some(self.fault_rate)),
             ("retry_fix_rate", self.retry_fix_rate),
@@ -71,12 +82,12 @@ impl SimProfile {
         for (name, rate) in rates {
             if let Some(r) = rate {
                 if !(0.0..=1.0).contains(&r) {
-                    return Err(format!("sim.{name} must be between 0 and 1, got {r}"));
+                    return Err(SimProfileError::Rate { name, value: r });
                 }
             }
         }
         if self.fault_rate > 0.0 && self.faults.is_empty() {
-            return Err("sim.fault_rate is set but sim.faults lists no fault kinds".into());
+            return Err(SimProfileError::NoFaultKinds);
         }
         Ok(())
     }

@@ -33,9 +33,17 @@ impl Default for ResponseLimits {
     }
 }
 
+/// A response limit set to 0, which no response could meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("limits.{field} must be at least 1")]
+pub struct LimitsError {
+    /// The field under `limits`, e.g. `max_body_bytes`.
+    pub field: &'static str,
+}
+
 impl ResponseLimits {
     /// Checks what the types cannot; the error names the field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LimitsError> {
         for (name, value) in [
             ("max_body_bytes", self.max_body_bytes),
             ("max_event_bytes", self.max_event_bytes),
@@ -43,7 +51,7 @@ impl ResponseLimits {
             ("idle_timeout_secs", self.idle_timeout_secs),
         ] {
             if value == 0 {
-                return Err(format!("limits.{name} must be at least 1"));
+                return Err(LimitsError { field: name });
             }
         }
         Ok(())
@@ -189,7 +197,8 @@ mod tests {
     fn defaults_are_valid_and_zero_is_named() {
         assert_eq!(ResponseLimits::default().validate(), Ok(()));
         let l = ResponseLimits { idle_timeout_secs: 0, ..ResponseLimits::default() };
-        assert_eq!(l.validate(), Err("limits.idle_timeout_secs must be at least 1".into()));
+        assert_eq!(l.validate(), Err(LimitsError { field: "idle_timeout_secs" }));
+        assert_eq!(l.validate().unwrap_err().to_string(), "limits.idle_timeout_secs must be at least 1");
     }
 
     #[test]

@@ -196,25 +196,21 @@ impl Cassette {
 
     /// Reads a cassette's text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Cassette, CassetteError> {
-        let bad = |message: String| CassetteError::Format { path: path.to_path_buf(), message };
-        let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let bad = |source: FormatError| CassetteError::Format { path: path.to_path_buf(), source };
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(FormatError::NotJson(e)))?;
         match value.get("format").and_then(Value::as_u64) {
             Some(v) if v <= u64::from(FORMAT_VERSION) => {}
-            Some(v) => {
-                return Err(bad(format!(
-                    "cassette format {v} is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record"
-                )))
-            }
-            None => return Err(bad("no \"format\" version: not a calltape cassette".into())),
+            Some(version) => return Err(bad(FormatError::Newer { version })),
+            None => return Err(bad(FormatError::NoVersion)),
         }
         // Parsed again from the text, so shape errors come with a line and column.
-        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-        cassette.check_times().map_err(bad)?;
+        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(FormatError::Shape(e)))?;
+        cassette.check_times().map_err(|e| bad(FormatError::Time(e)))?;
         Ok(cassette)
     }
 
     /// Every recorded time is a number of milliseconds from 0 to `MAX_RECORDED_MS`.
-    fn check_times(&self) -> Result<(), String> {
+    fn check_times(&self) -> Result<(), RecordedTimeError> {
         let ok = |ms: f64| (0.0..=MAX_RECORDED_MS).contains(&ms);
         for (i, interaction) in self.interactions.iter().enumerate() {
             let offsets = match &interaction.response.body {
@@ -227,11 +223,7 @@ impl Cassette {
                 offsets.iter().copied().find(|&ms| !ok(ms)).map(|ms| ("an event's offset_ms", ms))
             };
             if let Some((field, ms)) = bad {
-                return Err(format!(
-                    "interaction {} (key {}): {field} is {ms:?}, not a time from 0 to {MAX_RECORDED_MS} ms; the file is damaged or was edited: record the unit again",
-                    i + 1,
-                    interaction.key
-                ));
+                return Err(RecordedTimeError { interaction: i + 1, key: interaction.key.clone(), field, ms });
             }
         }
         Ok(())
@@ -242,6 +234,39 @@ impl Cassette {
     pub fn same_content(&self, other: &Cassette) -> bool {
         self.format == other.format && self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
     }
+}
+
+/// Why a file is not a cassette this calltape reads.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// Written by a newer calltape.
+    #[error("cassette format {version} is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record")]
+    Newer { version: u64 },
+    #[error("no \"format\" version: not a calltape cassette")]
+    NoVersion,
+    /// JSON, but not the shape of a cassette (with the line and column).
+    #[error("{0}")]
+    Shape(#[source] serde_json::Error),
+    #[error("{0}")]
+    Time(#[source] RecordedTimeError),
+}
+
+/// A recorded time that is not a number of milliseconds from 0 to
+/// [`MAX_RECORDED_MS`]: replaying it would sleep for ever or panic.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "interaction {interaction} (key {key}): {field} is {ms:?}, not a time from 0 to {MAX_RECORDED_MS} ms; the file is damaged or was edited: record the unit again"
+)]
+pub struct RecordedTimeError {
+    /// The interaction, counted from 1.
+    pub interaction: usize,
+    /// Its match key.
+    pub key: String,
+    /// `latency_ms` or an event's `offset_ms`.
+    pub field: &'static str,
+    pub ms: f64,
 }
 
 fn utc_now_rfc3339() -> String {
@@ -313,11 +338,15 @@ mod tests {
         let err = Cassette::parse("{\"format\": 1, \"interactions\": 3}", p).unwrap_err().to_string();
         assert!(err.starts_with("recordings/s/m/a.t0.json: ") && err.contains("line 1"), "{err}");
         let err = Cassette::parse("{\"format\": 99}", p).unwrap_err().to_string();
-        assert!(err.contains("format 99 is newer"), "{err}");
-        let err = Cassette::parse("[1,", p).unwrap_err().to_string();
-        assert!(err.contains("not JSON"), "{err}");
+        assert_eq!(
+            err,
+            format!("recordings/s/m/a.t0.json: cassette format 99 is newer than this calltape reads ({FORMAT_VERSION}); update calltape or re-record")
+        );
+        let err = Cassette::parse("[1,", p).unwrap_err();
+        let source = std::error::Error::source(&err).and_then(std::error::Error::source).expect("the serde_json error is kept");
+        assert_eq!(err.to_string(), format!("recordings/s/m/a.t0.json: not JSON: {source}"));
         let err = Cassette::parse("{}", p).unwrap_err().to_string();
-        assert!(err.contains("not a calltape cassette"), "{err}");
+        assert_eq!(err, "recordings/s/m/a.t0.json: no \"format\" version: not a calltape cassette");
     }
 
     #[test]
@@ -340,6 +369,14 @@ mod tests {
             assert!(err.starts_with("c.json: interaction 1 (key ") && err.contains(field), "{err}");
             assert!(err.contains("record the unit again"), "{err}");
         }
+        let text = good.to_text().replace("\"latency_ms\": 6.0", "\"latency_ms\": -5");
+        let err = Cassette::parse(&text, p).unwrap_err();
+        let key = &good.interactions[0].key;
+        assert_eq!(
+            err.to_string(),
+            format!("c.json: interaction 1 (key {key}): latency_ms is -5.0, not a time from 0 to 86400000 ms; the file is damaged or was edited: record the unit again")
+        );
+        assert!(std::error::Error::source(&err).is_some(), "the time error is kept as the source");
         // JSON has no NaN or infinity: such a file is not JSON, and says where.
         for bad in ["NaN", "Infinity", "1e400"] {
             let text = good.to_text().replace("\"latency_ms\": 6.0", &format!("\"latency_ms\": {bad}"));

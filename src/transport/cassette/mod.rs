@@ -30,8 +30,9 @@ pub use unit::{sim_source, CassetteOutcome, CassetteSummary, CassetteTransport, 
 /// Why a cassette could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum CassetteError {
-    #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
+    /// The file is not a cassette this calltape reads; the source says why.
+    #[error("{path}: {source}")]
+    Format { path: PathBuf, source: format::FormatError },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("cannot write {path}: {source}")]

@@ -142,8 +142,9 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
         }
         let cassette = match Cassette::parse(&text, &file) {
             Ok(c) => c,
-            Err(CassetteError::Format { message, .. }) => {
-                finding(Severity::Error, message);
+            // The finding is listed under the file already: the message without the path.
+            Err(CassetteError::Format { source, .. }) => {
+                finding(Severity::Error, source.to_string());
                 continue;
             }
             Err(e) => {
