@@ -218,6 +218,9 @@ enum NotJson {
     Strict(serde_json::Error),
     /// The text's shape ruled JSON out at this byte, without reading it.
     Shape(usize),
+    /// The syntax scan found where serde_json would stop: its error index
+    /// (see `parse::strict_fails_at`), without building a value.
+    Syntax(usize),
 }
 
 impl NotJson {
@@ -225,7 +228,7 @@ impl NotJson {
     fn into_strict_error(self, text: &str) -> Option<serde_json::Error> {
         match self {
             NotJson::Strict(e) => Some(e),
-            NotJson::Shape(_) => parse::parse_strict(text).err(),
+            NotJson::Shape(_) | NotJson::Syntax(_) => parse::parse_strict(text).err(),
         }
     }
 }
@@ -239,6 +242,7 @@ fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::Leni
     let (line, column) = match not_json {
         NotJson::Strict(e) => (e.line(), e.column()),
         NotJson::Shape(at) => parse::line_column(text, *at),
+        NotJson::Syntax(index) => parse::serde_position(text, *index),
     };
     let mut numbers = itoa::Buffer::new();
     let mut message = String::with_capacity(96);
@@ -319,10 +323,15 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     }
     v.tool = Some(tool.clone());
 
-    // Strict JSON first, unless the text's shape already rules it out.
+    // Strict JSON first, unless the text's shape or a syntax scan already
+    // rules it out: a failed serde attempt builds values up to the error
+    // and then its error, which cost a tenth of a corpus call.
     let parsed = match parse::surely_not_json(&call.arguments).filter(|_| repairing) {
         Some(at) => Err(NotJson::Shape(at)),
-        None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
+        None => match parse::strict_fails_at(&call.arguments).filter(|_| repairing) {
+            Some(index) => Err(NotJson::Syntax(index)),
+            None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
+        },
     };
     v.timings.parse_us = clock.lap();
     let args = match parsed {
@@ -338,6 +347,11 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
             v.timings.repair_us += clock.lap();
             match lenient {
                 Ok((args, fixes)) => {
+                    if v.first_issues.capacity() == 0 {
+                        // The room `push` would make (for the schema's
+                        // issues too), without going through its growth path.
+                        v.first_issues = Vec::with_capacity(4);
+                    }
                     v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
                     let syntax_fixes = fixes.iter().map(|f| Fix {
                         stage: FixStage::Syntax,

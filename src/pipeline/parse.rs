@@ -66,9 +66,254 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
     None
 }
 
+/// Where strict parsing of `text` fails, found by a scan that builds
+/// nothing: the index `serde_json` reports its error at (turned into a line
+/// and column by [`serde_position`]), so the pipeline can skip a strict
+/// attempt that would fail (on text that is not JSON it cost as much as
+/// reading the text leniently). `None` when the text is JSON, is read as
+/// blank, or the scan cannot be sure where serde stops: a `\u` escape, an
+/// exponent, an integer of more than 18 digits, nesting deeper than 100.
+/// The scan follows `serde_json`'s reader step by step (which byte it
+/// peeks at or has consumed when it fails).
+pub fn strict_fails_at(text: &str) -> Option<usize> {
+    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if !visible_first && text.trim().is_empty() {
+        return None;
+    }
+    match scan_json(text.as_bytes()) {
+        Scan::FailsAt(at) => Some(at),
+        Scan::Json | Scan::Unsure => None,
+    }
+}
+
+/// What the syntax scan found.
+enum Scan {
+    Json,
+    /// `serde_json`'s error index.
+    FailsAt(usize),
+    Unsure,
+}
+
+/// Containers the scan follows before it leaves the text to serde (whose
+/// recursion limit is 128).
+const SCAN_DEPTH: u32 = 100;
+
+/// Bytes that end a run of plain string content for serde: the quote, a
+/// backslash, a control character.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+fn scan_json(b: &[u8]) -> Scan {
+    let len = b.len();
+    // serde's `peek_error` at byte `k` (or at the end) reports index `k + 1`, capped.
+    let peek_error = |k: usize| Scan::FailsAt((k + 1).min(len));
+    let ws = |mut i: usize| {
+        while i < len && matches!(b[i], b' ' | b'\n' | b'\t' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    // One bit per open container, 1 for an object.
+    let mut objects: u128 = 0;
+    let mut depth = 0u32;
+    let mut i = 0;
+    loop {
+        // A value at `i`.
+        i = ws(i);
+        if i >= len {
+            return Scan::FailsAt(len);
+        }
+        let step = match b[i] {
+            b'{' | b'[' if depth >= SCAN_DEPTH => return Scan::Unsure,
+            b'{' => {
+                i = ws(i + 1);
+                match b.get(i) {
+                    None => return Scan::FailsAt(len),
+                    Some(b'}') => Ok(i + 1),
+                    Some(b'"') => {
+                        objects = objects << 1 | 1;
+                        depth += 1;
+                        match scan_member_start(b, i + 1) {
+                            Ok(at) => {
+                                i = at;
+                                continue;
+                            }
+                            Err(scan) => return scan,
+                        }
+                    }
+                    Some(_) => return peek_error(i),
+                }
+            }
+            b'[' => {
+                i = ws(i + 1);
+                match b.get(i) {
+                    None => return Scan::FailsAt(len),
+                    Some(b']') => Ok(i + 1),
+                    Some(_) => {
+                        objects <<= 1;
+                        depth += 1;
+                        continue;
+                    }
+                }
+            }
+            b'"' => scan_string(b, i + 1),
+            b'n' => scan_ident(b, i + 1, b"ull"),
+            b't' => scan_ident(b, i + 1, b"rue"),
+            b'f' => scan_ident(b, i + 1, b"alse"),
+            b'-' => scan_number(b, i + 1),
+            b'0'..=b'9' => scan_number(b, i),
+            _ => return peek_error(i),
+        };
+        i = match step {
+            Ok(end) => end,
+            Err(scan) => return scan,
+        };
+        // After a value: close containers until one goes on with a comma.
+        loop {
+            i = ws(i);
+            if depth == 0 {
+                return if i < len { peek_error(i) } else { Scan::Json };
+            }
+            let Some(&c) = b.get(i) else {
+                return Scan::FailsAt(len);
+            };
+            let close = if objects & 1 == 1 { b'}' } else { b']' };
+            if c == close {
+                i += 1;
+                objects >>= 1;
+                depth -= 1;
+                continue;
+            }
+            if c != b',' {
+                return peek_error(i);
+            }
+            i = ws(i + 1);
+            match b.get(i) {
+                None => return Scan::FailsAt(len),
+                // A trailing comma, or in an object anything but a key.
+                Some(&c) if c == close => return peek_error(i),
+                Some(b'"') if close == b'}' => match scan_member_start(b, i + 1) {
+                    Ok(at) => i = at,
+                    Err(scan) => return scan,
+                },
+                Some(_) if close == b'}' => return peek_error(i),
+                Some(_) => {}
+            }
+            break;
+        }
+    }
+}
+
+/// A member's key (from just past its opening quote) and colon; returns
+/// where its value starts.
+fn scan_member_start(b: &[u8], from: usize) -> Result<usize, Scan> {
+    let mut i = scan_string(b, from)?;
+    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\t' | b'\r') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b':') => Ok(i + 1),
+        Some(_) => Err(Scan::FailsAt(i + 1)),
+        None => Err(Scan::FailsAt(b.len())),
+    }
+}
+
+/// A string's body from just past its opening quote; returns the index
+/// past its closing quote.
+fn scan_string(b: &[u8], mut i: usize) -> Result<usize, Scan> {
+    let len = b.len();
+    loop {
+        while i < len && !STRING_STOP[b[i] as usize] {
+            i += 1;
+        }
+        match b.get(i) {
+            None => return Err(Scan::FailsAt(len)),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') => match b.get(i + 1) {
+                None => return Err(Scan::FailsAt(len)),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => return Err(Scan::Unsure),
+                // serde has read the byte after the backslash
+                Some(_) => return Err(Scan::FailsAt(i + 2)),
+            },
+            // serde has read the control character
+            Some(_) => return Err(Scan::FailsAt(i + 1)),
+        }
+    }
+}
+
+/// The rest of `null`, `true` or `false` from `i`; serde reads byte by byte.
+fn scan_ident(b: &[u8], i: usize, rest: &[u8]) -> Result<usize, Scan> {
+    for (n, &expected) in rest.iter().enumerate() {
+        match b.get(i + n) {
+            None => return Err(Scan::FailsAt(b.len())),
+            Some(&c) if c != expected => return Err(Scan::FailsAt(i + n + 1)),
+            Some(_) => {}
+        }
+    }
+    Ok(i + rest.len())
+}
+
+/// A number from its first digit (past any `-`).
+fn scan_number(b: &[u8], start: usize) -> Result<usize, Scan> {
+    let len = b.len();
+    let digits_from = |mut i: usize| {
+        while i < len && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = match b.get(start) {
+        None => return Err(Scan::FailsAt(len)),
+        Some(b'0') if b.get(start + 1).is_some_and(u8::is_ascii_digit) => return Err(Scan::FailsAt((start + 2).min(len))),
+        Some(b'0') => start + 1,
+        Some(b'1'..=b'9') => digits_from(start + 1),
+        Some(_) => return Err(Scan::FailsAt(start + 1)),
+    };
+    if i - start > 18 {
+        return Err(Scan::Unsure); // read as a float by serde, which may overflow
+    }
+    if b.get(i) == Some(&b'.') {
+        let fraction = i + 1;
+        i = digits_from(fraction);
+        if i == fraction {
+            return Err(Scan::FailsAt((i + 1).min(len)));
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        return Err(Scan::Unsure);
+    }
+    Ok(i)
+}
+
+/// The 1-based line and the column `serde_json` reports for its error index
+/// `index` (what [`strict_fails_at`] returns): its column counts the bytes
+/// of the line before `index`, so 0 just past a newline.
+pub fn serde_position(text: &str, index: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..index.min(text.len())];
+    // Most arguments are one line: one search instead of two.
+    if memchr::memchr(b'\n', before).is_none() {
+        return (1, before.len());
+    }
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
+    (memchr::memchr_iter(b'\n', &before[..line_start]).count() + 1, before.len() - line_start)
+}
+
 /// The 1-based line and column (in bytes, as `serde_json` counts) of a byte offset.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset.min(text.len())];
+    if memchr::memchr(b'\n', before).is_none() {
+        return (1, before.len() + 1);
+    }
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
     (memchr::memchr_iter(b'\n', before).count() + 1, before.len() - line_start + 1)
 }
@@ -177,6 +422,56 @@ mod tests {
         #[test]
         fn json_is_never_ruled_out(text in json_text()) {
             prop_assert_eq!(surely_not_json(&text), None, "{:?}", text);
+            prop_assert_eq!(strict_fails_at(&text), None, "{:?}", text);
+        }
+
+        /// Where the syntax scan says strict parsing fails, it fails, and
+        /// serde's message names the same line and column.
+        #[test]
+        fn the_scan_fails_where_serde_fails(text in prop_oneof![jsonish_text(), json_text()], cut in 0usize..64, insert in "[ -~\n]{0,2}") {
+            scan_agrees_with_serde(&text)?;
+            // The JSON texts cut off and with a byte or two put in.
+            let at = (0..=cut.min(text.len())).rev().find(|&n| text.is_char_boundary(n)).unwrap_or(0);
+            scan_agrees_with_serde(&text[..at])?;
+            scan_agrees_with_serde(&format!("{}{insert}{}", &text[..at], &text[at..]))?;
+        }
+    }
+
+    /// serde's own error for `text` is where the scan says it fails.
+    fn scan_agrees_with_serde(text: &str) -> Result<(), TestCaseError> {
+        if let Some(index) = strict_fails_at(text) {
+            let err = parse_strict(text).expect_err(text);
+            prop_assert_eq!(serde_position(text, index), (err.line(), err.column()), "{:?}: {}", text, err);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_scan_stops_where_serde_stops() {
+        for (text, line, column) in [
+            ("{\"a\": True}", 1, 7),
+            ("{\"a\": 1,}", 1, 9),
+            ("[1, 2,]", 1, 7),
+            ("{\"a\" 1}", 1, 6),
+            ("{\"a\": [1 2]}", 1, 10),
+            ("{\"a\": nul", 1, 9),
+            ("{\"a\": nulx}", 1, 10),
+            ("{\"a\": \"b\nc\"}", 2, 0),
+            ("{\"a\": \"\\q\"}", 1, 9),
+            ("{\"a\": 01}", 1, 8),
+            ("{\"a\": 1.}", 1, 9),
+            ("{\"a\": -x}", 1, 8),
+            ("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3),
+            ("[1] [2]", 1, 5),
+            ("{\"a\": 1, b: 2}", 1, 10),
+        ] {
+            let index = strict_fails_at(text).unwrap_or_else(|| panic!("{text:?}"));
+            assert_eq!(serde_position(text, index), (line, column), "{text:?}");
+            scan_agrees_with_serde(text).unwrap();
+        }
+        // JSON, blank text, and what the scan leaves to serde.
+        for text in ["{\"a\": [1, -2.5, \"x\\n\", null, {}]}", " \u{a0} ", "", "\"\\u0041\"", "[1e999]", "12345678901234567890"] {
+            assert_eq!(strict_fails_at(text), None, "{text:?}");
         }
     }
 

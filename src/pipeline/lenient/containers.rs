@@ -120,7 +120,7 @@ impl Parser<'_> {
             _ => match if fast_paths() { self.parse_keyword(ctx) } else { None } {
                 // A keyword is no function name either (`true (`).
                 Some(keyword) => (Some(keyword), false),
-                None => match self.function_call_at(self.i) {
+                None => match if is_fn_start(self.at(self.i)) { self.function_call_at(self.i) } else { None } {
                     Some(open) => (Some(self.parse_function_call(open)?), false),
                     None => self.parse_scalar(ctx)?,
                 },
@@ -457,7 +457,8 @@ impl Parser<'_> {
     /// Items up to and with the `close` bracket (`]`, `)` or a set's `}`);
     /// sets `last_closed`. Returns the items and whether a comma was seen.
     pub(super) fn parse_items(&mut self, close: u8) -> R<(Vec<Value>, bool)> {
-        let mut items = Vec::new();
+        // The room the first `push` would make, without its growth path.
+        let mut items = if self.at(self.i) == close { Vec::new() } else { Vec::with_capacity(4) };
         let mut initial = true;
         let mut commas = false;
         while self.i < self.len() && self.at(self.i) != close {

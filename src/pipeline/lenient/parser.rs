@@ -174,6 +174,11 @@ impl<'a> Parser<'a> {
     /// return at once, without a call.
     #[inline]
     pub(super) fn skip_ws_comments(&mut self, newline: bool) {
+        // Spaces (after a colon or a comma, mostly) are skipped whatever
+        // `newline` says, and need no call.
+        while self.at(self.i) == b' ' {
+            self.i += 1;
+        }
         if matches!(self.at(self.i), b' ' | b'\n' | b'\t' | b'\r' | b'/' | b'#' | 0x80..) {
             self.skip_ws_comments_slow(newline);
         }

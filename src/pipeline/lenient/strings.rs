@@ -67,9 +67,19 @@ impl Parser<'_> {
         let i_before = i;
         i += q.len_utf8();
         let content_start = i;
-        // Room for the usual string, all of it up to the next such quote.
+        // Room for the usual string, all of it up to the next such quote
+        // that no backslash escapes (escapes only shrink the text).
         let guess = match q {
-            '"' | '\'' => memchr::memchr(q as u8, &self.b[i..]).unwrap_or(len - i),
+            '"' | '\'' => {
+                let mut end = i;
+                loop {
+                    match memchr::memchr(q as u8, &self.b[end..]) {
+                        Some(n) if end + n > i && self.b[end + n - 1] == b'\\' => end += n + 1,
+                        Some(n) => break end + n - i,
+                        None => break len - i,
+                    }
+                }
+            }
             _ => 0,
         };
         let mut out = String::with_capacity(guess);
