@@ -2,10 +2,6 @@
 //! put every tool call through the pipeline, approval and scripted
 //! execution, send the results back, until a final answer or the step limit.
 
-use crate::events::{
-    DenialFollowupEvent, ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent,
-    ToolExecutedEvent, ToolRepairEvent,
-};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,7 +15,9 @@ use crate::config::{Config, ModelConfig, OnInvalid};
 use crate::core::modes::RepairMode;
 use crate::core::prices::Prices;
 use crate::events::{
-    DenialBehaviour, EventKind, EventLog, EventsError, RepairStage, RequestPurpose, UnitError, UnitKey, RESULT_CHARS, TEXT_CHARS,
+    DenialBehaviour, DenialFollowupEvent, EventKind, EventLog, EventsError, ModelRequestEvent, RepairStage, RequestPurpose,
+    ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitError, UnitKey,
+    RESULT_CHARS, TEXT_CHARS,
 };
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;

@@ -3,7 +3,6 @@
 //! found on each `cargo test`, with no fuzzer installed. Each takes raw
 //! bytes, must never panic, and checks one invariant beyond that.
 
-use crate::events::{RunStartedEvent, ScenarioFinishedEvent, ToolCallEvent};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -12,6 +11,7 @@ use serde_json::json;
 use crate::chat::ToolCall;
 use crate::core::modes::RepairMode;
 use crate::core::tools::ToolSpec;
+use crate::events::{RunStartedEvent, ScenarioFinishedEvent, ToolCallEvent};
 use crate::pipeline::tool::{compile_tool, Tool};
 use crate::pipeline::{check_call, lenient, CallOutcome, PipelineOptions, RepairRules};
 use crate::scenario::parse_scenario_file;

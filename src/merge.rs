@@ -3,11 +3,13 @@
 //! single-machine run's, since tables are computed from events alone and do
 //! not depend on their order.
 
-use crate::events::{RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioStartedEvent};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::events::{read_events, EventKind, EventLog, EventsError, ModelInfo, UnitKey};
+use crate::events::{
+    read_events, EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioStartedEvent,
+    UnitKey,
+};
 use crate::runner::{new_run_id, RunFolder};
 
 /// Why runs cannot be merged.

@@ -2,7 +2,6 @@
 //! model's limit, into a run folder — `reports/<run-id>/` with
 //! `events.jsonl` and the tables — and a copy at `reports/latest/`.
 
-use crate::events::{RunFinishedEvent, RunInterruptedEvent, RunStartedEvent};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,7 +16,7 @@ use crate::config::{Config, ModelConfig, ProviderKind};
 use crate::core::modes::ApprovalMode;
 use crate::core::modes::CassetteMode;
 use crate::core::time::UtcTime;
-use crate::events::{EventKind, EventLog, EventsError, ModelInfo, UnitKey};
+use crate::events::{EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, UnitKey};
 use crate::interrupt::{self, StopFlag};
 use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;

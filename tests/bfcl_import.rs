@@ -4,12 +4,11 @@
 //! exercises the type mapping, the name mapping, the Java/JavaScript
 //! encodings and the checker together.
 
-use calltape::events::ScenarioFinishedEvent;
 use std::path::{Path, PathBuf};
 
 use calltape::bfcl::import::{import_file, Selection};
 use calltape::config::{Config, EMBEDDED_DEFAULT};
-use calltape::events::{read_events, EventKind};
+use calltape::events::{read_events, EventKind, ScenarioFinishedEvent};
 use calltape::{runner, scenario};
 
 fn root() -> PathBuf {

@@ -3,13 +3,12 @@
 //! tables as the live run, apart from run ids and wall-clock times; missing,
 //! unused and stale recordings are reported as a user needs them to be.
 
-use calltape::events::{CassetteEvent, ModelRequestEvent, ScenarioFinishedEvent};
 use std::path::{Path, PathBuf};
 
 use calltape::config::{Config, ProviderKind, EMBEDDED_DEFAULT};
 
 use calltape::core::modes::CassetteMode;
-use calltape::events::{self, Event, EventKind, UnitKey};
+use calltape::events::{self, CassetteEvent, Event, EventKind, ModelRequestEvent, ScenarioFinishedEvent, UnitKey};
 use calltape::metrics::{self, Tables};
 use calltape::runner::{self, RunError, RunFolder};
 use calltape::scenario::{self, Suite};

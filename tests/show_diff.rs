@@ -2,14 +2,14 @@
 //! rebuilt from events — on hand-made event sequences (snapshots, reviewed
 //! with `cargo insta review`) and on the bundled default run.
 
-use calltape::events::{
-    ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
-};
 use std::path::Path;
 use std::process::{Command, Output};
 
 use calltape::check::{ExpectationKind, FailedExpectation};
-use calltape::events::{Event, EventKind, RepairStage, RequestPurpose, UnitKey};
+use calltape::events::{
+    Event, EventKind, ModelRequestEvent, RepairStage, RequestPurpose, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent,
+    ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitKey,
+};
 use calltape::pipeline::approval::Decider;
 use calltape::pipeline::{CallIssue, CallOutcome, Fix, FixStage, InvalidKind};
 use calltape::transcript::align::{align, Op};

@@ -4,10 +4,9 @@
 //! put right the run resumes to the end.
 
 use calltape::config::{Config, EMBEDDED_DEFAULT};
-use calltape::events::ScenarioFinishedEvent;
 
 use calltape::core::modes::CassetteMode;
-use calltape::events::{read_events, EventKind};
+use calltape::events::{read_events, EventKind, ScenarioFinishedEvent};
 use calltape::plan::RunPlan;
 use calltape::runner::{self, RunError};
 use calltape::scenario;

@@ -212,12 +212,11 @@ mod tests {
     use super::*;
     use crate::config::ProviderKind;
     use crate::core::prices::{Prices, Tier};
-    use crate::events::ModelInfo;
     use crate::events::{
-        CassetteEvent, DenialFollowupEvent, ModelRequestEvent, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent,
-        ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
+        CassetteEvent, DenialBehaviour, DenialFollowupEvent, EventKind, ModelInfo, ModelRequestEvent, RepairStage, RequestPurpose,
+        RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent,
+        ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitKey,
     };
-    use crate::events::{DenialBehaviour, EventKind, RepairStage, RequestPurpose, UnitKey};
     use crate::pipeline::StageTimings;
     use crate::pipeline::{CallOutcome, InvalidKind};
 

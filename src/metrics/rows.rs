@@ -10,15 +10,15 @@
 //! the events here — and `Rows::add` decides, variant by variant and field
 //! by field, what is counted (`FIELDS` lists it).
 
-use crate::events::{
-    CassetteEvent, DenialFollowupEvent, ModelRequestEvent, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioFinishedEvent,
-    ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent,
-};
 use std::hash::BuildHasher;
 
 use foldhash::HashMap;
 
-use crate::events::{DenialBehaviour, Event, EventKind, ModelInfo, RepairStage, RequestPurpose, UnitError, UnitKey};
+use crate::events::{
+    CassetteEvent, DenialBehaviour, DenialFollowupEvent, Event, EventKind, ModelInfo, ModelRequestEvent, RepairStage, RequestPurpose,
+    RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent,
+    ToolExecutedEvent, ToolRepairEvent, UnitError, UnitKey,
+};
 use crate::pipeline::{CallOutcome, InvalidKind};
 
 /// Strings (model, tool, suite, scenario, reason names) stored once, by id.

@@ -9,7 +9,6 @@
 
 pub mod trust;
 
-use crate::events::{RunStartedEvent, ScenarioFinishedEvent};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +19,7 @@ use crate::config::Config;
 use crate::core::modes::ApprovalMode;
 use crate::core::modes::CassetteMode;
 use crate::core::rng::Rng;
-use crate::events::{parse_events, Event, EventKind, EventsError, UnitKey};
+use crate::events::{parse_events, Event, EventKind, EventsError, RunStartedEvent, ScenarioFinishedEvent, UnitKey};
 use crate::run_folder::{self, FolderError};
 use crate::scenario::{self, Suite};
 

@@ -93,8 +93,7 @@ impl Exporter for Markdown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::ScenarioFinishedEvent;
-    use crate::events::{Event, EventKind, UnitKey};
+    use crate::events::{Event, EventKind, ScenarioFinishedEvent, UnitKey};
     use crate::report::sections::FAILURES_LISTED;
 
     #[test]

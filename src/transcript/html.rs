@@ -187,8 +187,7 @@ pub fn page(listed: &[UnitKey], total_failed: usize, all: &[UnitTranscript], sho
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::ScenarioFinishedEvent;
-    use crate::events::{Event, EventKind};
+    use crate::events::{Event, EventKind, ScenarioFinishedEvent};
     use crate::report::anchor::{listed_failures, transcript_link};
 
     fn finished(i: usize, reason: &str) -> Event {

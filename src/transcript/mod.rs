@@ -8,10 +8,6 @@ pub mod align;
 pub mod html;
 pub mod render;
 
-use crate::events::{
-    DenialFollowupEvent, ModelRequestEvent, ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent,
-    ToolExecutedEvent, ToolRepairEvent,
-};
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -19,7 +15,10 @@ use serde_json::Value;
 
 use crate::check::FailedExpectation;
 use crate::core::glob::glob_matches;
-use crate::events::{DenialBehaviour, Event, EventKind, RepairStage, RequestPurpose, UnitKey};
+use crate::events::{
+    DenialBehaviour, DenialFollowupEvent, Event, EventKind, ModelRequestEvent, RepairStage, RequestPurpose, ScenarioFinishedEvent,
+    ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitKey,
+};
 use crate::pipeline::approval::Decider;
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind};
 

@@ -8,7 +8,6 @@
 //! When the unit ends, `finish` writes what record and auto mode gathered and
 //! says what went unused or was missing.
 
-use crate::events::CassetteEvent;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -21,7 +20,7 @@ use super::{store, CassetteError};
 use crate::config::ModelConfig;
 use crate::core::cassette::CassetteSettings;
 use crate::core::modes::{CassetteMode, ReplayTiming};
-use crate::events::{EventKind, UnitKey};
+use crate::events::{CassetteEvent, EventKind, UnitKey};
 use crate::interrupt::StopFlag;
 use crate::scenario::Scenario;
 use crate::transport::{BoxFuture, CassetteMiss, HttpRequest, HttpResponse, NoRecording, Transport, TransportError};
