@@ -248,7 +248,7 @@ impl<'a> LibraryWork<'a> {
         let first = read_arguments(&call.arguments);
         let verdict = check_call(call, std::slice::from_ref(tool), options);
         let repaired = verdict.args.filter(|args| Some(args) != first.as_ref());
-        let strict_attempt = crate::pipeline::parse::surely_not_json(&call.arguments).is_none();
+        let strict_attempt = crate::pipeline::parse::strict_ruled_out(&call.arguments).is_none();
         LibraryWork { call, tool, strict_attempt, first, repaired }
     }
 

@@ -216,19 +216,17 @@ fn strict_error_message(e: &serde_json::Error) -> String {
 enum NotJson {
     /// serde_json's error.
     Strict(serde_json::Error),
-    /// The text's shape ruled JSON out at this byte, without reading it.
-    Shape(usize),
-    /// The syntax scan found where serde_json would stop: its error index
-    /// (see `parse::strict_fails_at`), without building a value.
-    Syntax(usize),
+    /// The text's shape or the syntax scan ruled JSON out, without building
+    /// a value: serde_json's error index (see `parse::strict_ruled_out`).
+    RuledOut(usize),
 }
 
 impl NotJson {
-    /// The error serde_json gives (it reads the text when the shape ruled it out).
+    /// The error serde_json gives (it reads the text when it was ruled out).
     fn into_strict_error(self, text: &str) -> Option<serde_json::Error> {
         match self {
             NotJson::Strict(e) => Some(e),
-            NotJson::Shape(_) | NotJson::Syntax(_) => parse::parse_strict(text).err(),
+            NotJson::RuledOut(_) => parse::parse_strict(text).err(),
         }
     }
 }
@@ -241,8 +239,7 @@ impl NotJson {
 fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::LenientFix]) -> String {
     let (line, column) = match not_json {
         NotJson::Strict(e) => (e.line(), e.column()),
-        NotJson::Shape(at) => parse::line_column(text, *at),
-        NotJson::Syntax(index) => parse::serde_position(text, *index),
+        NotJson::RuledOut(index) => parse::serde_position(text, *index),
     };
     let mut numbers = itoa::Buffer::new();
     let mut message = String::with_capacity(96);
@@ -326,12 +323,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     // Strict JSON first, unless the text's shape or a syntax scan already
     // rules it out: a failed serde attempt builds values up to the error
     // and then its error, which cost a tenth of a corpus call.
-    let parsed = match parse::surely_not_json(&call.arguments).filter(|_| repairing) {
-        Some(at) => Err(NotJson::Shape(at)),
-        None => match parse::strict_fails_at(&call.arguments).filter(|_| repairing) {
-            Some(index) => Err(NotJson::Syntax(index)),
-            None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
-        },
+    let parsed = match repairing.then(|| parse::strict_ruled_out(&call.arguments)).flatten() {
+        Some(index) => Err(NotJson::RuledOut(index)),
+        None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
     };
     v.timings.parse_us = clock.lap();
     let args = match parsed {

@@ -6,13 +6,25 @@ use serde_json::Value;
 /// Parses argument text strictly; the error says why it is not JSON (it is
 /// formatted only where it is reported).
 pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
-    // Text opening with a visible ASCII byte (a bracket, as a rule) is not
-    // blank: that is decided without trimming it.
-    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
-    if !visible_first && text.trim().is_empty() {
+    if is_blank(text) {
         return Ok(Value::Object(Default::default()));
     }
     serde_json::from_str(text)
+}
+
+/// Blank text, read as `{}`. Text opening with a visible ASCII byte (a
+/// bracket, as a rule) is not blank: that is decided without trimming it.
+fn is_blank(text: &str) -> bool {
+    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    !visible_first && text.trim().is_empty()
+}
+
+/// Where strict parsing surely fails, told without building a value: the
+/// shape check first, then the syntax scan. The index is serde's error
+/// index (see [`serde_position`]); `None` says to try serde.
+pub fn strict_ruled_out(text: &str) -> Option<usize> {
+    // The shape check names a byte; serde's index is just past it.
+    surely_not_json(text).map(|at| at + 1).or_else(|| strict_fails_at(text))
 }
 
 /// Where strict JSON certainly fails, told from the text's shape alone: a
@@ -76,8 +88,7 @@ pub fn surely_not_json(text: &str) -> Option<usize> {
 /// The scan follows `serde_json`'s reader step by step (which byte it
 /// peeks at or has consumed when it fails).
 pub fn strict_fails_at(text: &str) -> Option<usize> {
-    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
-    if !visible_first && text.trim().is_empty() {
+    if is_blank(text) {
         return None;
     }
     match scan_json(text.as_bytes()) {
@@ -296,7 +307,7 @@ fn scan_number(b: &[u8], start: usize) -> Result<usize, Scan> {
 }
 
 /// The 1-based line and the column `serde_json` reports for its error index
-/// `index` (what [`strict_fails_at`] returns): its column counts the bytes
+/// `index` (what [`strict_ruled_out`] returns): its column counts the bytes
 /// of the line before `index`, so 0 just past a newline.
 pub fn serde_position(text: &str, index: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..index.min(text.len())];
@@ -306,16 +317,6 @@ pub fn serde_position(text: &str, index: usize) -> (usize, usize) {
     }
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
     (memchr::memchr_iter(b'\n', &before[..line_start]).count() + 1, before.len() - line_start)
-}
-
-/// The 1-based line and column (in bytes, as `serde_json` counts) of a byte offset.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    if memchr::memchr(b'\n', before).is_none() {
-        return (1, before.len() + 1);
-    }
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |n| n + 1);
-    (memchr::memchr_iter(b'\n', before).count() + 1, before.len() - line_start + 1)
 }
 
 #[cfg(test)]
@@ -481,7 +482,7 @@ mod tests {
             let err = parse_strict(text).unwrap_err();
             // serde points at the closing bracket after the trailing comma.
             let at = text.rfind([']', '}']).unwrap();
-            assert_eq!(line_column(text, at), (err.line(), err.column()), "{text:?}");
+            assert_eq!(serde_position(text, at + 1), (err.line(), err.column()), "{text:?}");
         }
     }
 }
