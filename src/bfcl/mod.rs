@@ -132,24 +132,29 @@ fn file_category_name(file_name: &str) -> &str {
     stem.strip_prefix("BFCL_v").map_or(stem, |r| r.split_once('_').map_or(r, |(_, cat)| cat))
 }
 
+const MULTI_TURN: &str = "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet";
+const MEMORY: &str = "memory categories need BFCL's memory backends";
+const WEB_SEARCH: &str = "web-search categories call a live search engine";
+const EXECUTABLE: &str = "executable categories run the model's calls as Python";
+
 /// BFCL categories (V3 and V4) that calltape does not import, with why: a
 /// file of one of them is refused by name, never as an unknown file.
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("multi_turn_base", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
-    ("multi_turn_miss_func", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
-    ("multi_turn_miss_param", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
-    ("multi_turn_long_context", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
-    ("multi_turn_composite", "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet"),
-    ("memory_kv", "memory categories need BFCL's memory backends"),
-    ("memory_vector", "memory categories need BFCL's memory backends"),
-    ("memory_rec_sum", "memory categories need BFCL's memory backends"),
-    ("web_search_base", "web-search categories call a live search engine"),
-    ("web_search_no_snippet", "web-search categories call a live search engine"),
+    ("multi_turn_base", MULTI_TURN),
+    ("multi_turn_miss_func", MULTI_TURN),
+    ("multi_turn_miss_param", MULTI_TURN),
+    ("multi_turn_long_context", MULTI_TURN),
+    ("multi_turn_composite", MULTI_TURN),
+    ("memory_kv", MEMORY),
+    ("memory_vector", MEMORY),
+    ("memory_rec_sum", MEMORY),
+    ("web_search_base", WEB_SEARCH),
+    ("web_search_no_snippet", WEB_SEARCH),
     ("format_sensitivity", "format sensitivity re-asks each entry in many prompt formats"),
-    ("exec_simple", "executable categories run the model's calls as Python"),
-    ("exec_multiple", "executable categories run the model's calls as Python"),
-    ("exec_parallel", "executable categories run the model's calls as Python"),
-    ("exec_parallel_multiple", "executable categories run the model's calls as Python"),
+    ("exec_simple", EXECUTABLE),
+    ("exec_multiple", EXECUTABLE),
+    ("exec_parallel", EXECUTABLE),
+    ("exec_parallel_multiple", EXECUTABLE),
     ("rest", "the REST category calls live web APIs"),
     ("sql", "the SQL category was retired by BFCL"),
     ("chatable", "the chatable category was retired by BFCL"),
