@@ -19,6 +19,7 @@ pub mod exit_codes;
 pub mod fuzz_targets;
 pub mod init;
 pub mod interrupt;
+pub mod mcp;
 pub mod merge;
 pub mod metrics;
 pub mod pipeline;

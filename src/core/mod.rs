@@ -7,6 +7,7 @@ pub mod cassette;
 pub mod gate;
 pub mod glob;
 pub mod matcher;
+pub mod mcp;
 pub mod modes;
 pub mod names;
 pub mod prices;

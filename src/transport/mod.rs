@@ -12,6 +12,7 @@ pub mod scrub;
 pub mod server_error;
 pub mod sim;
 pub mod sse;
+pub mod stdio;
 
 use std::future::Future;
 use std::pin::Pin;

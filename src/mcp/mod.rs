@@ -1,0 +1,88 @@
+//! MCP servers as toolsets: a suite's toolset may name a server (a command
+//! started as a child process, or a streamable HTTP URL); its listed tools
+//! become the toolset's tools, and approved calls to them are executed on
+//! it. Every JSON-RPC exchange is one `HttpRequest` → `HttpResponse` through
+//! the unit's transport, so the unit's cassette records and replays it like
+//! a model's HTTP (model `mcp:<toolset>`), and a replay needs no server.
+//!
+//! - `client`: the JSON-RPC client (initialize, list tools, call a tool).
+//! - `http`: the streamable HTTP transport (JSON or event-stream answers, the session header).
+//! - `executor`: [`McpExecutor`], the `Executor` that sends approved calls to the server.
+//! - `lock`: at the start of a run that reaches servers, their tool lists
+//!   checked against (or written to) `toolsets/<name>.tools.lock`.
+//!
+//! The stdio transport is `transport::stdio`. The client is written by hand
+//! rather than with the `rmcp` SDK: see docs/mcp.md for why.
+
+pub mod client;
+pub mod executor;
+pub mod http;
+pub mod lock;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::core::mcp::McpServerSpec;
+use crate::transport::stdio::StdioTransport;
+use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, TransportError};
+
+pub use client::{McpClient, McpError};
+pub use executor::{McpExecutor, McpLink};
+
+/// The name a toolset's exchanges are recorded under in a unit's cassette.
+pub fn cassette_model(toolset: &str) -> String {
+    format!("mcp:{toolset}")
+}
+
+/// The URL requests to a server carry: its own for HTTP; for a child
+/// process, which has none, a fixed stand-in (what the cassette records).
+pub fn request_url(spec: &McpServerSpec) -> String {
+    spec.url.clone().unwrap_or_else(|| "mcp:stdio".to_string())
+}
+
+/// A live transport to the server that starts it (or opens the HTTP client)
+/// on the first request, so a unit that calls none of its tools starts nothing.
+pub struct LazyServer {
+    spec: McpServerSpec,
+    connected: OnceLock<Result<Box<dyn Transport>, TransportError>>,
+}
+
+impl LazyServer {
+    pub fn new(spec: McpServerSpec) -> LazyServer {
+        LazyServer { spec, connected: OnceLock::new() }
+    }
+}
+
+impl Transport for LazyServer {
+    fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
+        match self.connected.get_or_init(|| connect(&self.spec)) {
+            Ok(transport) => transport.send(request),
+            Err(e) => {
+                let e = e.clone();
+                Box::pin(async move { Err(e) })
+            }
+        }
+    }
+}
+
+/// A live transport to the server: the started command, or its URL.
+pub fn connect(spec: &McpServerSpec) -> Result<Box<dyn Transport>, TransportError> {
+    let timeout = Duration::from_secs(spec.timeout_secs());
+    match (&spec.command, &spec.url) {
+        (Some(command), _) => Ok(Box::new(StdioTransport::spawn(command, &spec.env, timeout)?)),
+        (None, Some(url)) => Ok(Box::new(http::StreamableHttp::new(url, timeout)?)),
+        (None, None) => Err(TransportError::Connection("the MCP toolset names neither a command nor a url".into())),
+    }
+}
+
+/// Runs `work` to its end on a thread of its own with its own runtime, and
+/// returns what it returned: MCP's blocking I/O and the synchronous
+/// `Executor` interface meet here, whatever runtime (if any) the caller is on.
+pub fn on_own_thread<T: Send + 'static>(work: impl FnOnce(&tokio::runtime::Runtime) -> T + Send + 'static) -> Result<T, String> {
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start a runtime: {e}"))?;
+        Ok(work(&runtime))
+    })
+    .join()
+    .map_err(|_| "the MCP thread panicked".to_string())?
+}
