@@ -19,11 +19,12 @@ use crate::events::{
     ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitError, UnitKey,
     RESULT_CHARS, TEXT_CHARS,
 };
+use crate::mcp::McpExecutor;
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
 use crate::pipeline::{
-    self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
+    self, execute, execute::Executor, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
 use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
@@ -51,6 +52,9 @@ pub struct Unit<'a> {
     /// The person who answers approvals in `interactive` mode, if there is a terminal.
     pub person: Option<&'a PersonApprover>,
     pub events: &'a EventLog,
+    /// The MCP server that executes the scenario's MCP toolset's tools (the
+    /// rest stay scripted), when it offers one.
+    pub mcp: Option<std::sync::Mutex<McpExecutor<'a>>>,
 }
 
 /// A request's answer, or why there is none.
@@ -591,7 +595,10 @@ impl Unit<'_> {
     /// Runs an approved call (its scripted result) and records it as a
     /// `tool_executed` event; returns what goes back to the model.
     fn execute(&self, call: &ToolCall, tool: &Tool, args: &Value, tool_name: String) -> Result<String, EventsError> {
-        let output = execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args);
+        let output = match &self.mcp {
+            Some(mcp) => mcp.lock().unwrap_or_else(|p| p.into_inner()).execute(&tool.spec.name, args),
+            None => execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args),
+        };
         self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),

@@ -22,10 +22,12 @@ use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
 use crate::run_folder;
-use crate::scenario::{Scenario, Suite};
+use crate::scenario::{McpToolset, Scenario, Suite};
 use crate::transport::cassette::{sim_source, CassetteOutcome, CassetteSummary, RecordAdvice, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
+use crate::mcp::{self, McpExecutor, McpLink};
+use crate::pipeline::execute::Scripted;
 use crate::transport::Transport;
 
 /// Why a run could not be carried out.
@@ -266,7 +268,8 @@ async fn dispatch(
                         tally.absorb(joined, stop);
                     }
                 }
-                tasks.spawn(run_one(key, lane.clone(), scenario.clone(), shared.clone(), stop.clone()));
+                let mcp = suite.mcp_toolset_of(&scenario).cloned();
+                tasks.spawn(run_one(key, lane.clone(), scenario.clone(), mcp, shared.clone(), stop.clone()));
             }
         }
     }
@@ -336,6 +339,7 @@ async fn run_one(
     key: UnitKey,
     lane: Lane,
     scenario: Arc<Scenario>,
+    mcp: Option<Arc<McpToolset>>,
     shared: Arc<Shared>,
     stop: StopFlag,
 ) -> Result<(bool, Option<CassetteOutcome>), EventsError> {
@@ -345,6 +349,7 @@ async fn run_one(
     }
     let Shared { events, config, progress, rules, person, live, recordings } = &*shared;
     let transports = unit_transports(&key, &lane.model, &lane.repairer, &scenario, config, recordings, live);
+    let mcp = mcp.map(|set| mcp_link(&set, transports.cassette.as_ref(), config.mode_for(&lane.model)));
     let unit = Unit {
         key,
         scenario: &scenario,
@@ -354,8 +359,11 @@ async fn run_one(
         repairer: Endpoint { model: &lane.repairer, provider: lane.repair_provider.as_ref(), transport: transports.repair.as_ref() },
         person: person.as_deref(),
         events,
+        mcp: mcp.map(|link| std::sync::Mutex::new(McpExecutor::new(link, Box::new(Scripted { rules: &scenario.tool_results })))),
     };
     let verdict = run_unit(&unit).await;
+    // The server (if started) stops before the cassette is written.
+    drop(unit);
     let cassette = transports.cassette.map(UnitCassette::finish);
     if let Some(event) = cassette.as_ref().and_then(CassetteOutcome::event) {
         events.emit(event)?;
@@ -441,6 +449,23 @@ fn unit_transports(
         model: Box::new(cassette.endpoint(&model.name, inner(model))),
         repair: Box::new(cassette.endpoint(&repairer.name, inner(repairer))),
         cassette: Some(cassette),
+    }
+}
+
+/// How the unit reaches an MCP toolset's server: through its cassette
+/// (recorded as model `mcp:<toolset>`; a replay starts no server), or live.
+fn mcp_link(set: &McpToolset, cassette: Option<&UnitCassette>, mode: CassetteMode) -> McpLink {
+    let live = || Box::new(mcp::LazyServer::new(set.server.clone())) as Box<dyn Transport>;
+    let transport: Arc<dyn Transport> = match cassette {
+        Some(c) => Arc::new(c.endpoint(&mcp::cassette_model(&set.name), (mode != CassetteMode::Replay).then(live))),
+        None => Arc::from(live()),
+    };
+    McpLink {
+        toolset: set.name.clone(),
+        server: set.server.describe(),
+        url: mcp::request_url(&set.server),
+        tools: set.tools.iter().map(|t| t.spec.name.clone()).collect(),
+        transport,
     }
 }
 

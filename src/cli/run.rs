@@ -151,6 +151,7 @@ pub async fn run(args: RunArgs) -> Outcome {
         }
         None => (new_plan(args)?, None),
     };
+    check_mcp_tools(&plan)?;
     let suites = plan.suites().map_err(|e| match e {
         plan::PlanError::Load(errors) => {
             for text in errors.iter().map(ToString::to_string) {
@@ -265,6 +266,30 @@ fn vm_hwm_mb(status: &str) -> Option<f64> {
 }
 
 /// The plan of a new run: the configuration with the flags applied, checked.
+/// Lists the tools of the suites' MCP servers and checks them against their
+/// locks (writing missing ones) when some model reaches the servers: in
+/// replay the locks alone are used and no server is started.
+fn check_mcp_tools(plan: &plan::RunPlan) -> Result<(), Failure> {
+    let config = plan.effective_config();
+    if config.models.iter().all(|m| config.mode_for(m) == crate::core::modes::CassetteMode::Replay) {
+        return Ok(());
+    }
+    match crate::mcp::lock::sync_locks(&config.run.suites) {
+        Ok(notes) => {
+            for note in notes.iter().filter(|n| n.written) {
+                eprintln!("mcp: wrote {} ({} tools listed by its server)", note.lock.display(), note.tools);
+            }
+            Ok(())
+        }
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}", crate::report::encode::terminal(&e.to_string()));
+            }
+            Err(Failure::BadInput(None))
+        }
+    }
+}
+
 fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     let (mut config, origin) = load_config(args.config.as_deref())?;
     args.apply_to(&mut config);

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use super::build::{build_scenario, schema_pointer};
 use super::spans::{line_col, locate, serde_offset};
+use super::mcp_toolset::McpToolset;
 use super::{Scenario, ScenarioFile, Suite};
+use crate::core::mcp::McpToolsetFile;
 use crate::core::modes::ApprovalMode;
 use crate::core::tools::ToolSpec;
 use crate::pipeline::tool::{compile_tool, Tool};
@@ -41,13 +43,13 @@ impl fmt::Display for LoadError {
 }
 
 impl LoadError {
-    fn new(file: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+    pub(super) fn new(file: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
         LoadError { file: file.to_path_buf(), line, column, message: message.into() }
     }
 
     /// A serde_json error in `text` (which starts at line `first_line` of
     /// the file), its column counted in characters.
-    fn from_json(file: &Path, text: &str, first_line: usize, err: &serde_json::Error) -> Self {
+    pub(super) fn from_json(file: &Path, text: &str, first_line: usize, err: &serde_json::Error) -> Self {
         let message = err.to_string();
         // serde_json appends " at line L column C"; we print the position ourselves.
         let message = match message.rfind(" at line ") {
@@ -61,10 +63,10 @@ impl LoadError {
 
 /// Text of one file, where positions inside it are looked up.
 pub(super) struct SourceText<'a> {
-    path: &'a Path,
-    text: &'a str,
+    pub(super) path: &'a Path,
+    pub(super) text: &'a str,
     /// Line number of `text`'s first line in the file.
-    first_line: usize,
+    pub(super) first_line: usize,
 }
 
 impl SourceText<'_> {
@@ -110,7 +112,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
             )])
         }
     };
-    let toolsets = load_toolsets(&dir.join("toolsets"), &mut errors);
+    let (toolsets, mcp) = load_toolsets(&dir.join("toolsets"), &mut errors);
     let mut entries: Vec<Entry> = Vec::new();
     // Id → index in `entries`, to report duplicates with the first's place.
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
@@ -143,7 +145,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         errors.push(LoadError::new(dir, 0, 0, "no scenarios found (expected *.json or *.jsonl files)"));
     }
     if errors.is_empty() {
-        Ok(Suite { name, files, toolsets, entries })
+        Ok(Suite { name, files, toolsets, mcp, entries })
     } else {
         Err(errors)
     }
@@ -308,9 +310,13 @@ fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// Shared toolsets by name (the file stem in `toolsets/`).
 pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;
 
-fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
+/// MCP toolsets by name (see `mcp_toolset`).
+pub(super) type McpToolsets = BTreeMap<String, Arc<McpToolset>>;
+
+fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> (Toolsets, McpToolsets) {
     let mut toolsets = Toolsets::new();
-    let Ok(files) = list_files(dir) else { return toolsets };
+    let mut mcp = McpToolsets::new();
+    let Ok(files) = list_files(dir) else { return (toolsets, mcp) };
     for path in files {
         let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else { continue };
         let text = match std::fs::read_to_string(&path) {
@@ -320,6 +326,13 @@ fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
                 continue;
             }
         };
+        if let Some(parsed) = McpToolsetFile::detect(&text) {
+            if let Some(set) = super::mcp_toolset::load(&path, &stem, &text, parsed, errors) {
+                toolsets.insert(stem.clone(), set.tools.clone());
+                mcp.insert(stem, Arc::new(set));
+            }
+            continue;
+        }
         #[derive(serde::Deserialize)]
         #[serde(untagged)]
         enum ToolsetFile {
@@ -347,7 +360,7 @@ fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> Toolsets {
         }
         toolsets.insert(stem, tools);
     }
-    toolsets
+    (toolsets, mcp)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod build;
 mod load;
+mod mcp_toolset;
 mod spans;
 
 use std::collections::BTreeMap;
@@ -16,6 +17,7 @@ use serde_json::Value;
 use crate::core::matcher::ValueMatcher;
 use crate::pipeline::tool::Tool;
 pub use load::{load_suite, load_suites, parse_scenario_file, LoadError};
+pub use mcp_toolset::McpToolset;
 
 /// Who speaks a scripted message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +257,7 @@ pub struct Suite {
     pub name: String,
     files: Vec<std::path::PathBuf>,
     toolsets: load::Toolsets,
+    mcp: load::McpToolsets,
     entries: Vec<load::Entry>,
 }
 
@@ -276,6 +279,11 @@ impl Suite {
     /// Keeps only the scenarios whose id `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.entries.retain(|e| keep(&e.id));
+    }
+
+    /// The MCP toolset whose tools `scenario` offers, if it offers any.
+    pub fn mcp_toolset_of(&self, scenario: &Scenario) -> Option<&Arc<McpToolset>> {
+        self.mcp.values().find(|set| scenario.tools.iter().any(|t| set.serves(t)))
     }
 
     /// Whether a scenario asks a person to approve its calls.
