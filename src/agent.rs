@@ -24,7 +24,8 @@ use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
 use crate::pipeline::{
-    self, execute, execute::Executor, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
+    self, execute, execute::Executor, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions,
+    RepairRules,
 };
 use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};

@@ -18,6 +18,8 @@ use crate::core::modes::CassetteMode;
 use crate::core::time::UtcTime;
 use crate::events::{EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, UnitKey};
 use crate::interrupt::{self, StopFlag};
+use crate::mcp::{self, McpExecutor, McpLink};
+use crate::pipeline::execute::Scripted;
 use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
@@ -26,8 +28,6 @@ use crate::scenario::{McpToolset, Scenario, Suite};
 use crate::transport::cassette::{sim_source, CassetteOutcome, CassetteSummary, RecordAdvice, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
-use crate::mcp::{self, McpExecutor, McpLink};
-use crate::pipeline::execute::Scripted;
 use crate::transport::Transport;
 
 /// Why a run could not be carried out.

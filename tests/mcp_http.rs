@@ -19,9 +19,9 @@ async fn server() -> MockServer {
         .and(path("/mcp"))
         .and(body_partial_json(json!({"method": "initialize"})))
         .respond_with(
-            ResponseTemplate::new(200)
-                .insert_header("mcp-session-id", "s-123")
-                .set_body_json(json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}}})),
+            ResponseTemplate::new(200).insert_header("mcp-session-id", "s-123").set_body_json(
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}}}),
+            ),
         )
         .mount(&server)
         .await;

@@ -19,9 +19,9 @@ use mcp_support::{assert_served_by_the_memory_server, fixture, root, run, suite_
 use serde_json::json;
 
 fn server_script() -> PathBuf {
-    let path = std::env::var_os("CALLTAPE_MCP_MEMORY_SERVER").map(PathBuf::from).unwrap_or_else(|| {
-        root().join("target/mcp-servers/node_modules/@modelcontextprotocol/server-memory/dist/index.js")
-    });
+    let path = std::env::var_os("CALLTAPE_MCP_MEMORY_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/mcp-servers/node_modules/@modelcontextprotocol/server-memory/dist/index.js"));
     assert!(
         path.is_file(),
         "{} is missing: install the server with `npm install --prefix target/mcp-servers @modelcontextprotocol/server-memory@2026.8.31` \
@@ -43,7 +43,8 @@ async fn the_memory_server_live_then_replayed_without_it() {
     let suite = suite_with_server(tmp.path(), server.clone());
 
     // The server lists exactly the tools of the committed lock.
-    let committed: ToolLock = serde_json::from_str(&std::fs::read_to_string(fixture().join("memory/toolsets/memory.tools.lock")).unwrap()).unwrap();
+    let committed: ToolLock =
+        serde_json::from_str(&std::fs::read_to_string(fixture().join("memory/toolsets/memory.tools.lock")).unwrap()).unwrap();
     let spec = serde_json::from_value(server).unwrap();
     assert_eq!(list_tools(&spec).unwrap(), committed.tools, "the server's tools changed: re-record tests/fixtures/mcp (see its README)");
     let notes = sync_locks(std::slice::from_ref(&suite)).unwrap();

@@ -47,7 +47,11 @@ async fn a_missing_exchange_is_a_cassette_miss_naming_the_toolset() {
     let c = &ran.folder.cassettes;
     // Then the model's next request, which held the error, has no recording either.
     assert_eq!(c.missing, 2);
-    assert!(c.warnings.iter().any(|w| w.contains("a request to mcp:memory") && w.contains("calltape run --mode record")), "{:?}", c.warnings);
+    assert!(
+        c.warnings.iter().any(|w| w.contains("a request to mcp:memory") && w.contains("calltape run --mode record")),
+        "{:?}",
+        c.warnings
+    );
 }
 
 /// A stdio "server" in sh that answers `initialize` and lists the tools in
@@ -131,7 +135,10 @@ fn a_hand_edited_lock_and_an_unknown_sensitive_name_are_load_errors() {
     let text = std::fs::read_to_string(&toolset).unwrap().replace("delete_*", "drop_*");
     std::fs::write(&toolset, text).unwrap();
     let errors: Vec<String> = scenario::load_suite(&suite).unwrap_err().iter().map(ToString::to_string).collect();
-    assert!(errors.iter().any(|e| e.contains("the fingerprint does not match the tools listed") && e.contains("memory.tools.lock:2:")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("the fingerprint does not match the tools listed") && e.contains("memory.tools.lock:2:")),
+        "{errors:?}"
+    );
 }
 
 #[test]

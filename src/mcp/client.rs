@@ -23,8 +23,9 @@ pub enum McpError {
     Transport {
         server: String,
         method: String,
+        /// Boxed: the error stays small on every `Result`.
         #[source]
-        source: TransportError,
+        source: Box<TransportError>,
     },
     /// An HTTP status that is not success.
     #[error("MCP server {server}: {method}: HTTP {status}: {body}")]
@@ -134,7 +135,7 @@ impl<'t> McpClient<'t> {
         self.transport.send(&request).await.map_err(|source| McpError::Transport {
             server: self.server.clone(),
             method: method.to_string(),
-            source,
+            source: Box::new(source),
         })
     }
 
@@ -263,8 +264,16 @@ mod tests {
     #[tokio::test]
     async fn an_answer_in_a_stream_after_notifications() {
         let events = vec![
-            SseEvent { offset_ms: 1.0, event: Some("message".into()), data: r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#.into() },
-            SseEvent { offset_ms: 2.0, event: Some("message".into()), data: r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#.into() },
+            SseEvent {
+                offset_ms: 1.0,
+                event: Some("message".into()),
+                data: r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#.into(),
+            },
+            SseEvent {
+                offset_ms: 2.0,
+                event: Some("message".into()),
+                data: r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#.into(),
+            },
         ];
         let t = scripted(vec![HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 2.0 }]);
         let mut client = McpClient::new(&t, "srv", "/mcp");
@@ -291,7 +300,9 @@ mod tests {
 
     #[test]
     fn results_become_text() {
-        let r = call_result(&json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png", "data": "…"}, {"type": "text", "text": "b"}], "isError": true}));
+        let r = call_result(
+            &json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "mimeType": "image/png", "data": "…"}, {"type": "text", "text": "b"}], "isError": true}),
+        );
         assert_eq!(r, CallResult { text: "a\n[image image/png]\nb".into(), is_error: true });
         assert_eq!(call_result(&json!({"content": [], "structuredContent": {"n": 1}})).text, r#"{"n":1}"#);
         assert_eq!(call_result(&json!({})), CallResult { text: String::new(), is_error: false });

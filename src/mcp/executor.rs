@@ -185,7 +185,13 @@ mod tests {
                 Box::pin(async { Err(TransportError::Connection("refused".into())) })
             }
         }
-        let link = McpLink { toolset: "m".into(), server: "http://127.0.0.1:9/mcp".into(), url: "http://127.0.0.1:9/mcp".into(), tools: ["t".to_string()].into(), transport: Arc::new(Down) };
+        let link = McpLink {
+            toolset: "m".into(),
+            server: "http://127.0.0.1:9/mcp".into(),
+            url: "http://127.0.0.1:9/mcp".into(),
+            tools: ["t".to_string()].into(),
+            transport: Arc::new(Down),
+        };
         let out = McpExecutor::new(link, Box::new(Scripted { rules: &[] })).execute("t", &json!({}));
         assert!(out.is_error);
         assert_eq!(out.content, "error: MCP server http://127.0.0.1:9/mcp: initialize: connection failed: refused");

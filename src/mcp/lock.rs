@@ -23,14 +23,14 @@ pub enum LockError {
     Server {
         file: PathBuf,
         #[source]
-        source: McpError,
+        source: Box<McpError>,
     },
     #[error(
         "{}: the MCP server's tools changed since {} was written: {drift}. Scenarios and recordings were made for the old \
          tools: delete {} and run `calltape run --mode record --suite {}` to list them again and re-record",
         toolset.display(), lock.display(), lock.display(), crate::quote::shell_word(&suite.display().to_string())
     )]
-    Drift { toolset: PathBuf, lock: PathBuf, suite: PathBuf, drift: ToolDrift },
+    Drift { toolset: PathBuf, lock: PathBuf, suite: PathBuf, drift: Box<ToolDrift> },
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -72,7 +72,8 @@ pub fn sync_locks(suite_dirs: &[PathBuf]) -> Result<Vec<LockNote>, Vec<LockError
 /// The toolset files in `dir` that name an MCP server.
 fn mcp_toolsets(dir: &Path, errors: &mut Vec<LockError>) -> Vec<(PathBuf, McpToolsetFile)> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
     files.sort();
     files
         .into_iter()
@@ -96,14 +97,14 @@ fn mcp_toolsets(dir: &Path, errors: &mut Vec<LockError>) -> Vec<(PathBuf, McpToo
 }
 
 fn sync_one(suite: &Path, file: &Path, toolset: &McpToolsetFile) -> Result<LockNote, LockError> {
-    let listed = list_tools(&toolset.mcp).map_err(|source| LockError::Server { file: file.to_path_buf(), source })?;
+    let listed = list_tools(&toolset.mcp).map_err(|source| LockError::Server { file: file.to_path_buf(), source: Box::new(source) })?;
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let lock = file.with_file_name(lock_file_name(&stem));
     let note = LockNote { lock: lock.clone(), tools: listed.len(), written: false };
     if let Some(locked) = std::fs::read_to_string(&lock).ok().and_then(|t| serde_json::from_str::<ToolLock>(&t).ok()) {
         return match ToolDrift::between(&locked.tools, &listed) {
             None => Ok(note),
-            Some(drift) => Err(LockError::Drift { toolset: file.to_path_buf(), lock, suite: suite.to_path_buf(), drift }),
+            Some(drift) => Err(LockError::Drift { toolset: file.to_path_buf(), lock, suite: suite.to_path_buf(), drift: Box::new(drift) }),
         };
     }
     // No lock (or one that does not parse, which loading reports): write what the server lists.
@@ -124,14 +125,21 @@ pub fn list_tools(server: &McpServerSpec) -> Result<Vec<ToolSpec>, McpError> {
     let label = server.describe();
     let failed = |what: String| McpError::Malformed { server: label.clone(), method: "tools/list".into(), what };
     let listed = super::on_own_thread(move |runtime| {
-        let transport = super::connect(&spec)
-            .map_err(|source| McpError::Transport { server: spec.describe(), method: "initialize".into(), source })?;
+        let transport = super::connect(&spec).map_err(|source| McpError::Transport {
+            server: spec.describe(),
+            method: "initialize".into(),
+            source: Box::new(source),
+        })?;
         let mut client = McpClient::new(transport.as_ref(), &spec.describe(), &super::request_url(&spec));
         runtime.block_on(async {
             client.initialize().await?;
             client.list_tools().await
         })
     })
-    .map_err(failed.clone())??;
-    listed.iter().enumerate().map(|(i, t)| tool_spec_of(t).ok_or_else(|| failed(format!("tool {} of the list has no name", i + 1)))).collect()
+    .map_err(failed)??;
+    listed
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tool_spec_of(t).ok_or_else(|| failed(format!("tool {} of the list has no name", i + 1))))
+        .collect()
 }

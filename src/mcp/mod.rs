@@ -80,7 +80,8 @@ pub fn connect(spec: &McpServerSpec) -> Result<Box<dyn Transport>, TransportErro
 /// `Executor` interface meet here, whatever runtime (if any) the caller is on.
 pub fn on_own_thread<T: Send + 'static>(work: impl FnOnce(&tokio::runtime::Runtime) -> T + Send + 'static) -> Result<T, String> {
     std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start a runtime: {e}"))?;
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start a runtime: {e}"))?;
         Ok(work(&runtime))
     })
     .join()

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::build::{build_scenario, schema_pointer};
-use super::spans::{line_col, locate, serde_offset};
 use super::mcp_toolset::McpToolset;
+use super::spans::{line_col, locate, serde_offset};
 use super::{Scenario, ScenarioFile, Suite};
 use crate::core::mcp::McpToolsetFile;
 use crate::core::modes::ApprovalMode;

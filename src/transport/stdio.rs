@@ -54,7 +54,9 @@ impl StdioTransport {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| TransportError::Connection(format!("cannot start the MCP server `{label}`: {e} (is {program:?} installed and on PATH?)")))?;
+            .map_err(|e| {
+                TransportError::Connection(format!("cannot start the MCP server `{label}`: {e} (is {program:?} installed and on PATH?)"))
+            })?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let (tx, lines) = mpsc::channel();
@@ -202,7 +204,9 @@ mod tests {
     #[test]
     fn the_answer_with_the_id_is_taken_and_the_rest_skipped() {
         // Reads one line, then writes noise, a notification, another id, and the answer.
-        let t = sh(r#"read l; echo 'not json'; echo '{"jsonrpc":"2.0","method":"notifications/message","params":{}}'; echo '{"jsonrpc":"2.0","id":9,"result":{}}'; echo '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}'; sleep 5"#);
+        let t = sh(
+            r#"read l; echo 'not json'; echo '{"jsonrpc":"2.0","method":"notifications/message","params":{}}'; echo '{"jsonrpc":"2.0","id":9,"result":{}}'; echo '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}'; sleep 5"#,
+        );
         let r = t.exchange(&request(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))).unwrap();
         assert_eq!(r.status, 200);
         assert_eq!(r.body, ResponseBody::Json(json!({"jsonrpc": "2.0", "id": 1, "result": {"ok": true}})));
