@@ -111,7 +111,7 @@ pub async fn run(
     let rules = Arc::new(RepairRules { aliases: config.pipeline.aliases.clone(), defaults: config.pipeline.defaults.clone() });
     let recordings = Recordings::with_advice(
         config.cassettes.clone(),
-        SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref())),
+        secret_scan(&config, suites),
         stop.clone(),
         record_advice(&config, config_origin),
     );
@@ -450,6 +450,19 @@ fn unit_transports(
         repair: Box::new(cassette.endpoint(&repairer.name, inner(repairer))),
         cassette: Some(cassette),
     }
+}
+
+/// The scan every cassette passes before it is written: key shapes, the
+/// models' keys, and the values of MCP toolsets' `env` variables whose names
+/// say they are secret (a server may echo what it was given).
+fn secret_scan(config: &Config, suites: &[Suite]) -> SecretScan {
+    let keys = config.models.iter().filter_map(|m| m.api_key_env.as_deref());
+    let mut values: Vec<(String, String)> = keys.filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?))).collect();
+    for set in suites.iter().flat_map(Suite::mcp_toolsets) {
+        let secret = set.server.env.iter().filter(|(name, _)| crate::transport::scrub::is_secret_param(name));
+        values.extend(secret.map(|(name, value)| (format!("{name} (env of MCP toolset {})", set.name), value.clone())));
+    }
+    SecretScan::new(values)
 }
 
 /// How the unit reaches an MCP toolset's server: through its cassette

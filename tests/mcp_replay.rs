@@ -150,3 +150,25 @@ fn mcp_tools_are_the_scenarios_tools_with_the_toolsets_sensitive_ones() {
     let set = suites[0].mcp_toolset_of(&scenario).unwrap();
     assert_eq!((set.name.as_str(), set.tools.len()), ("memory", 9));
 }
+
+#[tokio::test]
+async fn a_secret_from_the_toolsets_env_echoed_by_the_server_is_never_written() {
+    let script = r#"while IFS= read -r line; do
+  case "$line" in
+    *'"method":"initialize"'*) echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}' ;;
+    *'"method":"tools/call"'*) id=$(echo "$line" | sed 's/^{"id":\([0-9]*\).*/\1/'); echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"using $API_TOKEN\"}]}}" ;;
+  esac
+done"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with_server(tmp.path(), json!({"command": ["sh", "-c", script], "env": {"API_TOKEN": "t0ps3cr3t-value-42"}}));
+    let ran = run(&suite, &tmp.path().join("recordings"), &tmp.path().join("out"), CassetteMode::Record).await;
+    assert_eq!(ran.calls[0].3, "using t0ps3cr3t-value-42", "the model reads it; the cassette must not keep it");
+    let c = &ran.folder.cassettes;
+    assert_eq!(c.written, 0);
+    assert!(
+        c.errors.iter().any(|e| e.contains("refused to write") && e.contains("the value of $API_TOKEN (env of MCP toolset memory)")),
+        "{:?}",
+        c.errors
+    );
+    assert!(!tmp.path().join("recordings/memory/sim-strong/remember-and-recall.t0.json").exists());
+}

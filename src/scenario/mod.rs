@@ -281,6 +281,11 @@ impl Suite {
         self.entries.retain(|e| keep(&e.id));
     }
 
+    /// The suite's MCP toolsets, by name.
+    pub fn mcp_toolsets(&self) -> impl Iterator<Item = &Arc<McpToolset>> {
+        self.mcp.values()
+    }
+
     /// The MCP toolset whose tools `scenario` offers, if it offers any.
     pub fn mcp_toolset_of(&self, scenario: &Scenario) -> Option<&Arc<McpToolset>> {
         self.mcp.values().find(|set| scenario.tools.iter().any(|t| set.serves(t)))
