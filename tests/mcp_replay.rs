@@ -172,3 +172,30 @@ done"#;
     );
     assert!(!tmp.path().join("recordings/memory/sim-strong/remember-and-recall.t0.json").exists());
 }
+
+#[test]
+fn calltape_run_checks_the_tools_first_unless_it_replays() {
+    let mut tools = listed(&committed_lock());
+    tools.retain(|t| t["name"] != "read_graph");
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with_server(tmp.path(), fake_server(&Value::Array(tools)));
+    let calltape = |mode: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_calltape"))
+            .current_dir(tmp.path())
+            .args(["run", "--mode", mode, "--model", "sim-strong", "--suite"])
+            .arg(&suite)
+            .arg("--recordings")
+            .arg(fixture().join("recordings"))
+            .arg("--out")
+            .arg(tmp.path().join("out"))
+            .output()
+            .unwrap()
+    };
+    let live = calltape("live");
+    let stderr = String::from_utf8_lossy(&live.stderr);
+    assert_eq!(live.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the MCP server's tools changed since") && stderr.contains(": removed read_graph."), "{stderr}");
+    // A replay reads the lock alone: the server is never asked.
+    let replay = calltape("replay");
+    assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stderr));
+}
