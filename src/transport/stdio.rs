@@ -6,7 +6,9 @@
 //! an empty body, as streamable HTTP does, so both record alike.
 //!
 //! The wait is bounded; the child is killed when the transport is dropped;
-//! its stderr is kept (the last few KiB) for error messages. Blocking:
+//! its stderr is kept (the last few KiB) for error messages. Lines are
+//! written by a thread of their own, so a child that stops reading cannot
+//! block past the wait. Blocking:
 //! `send` waits on its own thread's channel, so run it where blocking is
 //! allowed (`crate::mcp` gives each server a thread of its own).
 
@@ -37,7 +39,8 @@ pub struct StdioTransport {
 
 struct ChildIo {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread: a child that stops reading blocks it, never `send`.
+    stdin: Option<mpsc::Sender<Vec<u8>>>,
     lines: Receiver<Result<String, String>>,
 }
 
@@ -64,7 +67,10 @@ impl StdioTransport {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let kept = stderr.clone();
         std::thread::spawn(move || keep_tail(stderr_pipe, &kept));
-        let stdin = child.stdin.take();
+        let pipe = child.stdin.take().expect("stdin is piped");
+        let (writer, to_write) = mpsc::channel();
+        std::thread::spawn(move || write_lines(pipe, to_write));
+        let stdin = Some(writer);
         Ok(StdioTransport { label, io: Mutex::new(ChildIo { child, stdin, lines }), stderr, timeout })
     }
 
@@ -85,14 +91,11 @@ impl StdioTransport {
         let mut io = self.io.lock().unwrap_or_else(|p| p.into_inner());
         let mut line = request.body.to_string();
         line.push('\n');
-        let written = match io.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::other("stdin closed")),
-        };
-        if let Err(e) = written {
+        let written = io.stdin.as_ref().is_some_and(|stdin| stdin.send(line.into_bytes()).is_ok());
+        if !written {
             io.stdin = None;
-            let status = io.child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
-            return Err(self.gone(&format!("cannot write to it{status}: {e}")));
+            let status = wait_briefly(&mut io.child);
+            return Err(self.gone(&format!("cannot write to it: its stdin is closed{status}")));
         }
         let Some(id) = request.body.get("id").filter(|id| !id.is_null()) else {
             return Ok(HttpResponse { status: 202, headers: vec![], body: ResponseBody::Text(String::new()), latency_ms: ms(started) });
@@ -152,6 +155,16 @@ fn wait_briefly(child: &mut Child) -> String {
         std::thread::sleep(Duration::from_millis(10));
     }
     String::new()
+}
+
+/// Writes each line to the child's stdin until the child stops reading or
+/// the transport is dropped.
+fn write_lines(mut stdin: ChildStdin, lines: Receiver<Vec<u8>>) {
+    for line in lines {
+        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
+    }
 }
 
 /// Sends each stdout line (bounded) until the pipe closes.
@@ -232,6 +245,17 @@ mod tests {
         let t = StdioTransport::spawn(&["sh".into(), "-c".into(), "sleep 5".into()], &BTreeMap::new(), Duration::from_millis(200)).unwrap();
         let e = t.exchange(&request(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))).unwrap_err();
         assert!(matches!(e, TransportError::Timeout(_)), "{e:?}");
+    }
+
+    #[test]
+    fn a_child_that_does_not_read_cannot_block_past_the_wait() {
+        let t = StdioTransport::spawn(&["sh".into(), "-c".into(), "sleep 5".into()], &BTreeMap::new(), Duration::from_millis(300)).unwrap();
+        // Far more than a pipe holds: the write would block if `send` did it.
+        let big = "x".repeat(1 << 20);
+        let started = Instant::now();
+        let e = t.exchange(&request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"big": big}}))).unwrap_err();
+        assert!(matches!(e, TransportError::Timeout(_)), "{e:?}");
+        assert!(started.elapsed() < Duration::from_secs(3));
     }
 
     #[test]
