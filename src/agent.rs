@@ -1,6 +1,6 @@
 //! The agent loop for one (model, scenario, trial): send the conversation,
-//! put every tool call through the pipeline, approval and scripted
-//! execution, send the results back, until a final answer or the step limit.
+//! put every tool call through the pipeline, approval and execution
+//! (scripted, or on the scenario's workspace), send the results back, until a final answer or the step limit.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::approver::PersonApprover;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition, Usage};
-use crate::check::{self, MadeCall, Transcript, Verdict};
+use crate::check::{self, MadeCall, OutcomeTracker, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid};
 use crate::core::modes::RepairMode;
 use crate::core::prices::Prices;
@@ -29,6 +29,7 @@ use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall
 use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole};
 use crate::transport::{CassetteMiss, Transport, TransportError};
+use crate::world::WorkspaceExecutor;
 
 /// A model to send requests to: its config, adapter and transport.
 #[derive(Clone, Copy)]
@@ -391,6 +392,8 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             break;
         }
     }
+    let outcome = std::mem::take(&mut c.outcome);
+    c.transcript.outcome = outcome.finish(&u.scenario.expect, c.executor.workspace());
     let verdict = check::check(u.scenario, &c.transcript);
     u.events.emit(EventKind::ScenarioFinished(ScenarioFinishedEvent {
         unit: u.key.clone(),
@@ -400,6 +403,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         error: c.error.is_some(),
         error_kind: c.error,
         expectation: verdict.expectation.clone(),
+        outcome: c.transcript.outcome.take(),
     }))?;
     Ok(verdict)
 }
@@ -420,6 +424,10 @@ struct Conversation<'s> {
     /// Denied calls of the last turn, waiting to see what the model does next.
     pending_denials: Vec<MadeCall>,
     denial_ids: Vec<String>,
+    /// What answers approved calls: the scripted results, or a workspace.
+    executor: Box<dyn execute::Executor + 's>,
+    /// Milestones and minefields so far.
+    outcome: OutcomeTracker,
 }
 
 /// Whether the conversation goes on after a turn.
@@ -462,6 +470,12 @@ impl<'s> Conversation<'s> {
             rule_uses: RuleUses::default(),
             pending_denials: Vec::new(),
             denial_ids: Vec::new(),
+            executor: match &scenario.workspace {
+                // Each unit changes its own copy of the starting tree.
+                Some(ws) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
+                None => Box::new(execute::Scripted { rules: &scenario.tool_results }),
+            },
+            outcome: OutcomeTracker::default(),
         }
     }
 }
@@ -576,7 +590,8 @@ impl Unit<'_> {
                 denied_now.push((denied, call.id.clone()));
                 continue;
             }
-            let content = self.execute(call, tool, args, tool_name.clone())?;
+            let content = self.execute(c.executor.as_mut(), call, tool, args, tool_name.clone())?;
+            c.outcome.observe(&self.scenario.expect, &made, c.executor.workspace());
             c.transcript.calls.push(made);
             c.messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name, content });
         }
@@ -588,10 +603,17 @@ impl Unit<'_> {
         Ok(Next::Continue)
     }
 
-    /// Runs an approved call (its scripted result) and records it as a
+    /// Runs an approved call on the unit's executor and records it as a
     /// `tool_executed` event; returns what goes back to the model.
-    fn execute(&self, call: &ToolCall, tool: &Tool, args: &Value, tool_name: String) -> Result<String, EventsError> {
-        let output = execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args);
+    fn execute(
+        &self,
+        executor: &mut dyn execute::Executor,
+        call: &ToolCall,
+        tool: &Tool,
+        args: &Value,
+        tool_name: String,
+    ) -> Result<String, EventsError> {
+        let output = executor.execute(&tool.spec.name, args);
         self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),
