@@ -1,6 +1,6 @@
 //! The agent loop for one (model, scenario, trial): send the conversation,
-//! put every tool call through the pipeline, approval and scripted
-//! execution, send the results back, until a final answer or the step limit.
+//! put every tool call through the pipeline, approval and execution
+//! (scripted, or on the scenario's workspace), send the results back, until a final answer or the step limit.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::approver::PersonApprover;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition, Usage};
-use crate::check::{self, MadeCall, Transcript, Verdict};
+use crate::check::{self, MadeCall, OutcomeTracker, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid};
 use crate::core::modes::RepairMode;
 use crate::core::prices::Prices;
@@ -19,18 +19,18 @@ use crate::events::{
     ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitError, UnitKey,
     RESULT_CHARS, TEXT_CHARS,
 };
-use crate::mcp::McpExecutor;
+use crate::mcp::{McpExecutor, McpLink};
 use crate::pipeline::approval::{self, ApprovalDecision, Ask, Policy, RuleUses};
 use crate::pipeline::text_calls::find_text_calls;
 use crate::pipeline::tool::Tool;
 use crate::pipeline::{
-    self, execute, execute::Executor, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions,
-    RepairRules,
+    self, execute, model_repair, CallIssue, CallOutcome, CallVerdict, Cut, Fix, FixStage, InvalidKind, PipelineOptions, RepairRules,
 };
 use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
 use crate::scenario::{Scenario, ScriptedRole};
 use crate::transport::{CassetteMiss, Transport, TransportError};
+use crate::world::WorkspaceExecutor;
 
 /// A model to send requests to: its config, adapter and transport.
 #[derive(Clone, Copy)]
@@ -55,7 +55,7 @@ pub struct Unit<'a> {
     pub events: &'a EventLog,
     /// The MCP server that executes the scenario's MCP toolset's tools (the
     /// rest stay scripted), when it offers one.
-    pub mcp: Option<std::sync::Mutex<McpExecutor<'a>>>,
+    pub mcp: Option<McpLink>,
 }
 
 /// A request's answer, or why there is none.
@@ -384,6 +384,11 @@ pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
 pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
     u.events.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: u.key.clone() }))?;
     let mut c = Conversation::start(u.scenario);
+    if let Some(link) = &u.mcp {
+        // The MCP toolset's tools run on its server; the rest as the scenario says.
+        let others = std::mem::replace(&mut c.executor, Box::new(execute::Scripted { rules: &[] }));
+        c.executor = Box::new(McpExecutor::new(link.clone(), others));
+    }
     let max_steps = u.scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
     loop {
         if c.steps == max_steps {
@@ -396,6 +401,8 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
             break;
         }
     }
+    let outcome = std::mem::take(&mut c.outcome);
+    c.transcript.outcome = outcome.finish(&u.scenario.expect, c.executor.workspace());
     let verdict = check::check(u.scenario, &c.transcript);
     u.events.emit(EventKind::ScenarioFinished(ScenarioFinishedEvent {
         unit: u.key.clone(),
@@ -405,6 +412,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
         error: c.error.is_some(),
         error_kind: c.error,
         expectation: verdict.expectation.clone(),
+        outcome: c.transcript.outcome.take(),
     }))?;
     Ok(verdict)
 }
@@ -425,6 +433,10 @@ struct Conversation<'s> {
     /// Denied calls of the last turn, waiting to see what the model does next.
     pending_denials: Vec<MadeCall>,
     denial_ids: Vec<String>,
+    /// What answers approved calls: the scripted results, or a workspace.
+    executor: Box<dyn execute::Executor + 's>,
+    /// Milestones and minefields so far.
+    outcome: OutcomeTracker,
 }
 
 /// Whether the conversation goes on after a turn.
@@ -467,6 +479,12 @@ impl<'s> Conversation<'s> {
             rule_uses: RuleUses::default(),
             pending_denials: Vec::new(),
             denial_ids: Vec::new(),
+            executor: match &scenario.workspace {
+                // Each unit changes its own copy of the starting tree.
+                Some(ws) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
+                None => Box::new(execute::Scripted { rules: &scenario.tool_results }),
+            },
+            outcome: OutcomeTracker::default(),
         }
     }
 }
@@ -581,7 +599,8 @@ impl Unit<'_> {
                 denied_now.push((denied, call.id.clone()));
                 continue;
             }
-            let content = self.execute(call, tool, args, tool_name.clone())?;
+            let content = self.execute(c.executor.as_mut(), call, tool, args, tool_name.clone())?;
+            c.outcome.observe(&self.scenario.expect, &made, c.executor.workspace());
             c.transcript.calls.push(made);
             c.messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: tool_name, content });
         }
@@ -593,13 +612,17 @@ impl Unit<'_> {
         Ok(Next::Continue)
     }
 
-    /// Runs an approved call (its scripted result) and records it as a
+    /// Runs an approved call on the unit's executor and records it as a
     /// `tool_executed` event; returns what goes back to the model.
-    fn execute(&self, call: &ToolCall, tool: &Tool, args: &Value, tool_name: String) -> Result<String, EventsError> {
-        let output = match &self.mcp {
-            Some(mcp) => mcp.lock().unwrap_or_else(|p| p.into_inner()).execute(&tool.spec.name, args),
-            None => execute::scripted_result(&self.scenario.tool_results, &tool.spec.name, args),
-        };
+    fn execute(
+        &self,
+        executor: &mut dyn execute::Executor,
+        call: &ToolCall,
+        tool: &Tool,
+        args: &Value,
+        tool_name: String,
+    ) -> Result<String, EventsError> {
+        let output = executor.execute(&tool.spec.name, args);
         self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),

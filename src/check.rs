@@ -11,7 +11,8 @@ use crate::core::matcher::StringComparison;
 use serde::{Deserialize, Serialize};
 
 use crate::quote::{bound_owned, quoted, CELL_CHARS, QUOTE_CHARS};
-use crate::scenario::{CallOrder, CallPattern, ExpectedCall, Scenario};
+use crate::scenario::{CallOrder, CallPattern, Expect, ExpectedCall, Milestone, Scenario};
+use crate::world::Workspace;
 
 /// A call the model made with valid (or repaired) arguments: executed, or
 /// denied by approval.
@@ -37,6 +38,152 @@ pub struct Transcript {
     pub step_limit: Option<u32>,
     /// A failure that ended the scenario early (request error, invalid call).
     pub aborted: Option<String>,
+    /// How the outcome expectations came out (stateful scenarios only).
+    pub outcome: Option<OutcomeReport>,
+}
+
+/// How a stateful scenario's outcome expectations came out: which milestones
+/// were reached, which minefields stepped on, which final-state checks
+/// failed. It goes into the verdict's reason and the `scenario_finished` event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomeReport {
+    /// Every milestone's name, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub milestones: Vec<String>,
+    /// How many of them were reached (milestones are reached in order).
+    #[serde(default)]
+    pub reached: u32,
+    /// Minefields stepped on, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields_hit: Vec<String>,
+    /// Final-state checks made.
+    #[serde(default)]
+    pub state_checks: u32,
+    /// The final-state checks that failed, each with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state_failures: Vec<String>,
+    /// Paths the model added, modified or deleted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+}
+
+impl OutcomeReport {
+    /// The last milestone reached, if any.
+    pub fn last_milestone(&self) -> Option<&str> {
+        (self.reached as usize).checked_sub(1).and_then(|i| self.milestones.get(i)).map(String::as_str)
+    }
+
+    /// Every outcome expectation's result in one line: what the reason of
+    /// a scenario judged by state says.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.minefields_hit.is_empty() {
+            parts.push(format!(
+                "minefield {} reached",
+                self.minefields_hit.iter().map(|m| format!("{:?}", quoted(m))).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if !self.milestones.is_empty() {
+            let mut text = format!("milestones {}/{}", self.reached, self.milestones.len());
+            if let Some(missed) = self.milestones.get(self.reached as usize) {
+                text += &format!(" (next: {:?})", quoted(missed));
+            }
+            parts.push(text);
+        }
+        if self.state_checks > 0 {
+            let failed = self.state_failures.len();
+            parts.push(match failed {
+                0 => format!("state {0}/{0} checks hold", self.state_checks),
+                _ => format!(
+                    "state {}/{} checks hold: {}",
+                    self.state_checks as usize - failed,
+                    self.state_checks,
+                    self.state_failures.join("; ")
+                ),
+            });
+        }
+        parts.join("; ")
+    }
+}
+
+/// Follows a stateful scenario's milestones and minefields call by call
+/// (each executed call, with the tree it left), then checks the final state.
+#[derive(Debug, Clone, Default)]
+pub struct OutcomeTracker {
+    reached: usize,
+    mines: Vec<String>,
+}
+
+impl OutcomeTracker {
+    /// After an executed call: the milestones it reaches (in order; one call
+    /// reaches at most one milestone that names a call) and minefields it steps on.
+    pub fn observe(&mut self, expect: &Expect, call: &MadeCall, ws: Option<&Workspace>) {
+        let mut used_call = false;
+        while let Some(m) = expect.milestones.get(self.reached) {
+            if (m.call.is_some() && used_call) || !mark_holds(m, call, ws) {
+                break;
+            }
+            used_call |= m.call.is_some();
+            self.reached += 1;
+        }
+        for m in &expect.minefields {
+            if !self.mines.contains(&m.name) && mark_holds(m, call, ws) {
+                self.mines.push(m.name.clone());
+            }
+        }
+    }
+
+    /// The report once the conversation is over, or `None` for a scenario
+    /// with no outcome expectations.
+    pub fn finish(self, expect: &Expect, ws: Option<&Workspace>) -> Option<OutcomeReport> {
+        if expect.milestones.is_empty() && expect.minefields.is_empty() && expect.state.is_empty() {
+            return None;
+        }
+        let state_failures = expect
+            .state
+            .iter()
+            .filter_map(|c| ws.map_or_else(|| Some(format!("{}: no workspace", c.describe())), |w| c.failure(w)))
+            .map(|why| bound_owned(why, QUOTE_CHARS))
+            .collect();
+        Some(OutcomeReport {
+            milestones: expect.milestones.iter().map(|m| m.name.clone()).collect(),
+            reached: self.reached as u32,
+            minefields_hit: self.mines,
+            state_checks: expect.state.len() as u32,
+            state_failures,
+            changed: ws.map(|w| w.changed_paths()).unwrap_or_default(),
+        })
+    }
+}
+
+/// Why a stateful scenario's own reference solution does not meet its
+/// outcome expectations, or `None` when it does (or there is nothing to
+/// check): its calls run in order on a copy of the starting tree, as the
+/// simulated models make them. `calltape check` reports it, so a scenario
+/// whose expectations no solution can meet is caught before any model runs.
+pub fn reference_problem(scenario: &Scenario) -> Option<String> {
+    use crate::pipeline::execute::Executor;
+    let ws = scenario.workspace.as_deref()?;
+    if scenario.reference.is_empty() && !scenario.expect.judges_state() {
+        return None;
+    }
+    let mut executor = crate::world::WorkspaceExecutor::new(ws.clone(), scenario.tool_results.clone());
+    let mut tracker = OutcomeTracker::default();
+    for call in scenario.plan().iter().flat_map(|step| step.calls()) {
+        let args = Value::Object(call.args.iter().filter_map(|(k, a)| a.canonical().map(|v| (k.clone(), v.clone()))).collect());
+        executor.execute(&call.tool, &args);
+        tracker.observe(&scenario.expect, &MadeCall { tool: call.tool.clone(), args, denied: false }, Some(executor.workspace()));
+    }
+    let report = tracker.finish(&scenario.expect, Some(executor.workspace()))?;
+    let failed =
+        !report.minefields_hit.is_empty() || (report.reached as usize) < report.milestones.len() || !report.state_failures.is_empty();
+    failed.then(|| format!("its reference solution does not meet its own expectations: {}", report.summary()))
+}
+
+/// Whether a milestone (or minefield) holds after `call`: the call matches
+/// its pattern, and the tree its state checks.
+fn mark_holds(m: &Milestone, call: &MadeCall, ws: Option<&Workspace>) -> bool {
+    m.call.as_ref().is_none_or(|p| pattern_matches(p, call)) && m.state.iter().all(|c| ws.is_some_and(|w| c.failure(w).is_none()))
 }
 
 /// The verdict on a scenario.
@@ -61,7 +208,13 @@ pub enum ExpectationKind {
     Forbidden,
     Denied,
     NoRetryAfterDenial,
+    /// A minefield was reached (a state or call that must never happen).
+    Minefields,
     Calls,
+    /// Not every milestone was reached, in order.
+    Milestones,
+    /// A final-state check failed.
+    State,
     /// The step limit came before a final answer.
     StepLimit,
     FinalContains,
@@ -77,7 +230,10 @@ impl ExpectationKind {
             ExpectationKind::Forbidden => "forbidden",
             ExpectationKind::Denied => "denied",
             ExpectationKind::NoRetryAfterDenial => "no_retry_after_denial",
+            ExpectationKind::Minefields => "minefields",
             ExpectationKind::Calls => "calls",
+            ExpectationKind::Milestones => "milestones",
+            ExpectationKind::State => "state",
             ExpectationKind::StepLimit => "max_steps",
             ExpectationKind::FinalContains => "final_contains",
         }
@@ -140,6 +296,10 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
         return Verdict::fail(ExpectationKind::Forbidden, format!("forbidden call `{}` was executed", quoted(&call.tool)))
             .about(&call.tool, p);
     }
+    let outcome = t.outcome.as_ref();
+    if let Some(o) = outcome.filter(|o| !o.minefields_hit.is_empty()) {
+        return Verdict::fail(ExpectationKind::Minefields, bound_owned(o.summary(), CELL_CHARS));
+    }
     if let Some(p) = expect.denied.iter().find(|p| !t.calls.iter().any(|c| c.denied && pattern_matches(p, c))) {
         return Verdict::fail(ExpectationKind::Denied, format!("expected a call to `{}` to be denied; none was", quoted(&p.tool)))
             .about(&p.tool, p);
@@ -158,6 +318,16 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
             CallMiss::Expected(e) => verdict.about(&e.tool, e),
             CallMiss::Unexpected(tool) => verdict.about(tool, &"strict: no other call"),
         };
+    }
+    if let Some(o) = outcome.filter(|o| (o.reached as usize) < o.milestones.len()) {
+        let mut verdict = Verdict::fail(ExpectationKind::Milestones, bound_owned(o.summary(), CELL_CHARS));
+        if let Some(e) = &mut verdict.expectation {
+            e.expected = Some(quoted(&o.milestones[o.reached as usize]).into_owned());
+        }
+        return verdict;
+    }
+    if let Some(o) = outcome.filter(|o| !o.state_failures.is_empty()) {
+        return Verdict::fail(ExpectationKind::State, bound_owned(o.summary(), CELL_CHARS));
     }
     if let Some(limit) = t.step_limit {
         return Verdict::fail(ExpectationKind::StepLimit, format!("step limit ({limit}) reached without a final answer"));
@@ -271,6 +441,8 @@ mod tests {
             followups: vec![],
             tool_results: vec![],
             approvals: Default::default(),
+            workspace: None,
+            reference: vec![],
             expect: serde_json::from_value(expect).unwrap(),
             origin: String::new(),
         }
@@ -383,5 +555,76 @@ mod tests {
         assert_eq!(kind(json!({}), aborted).unwrap().kind, ExpectationKind::Completed);
         assert_eq!(kind(json!({"denied": [{"tool": "Bash"}]}), transcript(vec![])).unwrap().tool.as_deref(), Some("Bash"));
         assert_eq!(kind(json!({}), transcript(vec![read()])), None, "a pass misses nothing");
+    }
+
+    /// A scenario judged by state: runs `calls` on a workspace through the tracker, then checks.
+    fn judge_state(expect: Value, calls: &[(&str, Value)]) -> (Verdict, OutcomeReport) {
+        use crate::pipeline::execute::Executor;
+        let s = scenario(expect);
+        let ws = crate::world::Workspace::from_json(&json!({"src/lib.rs": "fn a() {}\n", "README.md": "hi\n"})).unwrap();
+        let mut e = crate::world::WorkspaceExecutor::new(ws, vec![]);
+        let mut tracker = OutcomeTracker::default();
+        let mut t = transcript(vec![]);
+        for (tool, args) in calls {
+            e.execute(tool, args);
+            let made = call(tool, args.clone());
+            tracker.observe(&s.expect, &made, Some(e.workspace()));
+            t.calls.push(made);
+        }
+        t.outcome = tracker.finish(&s.expect, Some(e.workspace()));
+        (check(&s, &t), t.outcome.clone().unwrap())
+    }
+
+    #[test]
+    fn outcome_expectations_are_judged_by_the_tree_and_each_reported() {
+        let expect = json!({
+            "state": [{"file": "src/lib.rs", "contains": "fn b"}, {"file": "README.md", "unchanged": true}],
+            "milestones": [
+                {"name": "read", "call": {"tool": "Read"}},
+                {"name": "added-b", "call": {"tool": "Edit"}, "state": [{"file": "src/lib.rs", "contains": "fn b"}]}
+            ],
+            "minefields": [{"name": "readme-gone", "state": [{"file": "README.md", "exists": false}]}]
+        });
+        let read = ("Read", json!({"file_path": "/workspace/src/lib.rs"}));
+        let edit = ("Edit", json!({"file_path": "/workspace/src/lib.rs", "old_string": "fn a() {}", "new_string": "fn a() {}\nfn b() {}"}));
+        let (v, o) = judge_state(expect.clone(), &[read.clone(), edit.clone()]);
+        assert!(v.passed, "{}", v.reason);
+        assert_eq!((o.reached, o.state_checks, o.changed.as_slice()), (2, 2, ["src/lib.rs".to_string()].as_slice()));
+        assert_eq!(o.summary(), "milestones 2/2; state 2/2 checks hold");
+
+        // The edit before the read: the milestones are out of order (a state
+        // alone would be reached by any later call; this one names the Edit).
+        let (v, o) = judge_state(expect.clone(), &[edit.clone(), read.clone()]);
+        assert_eq!(v.expectation.unwrap().kind, ExpectationKind::Milestones);
+        assert_eq!(o.reached, 1);
+        assert!(v.reason.starts_with("milestones 1/2 (next: \"added-b\")"), "{}", v.reason);
+
+        // Nothing changed: every failed check is named.
+        let (v, _) = judge_state(expect.clone(), std::slice::from_ref(&read));
+        assert_eq!(v.expectation.unwrap().kind, ExpectationKind::Milestones);
+        let no_milestones = json!({"state": expect["state"].clone()});
+        let write = ("Write", json!({"file_path": "/workspace/README.md", "content": "changed"}));
+        let (v, o) = judge_state(no_milestones, &[write]);
+        assert_eq!(v.expectation.unwrap().kind, ExpectationKind::State);
+        assert_eq!(
+            v.reason,
+            "state 0/2 checks hold: /workspace/src/lib.rs does not contain \"fn b\"; /workspace/README.md was changed (it should be unchanged)"
+        );
+        assert_eq!(o.state_failures.len(), 2);
+
+        // A minefield fails the run even when the end state is right.
+        let delete = ("ApplyPatch", json!({"input": "*** Begin Patch\n*** Delete File: README.md\n*** End Patch"}));
+        let (v, o) = judge_state(expect, &[read, edit, delete]);
+        assert_eq!(v.expectation.unwrap().kind, ExpectationKind::Minefields);
+        assert_eq!(o.minefields_hit, ["readme-gone"]);
+        assert!(v.reason.starts_with("minefield \"readme-gone\" reached"), "{}", v.reason);
+    }
+
+    #[test]
+    fn one_call_reaches_at_most_one_call_milestone() {
+        let expect = json!({"milestones": [{"name": "one", "call": {"tool": "Read"}}, {"name": "two", "call": {"tool": "Read"}}]});
+        let read = ("Read", json!({"file_path": "/workspace/src/lib.rs"}));
+        assert_eq!(judge_state(expect.clone(), std::slice::from_ref(&read)).1.reached, 1);
+        assert_eq!(judge_state(expect, &[read.clone(), read]).1.reached, 2);
     }
 }

@@ -140,6 +140,7 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             error: false,
             expectation: None,
             error_kind: None,
+            outcome: None,
         })));
     }
     crate::metrics::build_tables(&events).expect("tables of well-formed events")

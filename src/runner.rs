@@ -18,8 +18,7 @@ use crate::core::modes::CassetteMode;
 use crate::core::time::UtcTime;
 use crate::events::{EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, UnitKey};
 use crate::interrupt::{self, StopFlag};
-use crate::mcp::{self, McpExecutor, McpLink};
-use crate::pipeline::execute::Scripted;
+use crate::mcp::{self, McpLink};
 use crate::pipeline::RepairRules;
 use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
@@ -359,7 +358,7 @@ async fn run_one(
         repairer: Endpoint { model: &lane.repairer, provider: lane.repair_provider.as_ref(), transport: transports.repair.as_ref() },
         person: person.as_deref(),
         events,
-        mcp: mcp.map(|link| std::sync::Mutex::new(McpExecutor::new(link, Box::new(Scripted { rules: &scenario.tool_results })))),
+        mcp,
     };
     let verdict = run_unit(&unit).await;
     // The server (if started) stops before the cassette is written.

@@ -327,7 +327,7 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     // (`cargo run -- run --mode record`).
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
     let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
-    assert_eq!(suites.len(), 2, "scenarios/coding and scenarios/bfcl-sample");
+    assert_eq!(suites.len(), 3, "scenarios/coding, scenarios/bfcl-sample and scenarios/stateful");
     let out = tempfile::tempdir().unwrap();
     assert_eq!(replay.run.mode, CassetteMode::Replay, "the default run replays");
     replay.run.out_dir = out.path().join("replay");

@@ -16,12 +16,16 @@ fn the_bundled_recordings_verify_clean() {
     let out = calltape(&["cassettes", "verify"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
-    let scenarios = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/coding"))
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
-        .count();
-    // Eight simulated models on both suites (300 BFCL entries), three real local models on 18 scenarios.
-    assert!(stdout.starts_with(&format!("{} cassette(s), ", 8 * (scenarios + 300) + 3 * 18)), "{stdout}");
+    let json_files = |suite: &str| {
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(suite))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
+            .count()
+    };
+    let scenarios = json_files("coding") + json_files("stateful");
+    // Eight simulated models on the three suites (300 BFCL entries), three real
+    // local models on 18 scenarios, the two 0.5B ones on 6 stateful ones too.
+    assert!(stdout.starts_with(&format!("{} cassette(s), ", 8 * (scenarios + 300) + 3 * 18 + 2 * 6)), "{stdout}");
     assert!(stdout.contains(": 0 error(s), 0 orphan(s), 0 warning(s)"), "{stdout}");
 }
 
@@ -91,7 +95,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
     );
     line(
         &format!("orphan: {}: ", p("gone-suite/sim-strong/x.t0.json")),
-        "suite \"gone-suite\" is not among the suites checked (bfcl-sample, coding)",
+        "suite \"gone-suite\" is not among the suites checked (bfcl-sample, coding, stateful)",
     );
     line(
         &format!("orphan: {}: ", p("coding/sim-strong/.read-cargo-toml.t0.json.tmp99-0")),

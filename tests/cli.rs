@@ -35,10 +35,11 @@ fn malformed_scenario_gives_one_line_with_file_line_column() {
 
 #[test]
 fn bundled_suites_check_clean() {
-    let out = calltape(&["check", "scenarios/coding", "scenarios/bfcl-sample"], project_root());
+    let out = calltape(&["check", "scenarios/coding", "scenarios/bfcl-sample", "scenarios/stateful"], project_root());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: coding ("));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: bfcl-sample (300 scenarios)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: stateful ("));
 }
 
 #[test]
@@ -98,7 +99,10 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     }
     let scenarios = std::fs::read_to_string(out_dir.join("latest/scenarios.csv")).unwrap();
     assert!(
-        scenarios.starts_with("model,suite,scenario,trial,passed,reason,passed_no_repair,latency_ms,cost_usd,errored,error_kind\n"),
+        scenarios.starts_with(
+            "model,suite,scenario,trial,passed,reason,passed_no_repair,latency_ms,cost_usd,errored,error_kind,\
+             milestones_reached,milestones,last_milestone,state_checks_passed,state_checks\n"
+        ),
         "{scenarios}"
     );
 }

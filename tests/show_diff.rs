@@ -117,6 +117,7 @@ fn call(u: &UnitKey, step: u32, id: &str, tool: &str, sent: &str, args: serde_js
 
 fn finished(u: &UnitKey, passed: bool, reason: &str, expectation: Option<FailedExpectation>) -> Event {
     ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
+        outcome: None,
         unit: u.clone(),
         passed,
         reason: reason.into(),

@@ -8,8 +8,26 @@ use super::{load_config, load_suites, Failure, Outcome};
 pub fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Outcome {
     let paths = if paths.is_empty() { load_config(config.as_deref())?.0.run.suites } else { paths };
     let suites = load_suites(&paths).map_err(|_| Failure::Failed(None))?;
+    let mut problems = 0;
     for s in &suites {
-        println!("ok: {} ({} scenarios)", s.name, s.len());
+        // A stateful scenario's reference solution must meet its own expectations.
+        let unmet: Vec<String> = s
+            .scenarios()
+            .filter_map(|scenario| match scenario {
+                Ok(sc) => crate::check::reference_problem(&sc).map(|p| format!("{}: scenario {:?}: {p}", sc.origin, sc.id)),
+                Err(e) => Some(e.to_string()),
+            })
+            .collect();
+        for p in &unmet {
+            eprintln!("error: {p}");
+        }
+        problems += unmet.len();
+        if unmet.is_empty() {
+            println!("ok: {} ({} scenarios)", s.name, s.len());
+        }
     }
-    Ok(())
+    match problems {
+        0 => Ok(()),
+        _ => Err(Failure::Failed(None)),
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::FailedExpectation;
+use crate::check::{FailedExpectation, OutcomeReport};
 use crate::config::ProviderKind;
 
 use crate::core::modes::CassetteMode;
@@ -335,6 +335,9 @@ pub struct ScenarioFinishedEvent {
     /// written before it was recorded: read as `UnitError::Request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<UnitError>,
+    /// How a stateful scenario's outcome expectations came out (absent for others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<OutcomeReport>,
 }
 
 /// The body of [`EventKind::Cassette`].
@@ -499,6 +502,7 @@ mod tests {
         let log = EventLog::create(&path).unwrap();
         let unit = UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
         let kind = EventKind::ScenarioFinished(ScenarioFinishedEvent {
+            outcome: None,
             unit,
             passed: true,
             reason: "passed".into(),

@@ -72,6 +72,10 @@ impl<'a> McpExecutor<'a> {
 }
 
 impl Executor for McpExecutor<'_> {
+    fn workspace(&self) -> Option<&crate::world::Workspace> {
+        self.fallback.workspace()
+    }
+
     fn execute(&mut self, tool: &str, args: &Value) -> ToolOutput {
         if !self.tools.contains(tool) {
             return self.fallback.execute(tool, args);

@@ -7,7 +7,7 @@
 use polars::prelude::*;
 
 use super::derived;
-use super::rows::{ApprovalCounts, CallCounts, RepairRow, Rows};
+use super::rows::{ApprovalCounts, CallCounts, OutcomeRow, RepairRow, Rows};
 use super::schema::{self as s, APPROVAL_COUNTS, INVALID_KINDS};
 use super::Tables;
 use crate::events::{RepairStage, UnitError};
@@ -177,6 +177,8 @@ impl Inputs {
 
 fn scenario_frame(r: &Rows) -> PolarsResult<DataFrame> {
     let name = |id: u32| r.names.name(id);
+    // A count of a stateful scenario's outcome; empty (null) for the others.
+    let outcome = |f: &dyn Fn(&OutcomeRow) -> Option<u32>| r.scenarios.iter().map(|s| s.outcome.as_ref().and_then(f)).collect::<Vec<_>>();
     let units = || r.scenarios.iter().map(|s| &r.units[s.unit as usize]);
     frame(vec![
         col_of(s::MODEL, units().map(|u| name(u.model)).collect::<Vec<_>>()),
@@ -191,6 +193,14 @@ fn scenario_frame(r: &Rows) -> PolarsResult<DataFrame> {
         col_of(s::COST_USD, units().map(|u| u.cost_usd).collect::<Vec<_>>()),
         col_of(s::ERRORED, r.scenarios.iter().map(|s| s.error.is_some()).collect::<Vec<_>>()),
         col_of(s::ERROR_KIND, r.scenarios.iter().map(|s| s.error.map_or("", UnitError::as_str)).collect::<Vec<_>>()),
+        col_of(s::MILESTONES_REACHED, outcome(&|o| (o.milestones > 0).then_some(o.milestones_reached))),
+        col_of(s::MILESTONES, outcome(&|o| (o.milestones > 0).then_some(o.milestones))),
+        col_of(
+            s::LAST_MILESTONE,
+            r.scenarios.iter().map(|s| s.outcome.as_ref().and_then(|o| o.last_milestone).map(name)).collect::<Vec<_>>(),
+        ),
+        col_of(s::STATE_CHECKS_PASSED, outcome(&|o| (o.state_checks > 0).then_some(o.state_checks_passed))),
+        col_of(s::STATE_CHECKS, outcome(&|o| (o.state_checks > 0).then_some(o.state_checks))),
     ])
 }
 
@@ -359,6 +369,7 @@ fn scenario_tables(inputs: &Inputs) -> PolarsResult<[DataFrame; 3]> {
                 count_of(s::PASSED),
                 col(s::COST_USD).sum(),
                 col(s::LATENCY_MS).mean().alias(s::MEAN_LATENCY_MS),
+                col(s::MILESTONES_REACHED).cast(DataType::Float64).mean().alias(s::MEAN_MILESTONES_REACHED),
             ])
             .with_columns([
                 rate(s::PASSED, s::TRIALS).alias(s::PASS_RATE),

@@ -270,6 +270,7 @@ mod tests {
 
     fn finished(model: &str, scenario: &str, passed: bool) -> Event {
         ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
+            outcome: None,
             unit: unit(model, scenario),
             passed,
             reason: String::new(),
@@ -363,6 +364,7 @@ mod tests {
                 for (trial, passed) in trials.into_iter().enumerate() {
                     let unit = UnitKey { model: model.into(), suite: "s".into(), scenario: scenario.into(), trial: trial as u32 };
                     events.push(ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                        outcome: None,
                         unit,
                         passed,
                         reason: String::new(),
@@ -567,6 +569,7 @@ mod tests {
                 result: Some("ok".into()),
             })),
             ev(EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: u(),
                 passed: false,
                 reason: "request failed".into(),

@@ -115,6 +115,18 @@ pub(super) struct ScenarioRow {
     pub(super) reason: u32,
     /// The unit could not run to a verdict: counted apart from pass rates.
     pub(super) error: Option<UnitError>,
+    /// A stateful scenario's outcome, as its event reported it.
+    pub(super) outcome: Option<OutcomeRow>,
+}
+
+/// The outcome counts of a stateful scenario's run.
+pub(super) struct OutcomeRow {
+    pub(super) milestones_reached: u32,
+    pub(super) milestones: u32,
+    /// Name id of the last milestone reached.
+    pub(super) last_milestone: Option<u32>,
+    pub(super) state_checks_passed: u32,
+    pub(super) state_checks: u32,
 }
 
 pub(super) struct RequestRow {
@@ -288,12 +300,28 @@ impl Rows {
                 }
             }
             EventKind::ToolExecuted(ToolExecutedEvent { unit: _, call_id: _, tool: _, is_error: _, scripted: _, result: _ }) => {}
-            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, passed, reason, steps: _, error, error_kind, expectation: _ }) => {
+            EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                unit,
+                passed,
+                reason,
+                steps: _,
+                error,
+                error_kind,
+                expectation: _,
+                outcome,
+            }) => {
                 let unit = self.unit(unit, hash);
                 let reason = self.names.id(reason);
                 // Older events files say only that the unit errored, not how.
                 let error = error.then(|| error_kind.unwrap_or(UnitError::Request));
-                self.scenarios.push(ScenarioRow { unit, passed: *passed, reason, error });
+                let outcome = outcome.as_ref().map(|o| OutcomeRow {
+                    milestones_reached: o.reached,
+                    milestones: o.milestones.len() as u32,
+                    last_milestone: o.last_milestone().map(|m| self.names.id(m)),
+                    state_checks_passed: o.state_checks.saturating_sub(o.state_failures.len() as u32),
+                    state_checks: o.state_checks,
+                });
+                self.scenarios.push(ScenarioRow { unit, passed: *passed, reason, error, outcome });
             }
             EventKind::Cassette(CassetteEvent {
                 unit: _,

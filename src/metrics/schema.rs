@@ -40,6 +40,19 @@ pub const PASS_RATE_NO_REPAIR_LO: &str = "pass_rate_no_repair_lo";
 pub const PASS_RATE_NO_REPAIR_HI: &str = "pass_rate_no_repair_hi";
 /// Why a run passed or failed.
 pub const REASON: &str = "reason";
+// Outcome of a stateful scenario (empty for others).
+/// Milestones reached, in order.
+pub const MILESTONES_REACHED: &str = "milestones_reached";
+/// Milestones the scenario has.
+pub const MILESTONES: &str = "milestones";
+/// The name of the last milestone reached.
+pub const LAST_MILESTONE: &str = "last_milestone";
+/// Final-state checks that held.
+pub const STATE_CHECKS_PASSED: &str = "state_checks_passed";
+/// Final-state checks the scenario has.
+pub const STATE_CHECKS: &str = "state_checks";
+/// `by_scenario`: milestones reached, mean over trials.
+pub const MEAN_MILESTONES_REACHED: &str = "mean_milestones_reached";
 /// k of pass@k: the run's trials.
 pub const K: &str = "k";
 pub const PASS_AT_K: &str = "pass_at_k";
@@ -294,11 +307,29 @@ pub const BY_TOOL: [&str; 39] = [
 pub const BY_TOOL_DERIVED: usize = 4;
 
 /// `scenarios`: one row per model × scenario × trial.
-pub const SCENARIO_RUNS: [&str; 11] =
-    [MODEL, SUITE, SCENARIO, TRIAL, PASSED, REASON, PASSED_NO_REPAIR, LATENCY_MS, COST_USD, ERRORED, ERROR_KIND];
+/// The milestone and state columns are empty for scenarios without them.
+pub const SCENARIO_RUNS: [&str; 16] = [
+    MODEL,
+    SUITE,
+    SCENARIO,
+    TRIAL,
+    PASSED,
+    REASON,
+    PASSED_NO_REPAIR,
+    LATENCY_MS,
+    COST_USD,
+    ERRORED,
+    ERROR_KIND,
+    MILESTONES_REACHED,
+    MILESTONES,
+    LAST_MILESTONE,
+    STATE_CHECKS_PASSED,
+    STATE_CHECKS,
+];
 
 /// `by_scenario`: one row per model × scenario, over trials.
-pub const BY_SCENARIO: [&str; 10] = [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS, ERRORED];
+pub const BY_SCENARIO: [&str; 11] =
+    [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS, ERRORED, MEAN_MILESTONES_REACHED];
 
 /// `suites`: one row per model × suite. The interval comes last, added by
 /// `derived`.

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::core::matcher::StringComparison;
 use crate::scenario::ToolResultRule;
+use crate::world::Workspace;
 
 /// What an executed tool returned.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,11 @@ pub struct ToolOutput {
 pub trait Executor: Send {
     /// The result of calling `tool` with `args`.
     fn execute(&mut self, tool: &str, args: &Value) -> ToolOutput;
+
+    /// The tree the calls act on, for outcome checks (`None`: no world).
+    fn workspace(&self) -> Option<&Workspace> {
+        None
+    }
 }
 
 /// The scenario's scripted results as an [`Executor`] (see [`scripted_result`]).

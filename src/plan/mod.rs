@@ -344,6 +344,7 @@ mod tests {
         let unit = |s: &str| UnitKey { model: "m".into(), suite: "s".into(), scenario: s.into(), trial: 0 };
         let finished = |s: &str| {
             EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: unit(s),
                 passed: true,
                 reason: "passed".into(),

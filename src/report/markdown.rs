@@ -101,6 +101,7 @@ mod tests {
         let failed = |i: usize| Event {
             ts_ms: 0,
             kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
                 passed: false,
                 reason: "wrong".into(),
@@ -122,6 +123,7 @@ mod tests {
         let failed = |i: usize| Event {
             ts_ms: 0,
             kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 },
                 passed: false,
                 reason: format!("wrong: {}", "é".repeat(900)),

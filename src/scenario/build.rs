@@ -48,10 +48,12 @@ pub(super) fn build_scenario(
     check_expected_calls(&file, &names, &mut problems);
     check_bfcl(&file, &names, &mut problems);
     check_tool_results(&file, &names, &mut problems);
+    check_outcome(&file, &names, &mut problems);
+    let workspace = load_workspace(&file, &mut problems);
     if !problems.errors.is_empty() {
         return Err(problems.errors);
     }
-    Ok(assemble(file, suite, origin, offered.into_iter().map(|o| o.tool).collect()))
+    Ok(assemble(file, suite, origin, offered.into_iter().map(|o| o.tool).collect(), workspace))
 }
 
 /// The tools offered: the whole toolset, or the `tools` list (names taken
@@ -112,11 +114,17 @@ fn check_unique_names(offered: &[Offered], problems: &mut Problems<'_, '_>) -> H
 
 /// Every expected call names an offered tool and gives each argument a value.
 fn check_expected_calls(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
-    for (s, step) in file.expect.calls.iter().enumerate() {
+    check_steps(&file.expect.calls, "/expect/calls", names, problems);
+    check_steps(&file.reference, "/reference", names, problems);
+}
+
+/// Steps of calls (expected, or a reference solution) at `at`.
+fn check_steps(steps: &[ExpectedStep], at: &str, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    for (s, step) in steps.iter().enumerate() {
         for (c, call) in step.calls().iter().enumerate() {
             let pointer = match step {
-                ExpectedStep::One(_) => format!("/expect/calls/{s}"),
-                ExpectedStep::Parallel(_) => format!("/expect/calls/{s}/{c}"),
+                ExpectedStep::One(_) => format!("{at}/{s}"),
+                ExpectedStep::Parallel(_) => format!("{at}/{s}/{c}"),
             };
             if !names.contains(&call.tool) {
                 problems
@@ -175,8 +183,72 @@ fn check_tool_results(file: &ScenarioFile, names: &HashSet<String>, problems: &m
     }
 }
 
+/// Outcome expectations need a workspace, and their calls name offered tools.
+fn check_outcome(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    let expect = &file.expect;
+    if expect.judges_state() && file.workspace.is_none() {
+        problems.at("/expect", "state checks need a starting tree: add \"workspace\": {\"files\": {...}} or {\"folder\": \"...\"}");
+    }
+    for (list, marks) in [("milestones", &expect.milestones), ("minefields", &expect.minefields)] {
+        for (i, m) in marks.iter().enumerate() {
+            let pointer = format!("/expect/{list}/{i}");
+            if m.call.is_none() && m.state.is_empty() {
+                problems.at(&pointer, format!("{list} entry {:?} needs \"call\" (a call pattern), \"state\" (checks) or both", m.name));
+            }
+            if let Some(call) = &m.call {
+                let known = names.iter().any(|n| crate::core::glob::glob_matches(&call.tool, n));
+                if !known {
+                    problems.at(
+                        &format!("{pointer}/call/tool"),
+                        format!("{list} entry {:?} names tool {:?}, which no offered tool matches", m.name, call.tool),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The starting tree, from inline files or a folder beside the scenario.
+fn load_workspace(file: &ScenarioFile, problems: &mut Problems<'_, '_>) -> Option<Arc<crate::world::Workspace>> {
+    use crate::world::{path, Limits, Workspace};
+    let spec = file.workspace.as_ref()?;
+    let built = match (&spec.files, &spec.folder) {
+        (Some(files), None) => Workspace::from_files(files.clone(), Limits::default()),
+        (None, Some(folder)) => {
+            let base = problems.src.path().parent().unwrap_or(std::path::Path::new("."));
+            Workspace::from_folder(&base.join(folder), Limits::default())
+        }
+        _ => {
+            problems.at("/workspace", "a workspace has \"files\" (inline) or \"folder\" (beside the scenario file): give exactly one");
+            return None;
+        }
+    };
+    let ws = match built {
+        Ok(ws) => ws,
+        Err(e) => {
+            problems.at("/workspace", e.to_string());
+            return None;
+        }
+    };
+    let ws = match &spec.mount {
+        Some(m) if !m.starts_with('/') || m.len() < 2 || path::normalize(&m[1..]).is_err() => {
+            problems.at("/workspace/mount", format!("mount {m:?} must be an absolute folder such as \"/workspace\""));
+            return None;
+        }
+        Some(m) => ws.with_mount(m.trim_end_matches('/')),
+        None => ws,
+    };
+    Some(Arc::new(ws))
+}
+
 /// The checked scenario; a BFCL key also gives the calls a right answer makes.
-fn assemble(file: ScenarioFile, suite: &str, origin: String, tools: Vec<Arc<Tool>>) -> Scenario {
+fn assemble(
+    file: ScenarioFile,
+    suite: &str,
+    origin: String,
+    tools: Vec<Arc<Tool>>,
+    workspace: Option<Arc<crate::world::Workspace>>,
+) -> Scenario {
     let mut expect = file.expect;
     if let Some(bfcl) = &expect.bfcl {
         // What a right answer sends, for the simulated models; the verdict comes from the key.
@@ -193,6 +265,8 @@ fn assemble(file: ScenarioFile, suite: &str, origin: String, tools: Vec<Arc<Tool
         followups: file.followups,
         tool_results: file.tool_results,
         approvals: file.approvals,
+        workspace,
+        reference: file.reference,
         expect,
         origin,
     }

@@ -70,6 +70,11 @@ pub(super) struct SourceText<'a> {
 }
 
 impl SourceText<'_> {
+    /// The file the text is in.
+    pub(super) fn path(&self) -> &Path {
+        self.path
+    }
+
     /// An error at the value `pointer` (JSON Pointer) names in the text, as
     /// the parser reads it (the nearest enclosing value if it is absent).
     pub(super) fn error_at(&self, pointer: &str, message: impl Into<String>) -> LoadError {

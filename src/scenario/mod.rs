@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::core::matcher::ValueMatcher;
 use crate::pipeline::tool::Tool;
+use crate::world::{StateCheck, Workspace};
 pub use load::{load_suite, load_suites, parse_scenario_file, LoadError};
 pub use mcp_toolset::McpToolset;
 
@@ -175,6 +176,52 @@ pub struct Expect {
     /// `calls` (which the loader derives from it for the simulated models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bfcl: Option<crate::bfcl::BfclCheck>,
+    /// Final-state checks on the scenario's workspace, each reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state: Vec<StateCheck>,
+    /// States (or calls) the model must reach, in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub milestones: Vec<Milestone>,
+    /// States (or calls) the model must never reach.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields: Vec<Milestone>,
+}
+
+/// A named point of a stateful scenario, reached after an executed call
+/// that matches `call` (if given) and leaves the workspace where every
+/// `state` check holds (if given). As a minefield, the same point must
+/// never be reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Milestone {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallPattern>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state: Vec<StateCheck>,
+}
+
+impl Expect {
+    /// Whether the scenario is judged by the state it leaves (it needs a workspace).
+    pub fn judges_state(&self) -> bool {
+        !self.state.is_empty() || self.milestones.iter().chain(&self.minefields).any(|m| !m.state.is_empty())
+    }
+}
+
+/// The tree a stateful scenario starts from: files given inline, or a
+/// folder (relative to the scenario's file) read once when it is loaded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceFile {
+    /// Relative path → text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<BTreeMap<String, String>>,
+    /// A folder whose text files become the tree (symlinks and `.git` left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// Where the model sees the tree (default `/workspace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount: Option<String>,
 }
 
 /// A scenario's own approval settings.
@@ -213,6 +260,13 @@ pub struct ScenarioFile {
     pub tool_results: Vec<ToolResultRule>,
     #[serde(default)]
     pub approvals: ScenarioApprovals,
+    /// The world the tools act on: the coding tools change this tree.
+    #[serde(default)]
+    pub workspace: Option<WorkspaceFile>,
+    /// The calls of a right solution, in order (the simulated models make
+    /// them); `expect.calls` when absent.
+    #[serde(default)]
+    pub reference: Vec<ExpectedStep>,
     #[serde(default)]
     pub expect: Expect,
 }
@@ -237,6 +291,10 @@ pub struct Scenario {
     pub followups: Vec<String>,
     pub tool_results: Vec<ToolResultRule>,
     pub approvals: ScenarioApprovals,
+    /// The starting tree of a stateful scenario; each unit works on its own copy.
+    pub workspace: Option<Arc<Workspace>>,
+    /// The calls of a right solution (see [`ScenarioFile::reference`]).
+    pub reference: Vec<ExpectedStep>,
     pub expect: Expect,
     /// Where it was read from, as `file:line`.
     pub origin: String,
@@ -246,6 +304,15 @@ impl Scenario {
     /// The tool of this name, exactly.
     pub fn tool(&self, name: &str) -> Option<&Arc<Tool>> {
         self.tools.iter().find(|t| t.spec.name == name)
+    }
+
+    /// The steps a right answer takes: the reference solution, else the expected calls.
+    pub fn plan(&self) -> &[ExpectedStep] {
+        if self.reference.is_empty() {
+            &self.expect.calls
+        } else {
+            &self.reference
+        }
     }
 }
 

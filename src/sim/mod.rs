@@ -101,6 +101,7 @@ use crate::pipeline::approval::DENIED_PREFIX;
 use crate::pipeline::model_repair::REPAIR_SYSTEM_PROMPT;
 /// Tool results that start with this tell the model its call was invalid.
 pub use crate::pipeline::INVALID_CALL_PREFIX;
+use crate::world::executor::TOOL_ERROR_OPEN;
 
 /// A simulated model answering for one (model, scenario, trial).
 #[derive(Debug, Clone)]
@@ -126,11 +127,13 @@ struct PastTurn {
 }
 
 /// What a tool result said about a call.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq)]
 enum CallResult {
     Ran,
     Invalid,
     Denied,
+    /// The tool itself failed (a workspace tool's error), on these arguments.
+    Failed(Option<Value>),
 }
 
 /// Where the model is in the task, as read from the conversation.
@@ -153,7 +156,7 @@ impl SimModel<'_> {
         }
         let turns = past_turns(request);
         let progress = self.progress(&turns);
-        let steps = &self.scenario.expect.calls;
+        let steps = self.scenario.plan();
         let step_key = format!("{}:{}", progress.step, progress.attempts);
         let mut rng = self.rng(&["turn", &step_key]);
         let calls: Vec<EmittedCall> = if progress.step < steps.len() {
@@ -204,7 +207,7 @@ impl SimModel<'_> {
         let mut rng = self.rng(&["repair", &progress.turns.to_string(), &prompt]);
         // Among the calls still due at this step, the one of that tool whose
         // values the rejected arguments share most.
-        let pending: Vec<&crate::scenario::ExpectedCall> = match self.scenario.expect.calls.get(progress.step) {
+        let pending: Vec<&crate::scenario::ExpectedCall> = match self.scenario.plan().get(progress.step) {
             Some(step) => progress.pending.iter().map(|&i| &step.calls()[i]).filter(|c| c.tool == tool).collect(),
             None => Vec::new(),
         };
@@ -249,7 +252,7 @@ impl SimModel<'_> {
 
     /// Replays the past turns against the expected steps.
     fn progress(&self, turns: &[PastTurn]) -> Progress {
-        let steps = &self.scenario.expect.calls;
+        let steps = self.scenario.plan();
         let all = |step: usize| steps.get(step).map(|s| (0..s.calls().len()).collect()).unwrap_or_default();
         let mut p = Progress { step: 0, pending: all(0), attempts: 0, turns: turns.len() };
         for (t, turn) in turns.iter().enumerate() {
@@ -257,13 +260,19 @@ impl SimModel<'_> {
                 break;
             }
             // Invalid calls are tried again; denied ones sometimes, as real models do.
-            let again = |(n, result): (usize, &CallResult)| match result {
+            let step_calls = steps[p.step].calls();
+            let again = |(n, result): (usize, &CallResult), pending: usize| match result {
                 CallResult::Ran => false,
                 CallResult::Invalid => true,
+                // A tool error after a call other than the plan's is a mistake
+                // to retry; after the plan's own call it is part of the plan.
+                CallResult::Failed(args) => {
+                    args.as_ref().and_then(Value::as_object).is_none_or(|a| *a != canonical_args(&step_calls[pending]))
+                }
                 CallResult::Denied => self.rng(&["denied", &t.to_string(), &n.to_string()]).chance(self.profile.retry_after_denial_rate),
             };
             let still: Vec<usize> =
-                p.pending.iter().zip(turn.results.iter().enumerate()).filter(|(_, r)| again(*r)).map(|(i, _)| *i).collect();
+                p.pending.iter().zip(turn.results.iter().enumerate()).filter(|(i, r)| again(*r, **i)).map(|(i, _)| *i).collect();
             if still.is_empty() {
                 p.step += 1;
                 p.pending = all(p.step);
@@ -378,6 +387,9 @@ fn past_turns(request: &Value) -> Vec<PastTurn> {
                     match result_of(id) {
                         Some(r) if r.starts_with(INVALID_CALL_PREFIX) => CallResult::Invalid,
                         Some(r) if r.starts_with(DENIED_PREFIX) => CallResult::Denied,
+                        Some(r) if r.starts_with(TOOL_ERROR_OPEN) => CallResult::Failed(
+                            c.pointer("/function/arguments").and_then(Value::as_str).and_then(|a| serde_json::from_str(a).ok()),
+                        ),
                         _ => CallResult::Ran,
                     }
                 })

@@ -194,6 +194,7 @@ mod tests {
         Event {
             ts_ms: 0,
             kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: UnitKey { model: "m".into(), suite: "s".into(), scenario: format!("sc-{i:04}"), trial: 0 },
                 passed: false,
                 reason: reason.into(),

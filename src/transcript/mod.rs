@@ -103,6 +103,9 @@ pub struct VerdictStory {
     /// The unit ended on a request error (not a model failure).
     pub error: bool,
     pub expectation: Option<FailedExpectation>,
+    /// A stateful scenario's files the model added, changed or deleted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 impl CallStory {
@@ -239,13 +242,14 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                     c.after_denial = Some(*behaviour);
                 }
             }
-            EventKind::ScenarioFinished(ScenarioFinishedEvent { passed, reason, steps, error, expectation, .. }) => {
+            EventKind::ScenarioFinished(ScenarioFinishedEvent { passed, reason, steps, error, expectation, outcome, .. }) => {
                 t.verdict = Some(VerdictStory {
                     passed: *passed,
                     reason: reason.clone(),
                     steps: *steps,
                     error: *error,
                     expectation: expectation.clone(),
+                    changed: outcome.as_ref().map(|o| o.changed.clone()).unwrap_or_default(),
                 })
             }
             _ => {}
@@ -293,6 +297,7 @@ mod tests {
         let finished = |passed| Event {
             ts_ms: 0,
             kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                outcome: None,
                 unit: unit.clone(),
                 passed,
                 reason: "r".into(),

@@ -158,6 +158,9 @@ pub fn transcript(t: &UnitTranscript, look: &Look) -> String {
     if let Some(e) = t.verdict.as_ref().and_then(|v| v.expectation.as_ref()) {
         labelled(&mut out, look, 0, "missed", &describe(e));
     }
+    if let Some(v) = t.verdict.as_ref().filter(|v| !v.changed.is_empty()) {
+        labelled(&mut out, look, 0, "changed", &v.changed.join(", "));
+    }
     let mut n = 0;
     for turn in &t.turns {
         let _ = writeln!(out, "\n{}", look.bold(&format!("step {}", turn.step)));

@@ -14,6 +14,10 @@ use crate::scenario::ToolResultRule;
 /// Tools that run a shell command given in their `command` argument.
 pub const SHELL_TOOLS: [&str; 2] = ["Bash", "run_terminal_cmd"];
 
+/// A tool's error result is wrapped in these, as Claude Code wraps it.
+pub const TOOL_ERROR_OPEN: &str = "<tool_use_error>";
+pub const TOOL_ERROR_CLOSE: &str = "</tool_use_error>";
+
 /// Most characters of shell output returned, as Claude Code's Bash tool truncates.
 pub const SHELL_MAX_OUTPUT: usize = 30_000;
 
@@ -46,7 +50,8 @@ impl Executor for WorkspaceExecutor {
         if let Some(reply) = tools::call(&mut self.workspace, tool, args) {
             return match reply {
                 Ok(content) => ToolOutput { content, is_error: false, rule: None },
-                Err(content) => ToolOutput { content, is_error: true, rule: None },
+                // As Claude Code sends a tool's error to the model.
+                Err(content) => ToolOutput { content: format!("{TOOL_ERROR_OPEN}{content}{TOOL_ERROR_CLOSE}"), is_error: true, rule: None },
             };
         }
         if SHELL_TOOLS.contains(&tool) {
@@ -55,6 +60,10 @@ impl Executor for WorkspaceExecutor {
             }
         }
         scripted_result(&self.fallback, tool, args)
+    }
+
+    fn workspace(&self) -> Option<&Workspace> {
+        Some(&self.workspace)
     }
 }
 

@@ -5,7 +5,8 @@
 //! pipeline's execute stage. The host filesystem is only ever read, when a
 //! folder is loaded; no tool or command reaches it.
 //!
-//! `tree`, `path`, `diff`, `tools` and `shell` import nothing of calltape's
+//! `tree`, `path`, `diff`, `tools`, `shell` and `state` (checks on the
+//! tree that outcome expectations make) import nothing of calltape's
 //! but `core`, so scenarios can hold a workspace; only `executor` sits
 //! above the pipeline (see docs/architecture.md).
 
@@ -13,8 +14,10 @@ pub mod diff;
 pub mod executor;
 pub mod path;
 pub mod shell;
+pub mod state;
 pub mod tools;
 pub mod tree;
 
 pub use executor::WorkspaceExecutor;
+pub use state::StateCheck;
 pub use tree::{Change, ChangeKind, Limits, TreeError, Workspace};

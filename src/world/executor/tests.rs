@@ -24,7 +24,7 @@ fn coding_tools_act_on_the_tree() {
     assert_eq!(e.execute("Edit", &edit), out("The file /workspace/README.md has been updated.", false));
     assert_eq!(
         e.execute("Edit", &edit),
-        out("String to replace not found in file.\nString: recieve", true),
+        out("<tool_use_error>String to replace not found in file.\nString: recieve</tool_use_error>", true),
         "the second time the tree has changed"
     );
     assert_eq!(e.workspace().file("README.md"), Some("Clients receive a token.\n"));
