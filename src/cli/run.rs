@@ -265,7 +265,6 @@ fn vm_hwm_mb(status: &str) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// The plan of a new run: the configuration with the flags applied, checked.
 /// Lists the tools of the suites' MCP servers and checks them against their
 /// locks (writing missing ones) when some model reaches the servers: in
 /// replay the locks alone are used and no server is started.
@@ -290,6 +289,7 @@ fn check_mcp_tools(plan: &plan::RunPlan) -> Result<(), Failure> {
     }
 }
 
+/// The plan of a new run: the configuration with the flags applied, checked.
 fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     let (mut config, origin) = load_config(args.config.as_deref())?;
     args.apply_to(&mut config);
