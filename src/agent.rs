@@ -182,8 +182,13 @@ impl Unit<'_> {
         Ok(())
     }
 
+    /// The repair mode of this unit: its model's arm's, else the configured one.
+    fn repair_mode(&self) -> RepairMode {
+        self.endpoint.model.repair(self.config.pipeline.repair)
+    }
+
     fn options(&self) -> PipelineOptions<'_> {
-        PipelineOptions { repair: self.config.pipeline.repair, rules: self.rules }
+        PipelineOptions { repair: self.repair_mode(), rules: self.rules }
     }
 
     /// Runs a call through the pipeline, asking the repair model when local
@@ -200,7 +205,7 @@ impl Unit<'_> {
         let scenario = self.scenario;
         let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
         if written_as_text {
-            pipeline::mark_written_as_text(&mut verdict, self.config.pipeline.repair);
+            pipeline::mark_written_as_text(&mut verdict, self.repair_mode());
         }
         if let Some(cut) = cut {
             // The rest of the call is lost: closing it is no fix, and no repair model can bring it back.
@@ -209,7 +214,7 @@ impl Unit<'_> {
         }
         let tool_name = verdict.report_name(call);
         let needed_repair = !verdict.first_issues.is_empty();
-        if needed_repair && self.config.pipeline.repair != RepairMode::Off {
+        if needed_repair && self.repair_mode() != RepairMode::Off {
             self.events.emit(EventKind::ToolRepair(ToolRepairEvent {
                 unit: self.key.clone(),
                 call_id: call.id.clone(),
@@ -228,7 +233,7 @@ impl Unit<'_> {
         }
         // Model repair needs a known tool: its schema is what the model is asked to meet.
         let Some(tool) = verdict.tool.clone() else { return Ok((verdict, None)) };
-        if self.config.pipeline.repair != RepairMode::Full {
+        if self.repair_mode() != RepairMode::Full {
             return Ok((verdict, None));
         }
         while *attempts.get(&call.id).unwrap_or(&0) < self.config.pipeline.max_repair_attempts {
@@ -520,7 +525,7 @@ impl Unit<'_> {
         let (calls, written_as_text) = calls_of(&turn, &c.tools, c.steps);
         // Without repair, calls written as text are counted as invalid, and
         // the answer stays the text it was.
-        let unrecovered = written_as_text && self.config.pipeline.repair == RepairMode::Off;
+        let unrecovered = written_as_text && self.repair_mode() == RepairMode::Off;
         if unrecovered {
             let cut = pipeline::turn_cut(turn.finish_reason.as_deref());
             for (i, call) in calls.iter().enumerate() {

@@ -88,6 +88,14 @@ pub enum ConfigProblem {
     },
     #[error("pipeline.repair_model {name:?} is not a configured model")]
     UnknownRepairModel { name: String },
+    #[error("run.arms names {name:?}, which is neither built in nor defined under [arms.{name}]; known arms: {}", known.join(", "))]
+    UnknownArm { name: String, known: Vec<String> },
+    #[error("run.arms names {name:?} twice; each arm runs once")]
+    DuplicateArm { name: String },
+    #[error("arm name {name:?} must be a plain word (no spaces, `@`, `/` or `\\`): it becomes part of model names and cassette folders")]
+    ArmName { name: String },
+    #[error("model {name:?} has an `@` in its name, which arms use to name a model's variants (`MODEL@ARM`); rename it to run with arms")]
+    AtInModelName { name: String },
     /// An approval rule's `tool` glob that can never be used.
     #[error("approval.rules[{index}].tool: {source}")]
     RuleGlob {
@@ -121,6 +129,34 @@ pub struct Config {
     pub gate: crate::core::gate::Gate,
     #[serde(default)]
     pub cassettes: CassetteSettings,
+    /// Arms defined here (`[arms.NAME]`), beside the built-in `off`, `local` and `full`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arms: BTreeMap<String, ArmSettings>,
+}
+
+/// What an arm changes for the models run under it (`[arms.NAME]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmSettings {
+    /// The repair mode in this arm (default: `[pipeline] repair`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<RepairMode>,
+}
+
+/// The built-in arms: one per repair mode.
+pub const BUILT_IN_ARMS: [(&str, RepairMode); 3] = [("off", RepairMode::Off), ("local", RepairMode::Local), ("full", RepairMode::Full)];
+
+/// The arm a model variant runs under: set when `[run] arms` expands each
+/// configured model into one variant per arm, and kept in the run's plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelArm {
+    /// The arm's name (`off`).
+    pub name: String,
+    /// The configured model this is a variant of (`sim-cheap-types`).
+    pub base: String,
+    /// The repair mode of this variant's units.
+    pub repair: RepairMode,
 }
 
 /// How a run is carried out.
@@ -145,6 +181,10 @@ pub struct RunSettings {
     pub mode_override: Option<CassetteMode>,
     /// Stop the run at the first request with no recording.
     pub fail_fast: bool,
+    /// Arms every model runs under, paired (`--arms off,local,full`): each
+    /// (model, scenario, trial) unit runs once per arm, as the model
+    /// `NAME@ARM`. Empty: one run per unit, with `[pipeline]` as it is.
+    pub arms: Vec<String>,
 }
 
 impl Default for RunSettings {
@@ -158,6 +198,7 @@ impl Default for RunSettings {
             mode: CassetteMode::Live,
             mode_override: None,
             fail_fast: false,
+            arms: Vec::new(),
         }
     }
 }
@@ -330,9 +371,27 @@ pub struct ModelConfig {
     /// how many runs each model made, and pairs compare shared runs only.
     #[serde(default)]
     pub scenarios: Vec<String>,
+    /// The arms this model runs under, instead of `[run] arms` (`[]`: none,
+    /// one run per unit as configured), e.g. a slow local model on fewer arms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arms: Option<Vec<String>>,
+    /// Set by `[run] arms`, never in a configuration file: the arm this
+    /// variant of a configured model runs under (its name is `BASE@ARM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<ModelArm>,
 }
 
 impl ModelConfig {
+    /// The configured model's name: the name, or a variant's base.
+    pub fn base_name(&self) -> &str {
+        self.arm.as_ref().map_or(&self.name, |a| &a.base)
+    }
+
+    /// The repair mode of this model's units: its arm's, else the configuration's.
+    pub fn repair(&self, configured: RepairMode) -> RepairMode {
+        self.arm.as_ref().map_or(configured, |a| a.repair)
+    }
+
     /// Whether this model runs the scenario with this id.
     pub fn runs(&self, scenario_id: &str) -> bool {
         self.scenarios.is_empty() || self.scenarios.iter().any(|g| crate::core::glob::glob_matches(g, scenario_id))
@@ -425,8 +484,9 @@ impl Config {
                 sim.validate().map_err(|source| ConfigProblem::Sim { model: model(), source })?;
             }
         }
+        self.check_arms()?;
         if let Some(r) = &self.pipeline.repair_model {
-            if !self.models.iter().any(|m| &m.name == r) {
+            if !self.models.iter().any(|m| &m.name == r || m.base_name() == r) {
                 return Err(ConfigProblem::UnknownRepairModel { name: r.clone() });
             }
         }
@@ -525,6 +585,74 @@ impl Config {
             }
         }
         self.models = chosen;
+        Ok(())
+    }
+
+    /// The settings of the arm `name`: defined in `[arms]`, else built in.
+    pub fn arm(&self, name: &str) -> Option<ArmSettings> {
+        self.arms
+            .get(name)
+            .cloned()
+            .or_else(|| BUILT_IN_ARMS.iter().find(|(n, _)| *n == name).map(|(_, repair)| ArmSettings { repair: Some(*repair) }))
+    }
+
+    /// Every arm named in `[run] arms` exists, none twice, and no model
+    /// name already holds the `@` a variant's name is made with.
+    fn check_arms(&self) -> Result<(), ConfigProblem> {
+        for list in std::iter::once(&self.run.arms).chain(self.models.iter().filter_map(|m| m.arms.as_ref())) {
+            self.check_arm_list(list)?;
+        }
+        Ok(())
+    }
+
+    /// One list of arms: each known, none twice, a plain word.
+    fn check_arm_list(&self, arms: &[String]) -> Result<(), ConfigProblem> {
+        let mut seen = BTreeSet::new();
+        for name in arms {
+            if self.arm(name).is_none() {
+                let mut known: Vec<String> = BUILT_IN_ARMS.iter().map(|(n, _)| n.to_string()).collect();
+                known.extend(self.arms.keys().filter(|k| !known.contains(k)).cloned().collect::<Vec<_>>());
+                return Err(ConfigProblem::UnknownArm { name: name.clone(), known });
+            }
+            if name.is_empty() || name.contains(['@', '/', '\\']) || name.chars().any(char::is_whitespace) {
+                return Err(ConfigProblem::ArmName { name: name.clone() });
+            }
+            if !seen.insert(name) {
+                return Err(ConfigProblem::DuplicateArm { name: name.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    /// With `[run] arms`, each model becomes one variant per arm, in arm
+    /// order (`sim-strong@off`, `sim-strong@full`, …): the units of a model
+    /// are paired across arms by (suite, scenario, trial). Done once, when a
+    /// plan is made; a plan's models are already expanded.
+    pub fn expand_arms(&mut self) -> Result<(), ConfigProblem> {
+        self.check_arms()?;
+        if self.models.iter().any(|m| m.arm.is_some()) {
+            return Ok(());
+        }
+        let mut variants = Vec::with_capacity(self.models.len() * self.run.arms.len().max(1));
+        for m in &self.models {
+            let arms = m.arms.as_ref().unwrap_or(&self.run.arms);
+            if arms.is_empty() {
+                variants.push(m.clone());
+                continue;
+            }
+            if m.name.contains('@') {
+                return Err(ConfigProblem::AtInModelName { name: m.name.clone() });
+            }
+            for name in arms {
+                let settings = self.arm(name).unwrap_or_default();
+                let mut v = m.clone();
+                v.name = format!("{}@{name}", m.name);
+                v.arm =
+                    Some(ModelArm { name: name.clone(), base: m.name.clone(), repair: settings.repair.unwrap_or(self.pipeline.repair) });
+                variants.push(v);
+            }
+        }
+        self.models = variants;
         Ok(())
     }
 }

@@ -104,6 +104,7 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             model_id: t.clone(),
             tier: Tier::Cheap,
             price: Prices::default(),
+            arm: None,
         })
         .collect();
     let mut events = vec![ev(EventKind::RunStarted(RunStartedEvent {

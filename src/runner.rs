@@ -16,7 +16,9 @@ use crate::config::{Config, ModelConfig, ProviderKind};
 use crate::core::modes::ApprovalMode;
 use crate::core::modes::CassetteMode;
 use crate::core::time::UtcTime;
-use crate::events::{EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, UnitKey};
+use crate::events::{
+    ArmInfo, EventKind, EventLog, EventsError, ModelInfo, RunFinishedEvent, RunInterruptedEvent, RunStartedEvent, UnitKey,
+};
 use crate::interrupt::{self, StopFlag};
 use crate::mcp::{self, McpLink};
 use crate::pipeline::RepairRules;
@@ -199,8 +201,7 @@ fn open_run_folder(target: RunTarget<'_>, config: &Config, config_origin: &str, 
 
 /// One lane per model, each asking the configured repair model (or itself).
 fn lanes(config: &Config) -> Vec<Lane> {
-    let repair_model =
-        config.pipeline.repair_model.as_ref().and_then(|n| config.models.iter().find(|m| &m.name == n)).cloned().map(Arc::new);
+    let repair_model = config.pipeline.repair_model.as_ref().and_then(|n| repairer_named(config, n)).cloned().map(Arc::new);
     config
         .models
         .iter()
@@ -401,7 +402,14 @@ fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_ori
         models: config
             .models
             .iter()
-            .map(|m| ModelInfo { name: m.name.clone(), provider: m.provider, model_id: m.model_id.clone(), tier: m.tier, price: m.price })
+            .map(|m| ModelInfo {
+                name: m.name.clone(),
+                provider: m.provider,
+                model_id: m.model_id.clone(),
+                tier: m.tier,
+                price: m.price,
+                arm: m.arm.as_ref().map(|a| ArmInfo { name: a.name.clone(), base: a.base.clone(), repair: a.repair }),
+            })
             .collect(),
         suites: suites.iter().map(|s| s.name.clone()).collect(),
         trials: config.run.trials,
@@ -503,6 +511,13 @@ fn transport_for(
 /// deleting a `latest` calltape did not make (see `run_folder::replace_latest`).
 pub fn update_latest(out_dir: &Path, run_dir: &Path) -> Result<PathBuf, run_folder::FolderError> {
     run_folder::replace_latest(out_dir, run_dir)
+}
+
+/// The model `[pipeline] repair_model` names: that model, or with arms the
+/// variant of it in the last arm (the fullest, as listed; the repairer
+/// answers repair requests, its own arm does not matter).
+fn repairer_named<'c>(config: &'c Config, name: &str) -> Option<&'c ModelConfig> {
+    config.models.iter().find(|m| m.name == name).or_else(|| config.models.iter().rev().find(|m| m.base_name() == name))
 }
 
 #[cfg(test)]

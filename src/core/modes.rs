@@ -43,6 +43,17 @@ pub enum RepairMode {
     Full,
 }
 
+impl RepairMode {
+    /// The name a configuration and the tables use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairMode::Off => "off",
+            RepairMode::Local => "local",
+            RepairMode::Full => "full",
+        }
+    }
+}
+
 /// How a model's requests are answered: straight through, or through a cassette.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]

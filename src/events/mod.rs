@@ -43,6 +43,18 @@ pub struct ModelInfo {
     pub model_id: String,
     pub tier: Tier,
     pub price: Prices,
+    /// The arm this model runs under, when the run has arms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<ArmInfo>,
+}
+
+/// A model variant's arm and the configured model it is a variant of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArmInfo {
+    pub name: String,
+    pub base: String,
+    /// The arm's repair mode.
+    pub repair: crate::core::modes::RepairMode,
 }
 
 /// Why a request was made.

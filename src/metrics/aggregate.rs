@@ -412,11 +412,11 @@ pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
     let mut by_tool = by_tool(&inputs)?;
     let [scenarios, by_scenario, mut suites] = scenario_tables(&inputs)?;
     let repairs = repairs(&r)?;
-    derived::extend_summary(&mut summary, &by_scenario, &r.model_tier, r.trials)?;
-    derived::extend_by_tool(&mut by_tool)?;
+    derived::extend_summary(&mut summary, &by_scenario, &r.model_tier, &r.model_arm, r.trials)?;
+    derived::extend_by_tool(&mut by_tool, &r.model_arm)?;
     derived::extend_suites(&mut suites)?;
     // Two models are compared on the runs both answered.
     let answered = scenarios.clone().lazy().filter(col(s::ERRORED).not()).collect()?;
-    let pairs = derived::pairs(&answered, &r.model_order)?;
+    let pairs = derived::pairs(&answered, &r.model_order, &r.model_tier, &r.model_arm)?;
     Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, events: r.events })
 }

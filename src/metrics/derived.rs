@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use polars::prelude::*;
 
 use super::schema as s;
+use crate::events::ArmInfo;
 use crate::stats;
 
 /// A string column, borrowed (no copy of its strings).
@@ -77,6 +78,7 @@ pub(super) fn extend_summary(
     summary: &mut DataFrame,
     by_scenario: &DataFrame,
     tiers: &HashMap<String, String>,
+    arms: &HashMap<String, ArmInfo>,
     k: u32,
 ) -> PolarsResult<()> {
     let models = strings(summary, s::MODEL)?;
@@ -94,6 +96,10 @@ pub(super) fn extend_summary(
     add(summary, s::COST_PER_PASSED_USD, per_pass)?;
     let tier: Vec<String> = models.iter().map(|m| tiers.get(m).cloned().unwrap_or_default()).collect();
     add(summary, s::TIER, tier)?;
+    add(summary, s::ARM, models.iter().map(|m| arms.get(m).map_or(String::new(), |a| a.name.clone())).collect::<Vec<_>>())?;
+    let repair = |m: &String| arms.get(m).map_or(String::new(), |a| a.repair.as_str().to_string());
+    add(summary, s::ARM_REPAIR, models.iter().map(repair).collect::<Vec<_>>())?;
+    add(summary, s::BASE_MODEL, models.iter().map(|m| arms.get(m).map_or(m.clone(), |a| a.base.clone())).collect::<Vec<_>>())?;
 
     // pass@k and pass^k over each model's scenarios, with k = the run's trials.
     let (sm, n, c) = (strings(by_scenario, s::MODEL)?, u64s(by_scenario, s::TRIALS)?, u64s(by_scenario, s::PASSED)?);
@@ -124,11 +130,13 @@ pub(super) fn extend_summary(
 }
 
 /// Adds intervals of the per-tool rates.
-pub(super) fn extend_by_tool(by_tool: &mut DataFrame) -> PolarsResult<()> {
+pub(super) fn extend_by_tool(by_tool: &mut DataFrame, arms: &HashMap<String, ArmInfo>) -> PolarsResult<()> {
     let (calls, invalid) = (u64s(by_tool, s::CALLS)?, u64s(by_tool, s::INVALID)?);
     let repaired = repaired(by_tool)?;
     add_interval(by_tool, s::INVALID_RATE, &invalid, &calls)?;
-    add_interval(by_tool, s::REPAIR_RATE, &repaired, &invalid)
+    add_interval(by_tool, s::REPAIR_RATE, &repaired, &invalid)?;
+    let arm: Vec<String> = strings(by_tool, s::MODEL)?.iter().map(|m| arms.get(m).map_or(String::new(), |a| a.name.clone())).collect();
+    add(by_tool, s::ARM, arm)
 }
 
 /// Adds the pass-rate interval of each suite.
@@ -141,17 +149,40 @@ pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
 struct PairRow {
     a: String,
     b: String,
+    kind: &'static str,
     shared: u64,
     split: [u64; 4], // both passed, only a, only b, neither
     cost: (f64, f64),
+    latency: (f64, f64),
+}
+
+/// What two models are to each other: two arms of one model, a cheap and
+/// a strong one (in either order), or two models.
+fn pair_kind(a: &str, b: &str, tiers: &HashMap<String, String>, arms: &HashMap<String, ArmInfo>) -> &'static str {
+    let base = |m: &str| arms.get(m).map(|x| x.base.clone());
+    if base(a).is_some() && base(a) == base(b) {
+        return s::PAIR_ARMS;
+    }
+    let tier = |m: &str| tiers.get(m).map(String::as_str);
+    match (tier(a), tier(b)) {
+        (Some("cheap"), Some("strong")) | (Some("strong"), Some("cheap")) => s::PAIR_CHEAP_VS_STRONG,
+        _ => s::PAIR_MODELS,
+    }
 }
 
 /// Every two models run on the same (suite, scenario, trial) units, in
-/// model order: how their verdicts split, McNemar's exact p-value, and the
-/// cost of each on those shared units.
-pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResult<DataFrame> {
+/// model order: how their verdicts
+/// split, McNemar's exact p-value, and the cost and latency of each on
+/// those shared units.
+pub(super) fn pairs(
+    scenarios: &DataFrame,
+    model_order: &[String],
+    tiers: &HashMap<String, String>,
+    arms: &HashMap<String, ArmInfo>,
+) -> PolarsResult<DataFrame> {
     let (m, suite, scenario) = (texts(scenarios, s::MODEL)?, texts(scenarios, s::SUITE)?, texts(scenarios, s::SCENARIO)?);
     let (trial, passed, cost) = (u64s(scenarios, s::TRIAL)?, bools(scenarios, s::PASSED)?, f64s(scenarios, s::COST_USD)?);
+    let latency = f64s(scenarios, s::LATENCY_MS)?;
     // Each model's rows, in table order (by suite, scenario, trial), so float
     // sums run in the same order on every machine; and every row by its
     // unit, to find the other model's verdict on it.
@@ -164,10 +195,13 @@ pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResu
     let mut rows = Vec::new();
     for (i, a) in model_order.iter().enumerate() {
         for b in &model_order[i + 1..] {
-            let (Some(ra), true) = (rows_of.get(a.as_str()), rows_of.contains_key(b.as_str())) else { continue };
-            let mut row = PairRow { a: a.clone(), b: b.clone(), shared: 0, split: [0; 4], cost: (0.0, 0.0) };
+            let (a, b) = (a.as_str(), b.as_str());
+            let kind = pair_kind(a, b, tiers, arms);
+            let (Some(ra), true) = (rows_of.get(a), rows_of.contains_key(b)) else { continue };
+            let mut row =
+                PairRow { a: a.to_string(), b: b.to_string(), kind, shared: 0, split: [0; 4], cost: (0.0, 0.0), latency: (0.0, 0.0) };
             for &ia in ra {
-                let Some(&ib) = row_of.get(&(b.as_str(), at(suite, ia), at(scenario, ia), trial[ia])) else { continue };
+                let Some(&ib) = row_of.get(&(b, at(suite, ia), at(scenario, ia), trial[ia])) else { continue };
                 row.shared += 1;
                 row.split[match (passed[ia], passed[ib]) {
                     (true, true) => 0,
@@ -177,6 +211,8 @@ pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResu
                 }] += 1;
                 row.cost.0 += cost[ia];
                 row.cost.1 += cost[ib];
+                row.latency.0 += latency[ia];
+                row.latency.1 += latency[ib];
             }
             if row.shared > 0 {
                 rows.push(row);
@@ -185,23 +221,36 @@ pub(super) fn pairs(scenarios: &DataFrame, model_order: &[String]) -> PolarsResu
     }
     let ints = |f: fn(&PairRow) -> u64| rows.iter().map(f).collect::<Vec<u64>>();
     let floats = |f: fn(&PairRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    let texts = |f: &dyn Fn(&PairRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
+    let arm_of = |m: &str| arms.get(m).map_or(String::new(), |x| x.name.clone());
     let column = |name: &str, s: Series| Column::from(s.with_name(name.into()));
+    let rate_a = |r: &PairRow| (r.split[0] + r.split[1]) as f64 / r.shared as f64;
+    let rate_b = |r: &PairRow| (r.split[0] + r.split[2]) as f64 / r.shared as f64;
     DataFrame::new_infer_height(vec![
-        column(s::MODEL_A, Series::new("".into(), rows.iter().map(|r| r.a.clone()).collect::<Vec<_>>())),
-        column(s::MODEL_B, Series::new("".into(), rows.iter().map(|r| r.b.clone()).collect::<Vec<_>>())),
+        column(s::MODEL_A, Series::new("".into(), texts(&|r| r.a.clone()))),
+        column(s::MODEL_B, Series::new("".into(), texts(&|r| r.b.clone()))),
         column(s::SHARED, Series::new("".into(), ints(|r| r.shared))),
         column(s::BOTH_PASSED, Series::new("".into(), ints(|r| r.split[0]))),
         column(s::ONLY_A, Series::new("".into(), ints(|r| r.split[1]))),
         column(s::ONLY_B, Series::new("".into(), ints(|r| r.split[2]))),
         column(s::NEITHER, Series::new("".into(), ints(|r| r.split[3]))),
-        column(s::PASS_RATE_A, Series::new("".into(), floats(|r| (r.split[0] + r.split[1]) as f64 / r.shared as f64))),
-        column(s::PASS_RATE_B, Series::new("".into(), floats(|r| (r.split[0] + r.split[2]) as f64 / r.shared as f64))),
+        column(s::PASS_RATE_A, Series::new("".into(), floats(rate_a))),
+        column(s::PASS_RATE_B, Series::new("".into(), floats(rate_b))),
         column(s::P_VALUE, Series::new("".into(), floats(|r| stats::mcnemar_exact(r.split[1], r.split[2])))),
         column(s::COST_A_USD, Series::new("".into(), floats(|r| r.cost.0))),
         column(s::COST_B_USD, Series::new("".into(), floats(|r| r.cost.1))),
-        column(
-            s::COST_RATIO,
-            Series::new("".into(), rows.iter().map(|r| (r.cost.1 > 0.0).then(|| r.cost.0 / r.cost.1)).collect::<Vec<_>>()),
-        ),
+        column(s::COST_RATIO, Series::new("".into(), rows.iter().map(|r| ratio(r.cost)).collect::<Vec<_>>())),
+        column(s::PAIR_KIND, Series::new("".into(), texts(&|r| r.kind.to_string()))),
+        column(s::ARM_A, Series::new("".into(), texts(&|r| arm_of(&r.a)))),
+        column(s::ARM_B, Series::new("".into(), texts(&|r| arm_of(&r.b)))),
+        column(s::MEAN_LATENCY_A_MS, Series::new("".into(), floats(|r| r.latency.0 / r.shared as f64))),
+        column(s::MEAN_LATENCY_B_MS, Series::new("".into(), floats(|r| r.latency.1 / r.shared as f64))),
+        column(s::LATENCY_RATIO, Series::new("".into(), rows.iter().map(|r| ratio(r.latency)).collect::<Vec<_>>())),
+        column(s::PASS_RATE_DIFF, Series::new("".into(), floats(|r| (r.split[2] as f64 - r.split[1] as f64) / r.shared as f64))),
     ])
+}
+
+/// A's total over B's, where B's is not zero.
+fn ratio((a, b): (f64, f64)) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
 }

@@ -287,7 +287,14 @@ mod tests {
     }
 
     fn info(name: &str) -> ModelInfo {
-        ModelInfo { name: name.into(), provider: ProviderKind::Sim, model_id: name.into(), tier: Tier::Cheap, price: Prices::default() }
+        ModelInfo {
+            name: name.into(),
+            provider: ProviderKind::Sim,
+            model_id: name.into(),
+            tier: Tier::Cheap,
+            price: Prices::default(),
+            arm: None,
+        }
     }
 
     /// m1: 2 scenarios (1 passed), 3 calls (1 valid, 1 invalid, 1 repaired),

@@ -158,6 +158,8 @@ pub(super) struct Rows {
     pub(super) run: super::RunInfo,
     /// Tier of each announced model.
     pub(super) model_tier: std::collections::HashMap<String, String>,
+    /// A model variant's arm and base model, by model name (runs with arms).
+    pub(super) model_arm: std::collections::HashMap<String, crate::events::ArmInfo>,
     /// Trials the run was asked for (k of pass@k).
     pub(super) trials: u32,
     /// Announced models in their configured order, then any others.
@@ -449,6 +451,9 @@ impl Rows {
         for m in models {
             let tier = serde_json::to_value(m.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             self.model_tier.insert(m.name.clone(), tier);
+            if let Some(arm) = &m.arm {
+                self.model_arm.insert(m.name.clone(), arm.clone());
+            }
             if !self.model_order.contains(&m.name) {
                 self.model_order.push(m.name.clone());
             }

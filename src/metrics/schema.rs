@@ -18,6 +18,12 @@ pub const SCENARIO: &str = "scenario";
 pub const TRIAL: &str = "trial";
 /// The model's tier (`strong`, `cheap`, …).
 pub const TIER: &str = "tier";
+/// The arm a model variant ran under (empty without arms).
+pub const ARM: &str = "arm";
+/// The repair mode of the arm (`off`, `local`, `full`; empty without arms).
+pub const ARM_REPAIR: &str = "arm_repair";
+/// The configured model a variant belongs to (the model itself without arms).
+pub const BASE_MODEL: &str = "base_model";
 
 // Scenario verdicts.
 /// Answered runs of a scenario (summary, suites): the pass rates' denominator.
@@ -132,6 +138,19 @@ pub const P_VALUE: &str = "p_value";
 pub const COST_A_USD: &str = "cost_a_usd";
 pub const COST_B_USD: &str = "cost_b_usd";
 pub const COST_RATIO: &str = "cost_ratio";
+/// `arms` (two arms of one model), `cheap_vs_strong`, or `models`.
+pub const PAIR_KIND: &str = "kind";
+pub const PAIR_ARMS: &str = "arms";
+pub const PAIR_CHEAP_VS_STRONG: &str = "cheap_vs_strong";
+pub const PAIR_MODELS: &str = "models";
+pub const ARM_A: &str = "arm_a";
+pub const ARM_B: &str = "arm_b";
+/// Mean latency of a shared run (the unit's model time, ms).
+pub const MEAN_LATENCY_A_MS: &str = "mean_latency_a_ms";
+pub const MEAN_LATENCY_B_MS: &str = "mean_latency_b_ms";
+pub const LATENCY_RATIO: &str = "latency_ratio";
+/// `pass_rate_b - pass_rate_a` on the shared runs.
+pub const PASS_RATE_DIFF: &str = "pass_rate_diff";
 
 /// One count column per `InvalidKind::ALL`, in that order.
 pub const INVALID_KINDS: [&str; 10] = [
@@ -170,7 +189,7 @@ pub const APPROVAL_COUNTS: [&str; 9] = [
 ];
 
 /// `summary`: one row per model.
-pub const SUMMARY: [&str; 66] = [
+pub const SUMMARY: [&str; 69] = [
     MODEL,
     TIER,
     SCENARIOS,
@@ -237,11 +256,17 @@ pub const SUMMARY: [&str; 66] = [
     APPROVAL_COUNTS[8],
     REQUEST_ERRORS,
     ERRORED,
+    ARM,
+    ARM_REPAIR,
+    BASE_MODEL,
 ];
 
 /// The summary columns `derived` computes after polars has aggregated.
-pub const SUMMARY_DERIVED: [&str; 16] = [
+pub const SUMMARY_DERIVED: [&str; 19] = [
     TIER,
+    ARM,
+    ARM_REPAIR,
+    BASE_MODEL,
     PASS_RATE_LO,
     PASS_RATE_HI,
     PASS_RATE_NO_REPAIR_LO,
@@ -261,7 +286,7 @@ pub const SUMMARY_DERIVED: [&str; 16] = [
 
 /// `by_tool`: one row per model × tool. The intervals come last, added by
 /// `derived` after the rest.
-pub const BY_TOOL: [&str; 39] = [
+pub const BY_TOOL: [&str; 40] = [
     MODEL,
     TOOL,
     CALLS,
@@ -301,10 +326,11 @@ pub const BY_TOOL: [&str; 39] = [
     INVALID_RATE_HI,
     REPAIR_RATE_LO,
     REPAIR_RATE_HI,
+    ARM,
 ];
 
 /// How many `BY_TOOL` columns `derived` adds at the end.
-pub const BY_TOOL_DERIVED: usize = 4;
+pub const BY_TOOL_DERIVED: usize = 5;
 
 /// `scenarios`: one row per model × scenario × trial.
 /// The milestone and state columns are empty for scenarios without them.
@@ -342,8 +368,29 @@ pub const SUITES_DERIVED: usize = 2;
 pub const REPAIRS: [&str; 5] = [MODEL, TOOL, STAGE, LATENCY_US, SUCCEEDED];
 
 /// `pairs`: one row per two models run on the same scenarios.
-pub const PAIRS: [&str; 13] =
-    [MODEL_A, MODEL_B, SHARED, BOTH_PASSED, ONLY_A, ONLY_B, NEITHER, PASS_RATE_A, PASS_RATE_B, P_VALUE, COST_A_USD, COST_B_USD, COST_RATIO];
+/// A and B in model order (two arms of one model: the earlier arm as A).
+pub const PAIRS: [&str; 20] = [
+    MODEL_A,
+    MODEL_B,
+    SHARED,
+    BOTH_PASSED,
+    ONLY_A,
+    ONLY_B,
+    NEITHER,
+    PASS_RATE_A,
+    PASS_RATE_B,
+    P_VALUE,
+    COST_A_USD,
+    COST_B_USD,
+    COST_RATIO,
+    PAIR_KIND,
+    ARM_A,
+    ARM_B,
+    MEAN_LATENCY_A_MS,
+    MEAN_LATENCY_B_MS,
+    LATENCY_RATIO,
+    PASS_RATE_DIFF,
+];
 
 /// `{rate}_lo` and `{rate}_hi`: the columns of a rate's 95% interval.
 pub fn interval_of(rate: &str) -> (&'static str, &'static str) {

@@ -78,7 +78,7 @@ pub fn differences(plan: &RunPlan, yours: &Config) -> Vec<String> {
     // Simulated and replayed models reach no network: only the others count.
     let networked = with_modes(plan).filter(|(m, mode)| m.provider != ProviderKind::Sim && *mode != CassetteMode::Replay);
     for (m, _) in networked {
-        let Some(y) = yours.models.iter().find(|y| y.name == m.name) else {
+        let Some(y) = yours.models.iter().find(|y| y.name == m.base_name()) else {
             let with_key = m.api_key_env.as_ref().map_or("with no key".to_string(), |k| format!("with the key in ${k}"));
             out.push(format!(
                 "model {:?} is not in your configuration; the plan sends its requests to {} {with_key}",
@@ -127,7 +127,7 @@ pub fn differences(plan: &RunPlan, yours: &Config) -> Vec<String> {
 pub fn restore_secrets(config: &mut Config, yours: &Config) -> Vec<String> {
     let mut notes = Vec::new();
     for m in &mut config.models {
-        let y = yours.models.iter().find(|y| y.name == m.name);
+        let y = yours.models.iter().find(|y| y.name == m.base_name());
         if let (Some(y), Some(url)) = (y, &m.base_url) {
             if y.base_url.as_deref().map(redact_url).as_deref() == Some(redact_url(url).as_str()) {
                 m.base_url.clone_from(&y.base_url);

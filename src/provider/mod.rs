@@ -261,6 +261,8 @@ mod tests {
             sim: None,
             tool_format: ToolFormat::Native,
             scenarios: Vec::new(),
+            arms: None,
+            arm: None,
         }
     }
 

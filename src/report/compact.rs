@@ -8,6 +8,7 @@ use polars::prelude::*;
 use super::fit::Keep;
 use super::sections::Section;
 use super::terminal::{self, View};
+use crate::metrics::columns::strings;
 use crate::metrics::schema;
 use crate::metrics::Tables;
 use crate::pipeline::InvalidKind;
@@ -90,8 +91,14 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
     let models = with_fixed(&tables.summary)?;
     // Errored units and truncated calls are core figures when a run has
     // any; a column of zeros is left out.
-    let shown: Vec<(&str, &str, Keep)> =
-        MODEL_COLUMNS.iter().filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(&models, column)).copied().collect();
+    // With arms the "w/o repair" bound gives way to the measured arms below.
+    let has_arms = strings(&models, schema::ARM)?.iter().any(|a| !a.is_empty());
+    let shown: Vec<(&str, &str, Keep)> = MODEL_COLUMNS
+        .iter()
+        .filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(&models, column))
+        .filter(|(column, _, _)| !(has_arms && *column == schema::PASS_RATE_NO_REPAIR))
+        .copied()
+        .collect();
     let per_model = section(format!("Per model ({})", models.height()), models, &shown, None, None);
     let tools = with_fixed(&tables.by_tool)?
         .lazy()
@@ -103,5 +110,12 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
         .collect()?;
     let note = (tools.height() == 0).then(|| "No invalid calls.".to_string());
     let per_tool = section("Per model × tool: the most invalid calls".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
-    [per_model, per_tool].iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
+    let mut shown = vec![per_model];
+    // With arms, what each arm buys, measured, comes right after the models.
+    if let Some(arms) = super::sections::arms(tables)? {
+        let keep = vec![Keep::Core; arms.columns.len()];
+        shown.push((arms, keep));
+    }
+    shown.push(per_tool);
+    shown.iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
 }

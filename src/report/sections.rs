@@ -14,6 +14,19 @@ use crate::metrics::Tables;
 /// Columns the reports add to a copy of the summary, for display only.
 const PASS_CI: &str = "pass_ci";
 const MODEL_MARKED: &str = "model_marked";
+/// Display columns of the arms table: the base model, cost and latency of the arm over the first.
+const ARM_MODEL: &str = "arm_model";
+const ARM_COST: &str = "arm_cost_ratio";
+const ARM_LATENCY: &str = "arm_latency_ratio";
+/// Display columns of the cheap-vs-strong table, the cheap model first.
+const CHEAP: &str = "cheap";
+const STRONG: &str = "strong";
+const CHEAP_PASS: &str = "pass_cheap";
+const STRONG_PASS: &str = "pass_strong";
+const ONLY_CHEAP: &str = "only_cheap";
+const ONLY_STRONG: &str = "only_strong";
+const CHEAP_COST: &str = "cost_cheap_over_strong";
+const CHEAP_LATENCY: &str = "latency_cheap_over_strong";
 
 /// One titled table of a report.
 pub struct Section {
@@ -74,33 +87,116 @@ fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<String>> {
     Ok(lo.iter().zip(hi).map(|(l, h)| format!("{l:.2}–{h:.2}")).collect())
 }
 
-/// Strong models against cheap ones, paired on the runs both made.
-fn strong_vs_cheap(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let tiers: HashMap<String, String> =
-        strings(&tables.summary, schema::MODEL)?.into_iter().zip(strings(&tables.summary, schema::TIER)?).collect();
+/// Rows of the pairs table of one kind (`schema::PAIR_*`) that `keep` accepts.
+fn pairs_of(tables: &Tables, kind: &str, keep: impl Fn(&str, &str) -> bool) -> PolarsResult<Option<DataFrame>> {
     let p = &tables.pairs;
-    let (a, b) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?);
-    let mask: Vec<bool> = a.iter().zip(&b).map(|(a, b)| tiers.get(a) != tiers.get(b)).collect();
+    let (a, b, kinds) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?, strings(p, schema::PAIR_KIND)?);
+    let mask: Vec<bool> = a.iter().zip(&b).zip(&kinds).map(|((a, b), k)| k == kind && keep(a, b)).collect();
     if !mask.contains(&true) {
         return Ok(None);
     }
-    let rows = p.filter(&BooleanChunked::from_slice("mask".into(), &mask))?;
+    p.filter(&BooleanChunked::from_slice("mask".into(), &mask)).map(Some)
+}
+
+/// Cheap models (with each arm, where the run had arms) against strong
+/// ones, paired on the runs both made: the question calltape answers. The
+/// pairs table keeps model order; here the cheap model is always first.
+fn cheap_vs_strong(tables: &Tables) -> PolarsResult<Option<Section>> {
+    let Some(rows) = pairs_of(tables, schema::PAIR_CHEAP_VS_STRONG, |_, _| true)? else { return Ok(None) };
+    let tiers: HashMap<String, String> =
+        strings(&tables.summary, schema::MODEL)?.into_iter().zip(strings(&tables.summary, schema::TIER)?).collect();
+    let a = strings(&rows, schema::MODEL_A)?;
+    let cheap_first: Vec<bool> = a.iter().map(|m| tiers.get(m).is_some_and(|t| t == "cheap")).collect();
+    // Each display column: A's value where A is the cheap one, else B's.
+    let pick_text = |x: &str, y: &str| -> PolarsResult<Vec<String>> {
+        Ok(strings(&rows, x)?.into_iter().zip(strings(&rows, y)?).zip(&cheap_first).map(|((x, y), c)| if *c { x } else { y }).collect())
+    };
+    let pick = |x: &str, y: &str| -> PolarsResult<Vec<f64>> {
+        Ok(f64s(&rows, x)?.into_iter().zip(f64s(&rows, y)?).zip(&cheap_first).map(|((x, y), c)| if *c { x } else { y }).collect())
+    };
+    let ratio = |column: &str| -> PolarsResult<Vec<Option<f64>>> {
+        Ok(f64s(&rows, column)?
+            .into_iter()
+            .zip(&cheap_first)
+            .map(|(r, c)| (r > 0.0 && r.is_finite()).then(|| if *c { r } else { 1.0 / r }))
+            .collect())
+    };
+    let display = DataFrame::new_infer_height(vec![
+        Column::from(Series::new(CHEAP.into(), pick_text(schema::MODEL_A, schema::MODEL_B)?)),
+        Column::from(Series::new(STRONG.into(), pick_text(schema::MODEL_B, schema::MODEL_A)?)),
+        rows.column(schema::SHARED)?.clone(),
+        Column::from(Series::new(CHEAP_PASS.into(), pick(schema::PASS_RATE_A, schema::PASS_RATE_B)?)),
+        Column::from(Series::new(STRONG_PASS.into(), pick(schema::PASS_RATE_B, schema::PASS_RATE_A)?)),
+        Column::from(Series::new(ONLY_CHEAP.into(), pick(schema::ONLY_A, schema::ONLY_B)?)),
+        Column::from(Series::new(ONLY_STRONG.into(), pick(schema::ONLY_B, schema::ONLY_A)?)),
+        rows.column(schema::P_VALUE)?.clone(),
+        Column::from(Series::new(CHEAP_COST.into(), ratio(schema::COST_RATIO)?)),
+        Column::from(Series::new(CHEAP_LATENCY.into(), ratio(schema::LATENCY_RATIO)?)),
+    ])?;
     let mut s = section(
-        "Strong vs cheap, paired on the same runs (McNemar's exact test)",
-        rows,
+        "Cheap vs strong, paired on the same runs (McNemar's exact test)",
+        display,
         &[
-            (schema::MODEL_A, "model a"),
-            (schema::MODEL_B, "model b"),
+            (CHEAP, "cheap"),
+            (STRONG, "strong"),
             (schema::SHARED, "runs"),
-            (schema::PASS_RATE_A, "pass a"),
-            (schema::PASS_RATE_B, "pass b"),
-            (schema::ONLY_A, "only a"),
-            (schema::ONLY_B, "only b"),
+            (CHEAP_PASS, "pass cheap"),
+            (STRONG_PASS, "pass strong"),
+            (ONLY_CHEAP, "only cheap"),
+            (ONLY_STRONG, "only strong"),
             (schema::P_VALUE, "p"),
-            (schema::COST_RATIO, "cost a/b"),
+            (CHEAP_COST, "cost cheap/strong"),
+            (CHEAP_LATENCY, "latency cheap/strong"),
         ],
     );
-    s.note = Some("p: McNemar's exact p-value; cost a/b over the shared runs".into());
+    s.note = Some("p: McNemar's exact p-value; cost and latency over the shared runs".into());
+    Ok(Some(s))
+}
+
+/// What each arm buys: every arm of a model paired with its first arm on
+/// the same runs, or `None` when the run had no arms.
+pub fn arms(tables: &Tables) -> PolarsResult<Option<Section>> {
+    let summary = &tables.summary;
+    let (models, bases) = (strings(summary, schema::MODEL)?, strings(summary, schema::BASE_MODEL)?);
+    // A model's first arm is its first variant in model order.
+    let mut first: HashMap<String, String> = HashMap::new();
+    for (m, b) in models.iter().zip(&bases) {
+        first.entry(b.clone()).or_insert_with(|| m.clone());
+    }
+    let base_of: HashMap<&String, &String> = models.iter().zip(&bases).collect();
+    let is_first = |a: &str| base_of.get(&a.to_string()).is_some_and(|b| first.get(*b).is_some_and(|f| f == a));
+    let Some(rows) = pairs_of(tables, schema::PAIR_ARMS, |a, _| is_first(a))? else { return Ok(None) };
+    let b = strings(&rows, schema::MODEL_B)?;
+    let mut rows = rows;
+    let base: Vec<String> = b.iter().map(|m| base_of.get(m).map_or_else(|| m.clone(), |b| (*b).clone())).collect();
+    rows.with_column(Column::from(Series::new(ARM_MODEL.into(), base)))?;
+    let ratio = |column: &str| -> PolarsResult<Vec<Option<f64>>> {
+        Ok(f64s(&rows, column)?.into_iter().map(|r| (r > 0.0 && r.is_finite()).then(|| 1.0 / r)).collect())
+    };
+    let (cost, latency) = (ratio(schema::COST_RATIO)?, ratio(schema::LATENCY_RATIO)?);
+    rows.with_column(Column::from(Series::new(ARM_COST.into(), cost)))?;
+    rows.with_column(Column::from(Series::new(ARM_LATENCY.into(), latency)))?;
+    let mut s = section(
+        "What each arm buys, paired with the model's first arm on the same runs (McNemar's exact test)",
+        rows,
+        &[
+            (ARM_MODEL, "model"),
+            (schema::ARM_B, "arm"),
+            (schema::PASS_RATE_B, "pass"),
+            (schema::ARM_A, "vs"),
+            (schema::PASS_RATE_A, "pass vs"),
+            (schema::PASS_RATE_DIFF, "diff"),
+            (schema::SHARED, "runs"),
+            (schema::ONLY_B, "only arm"),
+            (schema::ONLY_A, "only vs"),
+            (schema::P_VALUE, "p"),
+            (ARM_COST, "cost ×"),
+            (ARM_LATENCY, "latency ×"),
+        ],
+    );
+    s.note = Some(
+        "diff: pass − pass vs; cost × and latency ×: the arm's over the first arm's, on the shared runs; p: McNemar's exact p-value".into(),
+    );
     Ok(Some(s))
 }
 
@@ -147,7 +243,8 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
             ],
         ),
     ];
-    out.extend(strong_vs_cheap(tables)?);
+    out.extend(arms(tables)?);
+    out.extend(cheap_vs_strong(tables)?);
     if total(s, schema::APPROVALS_REQUESTED)? > 0 {
         let mut columns = vec![
             (schema::MODEL, "model"),

@@ -29,7 +29,8 @@ impl Transport for SimTransport {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
         Box::pin(async move {
             let sim = SimModel {
-                model_name: &self.model.name,
+                // A variant's arms share its draws: the same model, paired.
+                model_name: self.model.base_name(),
                 model_id: &self.model.model_id,
                 profile: &self.profile,
                 scenario: &self.scenario,

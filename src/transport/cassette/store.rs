@@ -33,13 +33,14 @@ pub fn parse_file_name(name: &str) -> Option<(String, u32)> {
     Some((decode_name(scenario)?, trial.parse().ok()?))
 }
 
-/// A name as a path component: ASCII letters, digits, `-`, `_` and `.` stay;
+/// A name as a path component: ASCII letters, digits, `-`, `_`, `@` (an
+/// arm's model variant, `sim-strong@off`) and `.` stay;
 /// every other byte (and a leading `.`) becomes `%XX`, so two names never
 /// share a file and none is hidden or climbs out of its folder.
 pub fn encode_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for (i, b) in name.bytes().enumerate() {
-        let plain = b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || (b == b'.' && i > 0);
+        let plain = b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'@' || (b == b'.' && i > 0);
         if plain {
             out.push(b as char);
         } else {

@@ -1,0 +1,180 @@
+//! Arms: every unit run once per arm, paired, as a user runs it — the
+//! tables per model × arm, the pairs between arms of one model and between
+//! cheap and strong, recordings per arm, compare and merge on arm runs,
+//! and arms that do not exist.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn calltape(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+}
+
+/// The three repair arms.
+const ARMS: &str = "off,local,full";
+
+fn project_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// A run (`mode`) of two simulated models in `arms` on a few BFCL entries.
+fn arms_run(out: &Path, mode: &str, arms: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--mode",
+        mode,
+        "--model",
+        "sim-strong",
+        "--model",
+        "sim-cheap-types",
+        "--arms",
+        arms,
+        "--suite",
+        "scenarios/bfcl-sample",
+        "--filter",
+        "simple_python_*",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    calltape(&args, project_root())
+}
+
+#[test]
+fn every_unit_runs_once_per_arm_and_the_arms_are_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arms_run(&dir.path().join("r"), "live", ARMS, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("What each arm buys, paired with the model's first arm"), "{stdout}");
+    assert!(!stdout.contains("w/o repair"), "the bound gives way to the measured arms: {stdout}");
+
+    let latest = dir.path().join("r/latest");
+    let summary = common::csv_rows(&latest.join("summary.csv"));
+    let names: Vec<&str> = summary.iter().map(|r| r["model"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["sim-strong@off", "sim-strong@local", "sim-strong@full", "sim-cheap-types@off", "sim-cheap-types@local", "sim-cheap-types@full"]
+    );
+    for r in &summary {
+        let (base, arm) = r["model"].split_once('@').unwrap();
+        assert_eq!((r["base_model"].as_str(), r["arm"].as_str(), r["arm_repair"].as_str()), (base, arm, arm));
+    }
+    let runs: Vec<&str> = summary.iter().map(|r| r["scenarios"].as_str()).collect();
+    assert!(runs.windows(2).all(|w| w[0] == w[1]), "every arm runs every unit: {runs:?}");
+
+    // BFCL's single answer: with repair off, an invalid call fails the entry;
+    // the cheap model's `full` arm passes every entry `off` passes, and more.
+    let pairs = common::csv_rows(&latest.join("pairs.csv"));
+    let arm_pair = |a: &str, b: &str| pairs.iter().find(|p| p["model_a"] == a && p["model_b"] == b).unwrap().clone();
+    let off_full = arm_pair("sim-cheap-types@off", "sim-cheap-types@full");
+    assert_eq!((off_full["kind"].as_str(), off_full["arm_a"].as_str(), off_full["arm_b"].as_str()), ("arms", "off", "full"));
+    assert_eq!(off_full["only_a"], "0", "{off_full:?}");
+    assert!(off_full["only_b"].parse::<u32>().unwrap() > 0, "repair changes some verdicts: {off_full:?}");
+    let diff: f64 = off_full["pass_rate_diff"].parse().unwrap();
+    let (a, b): (f64, f64) = (off_full["pass_rate_a"].parse().unwrap(), off_full["pass_rate_b"].parse().unwrap());
+    assert!((diff - (b - a)).abs() < 1e-9);
+    assert!(off_full["p_value"].parse::<f64>().unwrap() <= 1.0);
+    // Every cheap variant is paired with every strong one (in model order).
+    let cheap_strong = arm_pair("sim-strong@full", "sim-cheap-types@full");
+    assert_eq!(cheap_strong["kind"], "cheap_vs_strong");
+    assert!(!cheap_strong["latency_ratio"].is_empty() && !cheap_strong["cost_ratio"].is_empty());
+
+    // The run's events say which arm each model ran under.
+    let events = std::fs::read_to_string(latest.join("events.jsonl")).unwrap();
+    let started: serde_json::Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    assert_eq!(started["models"][1]["arm"], serde_json::json!({"name": "local", "base": "sim-strong", "repair": "local"}));
+    let report = std::fs::read_to_string(latest.join("report.md")).unwrap();
+    assert!(report.contains("What each arm buys") && report.contains("Cheap vs strong"), "{report}");
+    // The cheap model comes first in its table, whatever the model order.
+    let table = report.split("Cheap vs strong").nth(1).unwrap();
+    let first_row = table.lines().find(|l| l.starts_with("| sim-")).unwrap();
+    assert!(first_row.starts_with("| sim-cheap-types@"), "{first_row}");
+    let html = std::fs::read_to_string(latest.join("report.html")).unwrap();
+    assert!(html.contains("What each arm buys"));
+}
+
+#[test]
+fn arms_record_one_cassette_per_unit_and_arm_and_replay_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let out = arms_run(&dir.path().join("r1"), "record", ARMS, &["--recordings", rec.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    for arm in ["off", "local", "full"] {
+        let folder = rec.join(format!("bfcl-sample/sim-cheap-types@{arm}"));
+        assert!(folder.join("simple_python_100.t0.json").is_file(), "{}", folder.display());
+    }
+    let replay = arms_run(&dir.path().join("r2"), "replay", ARMS, &["--recordings", rec.to_str().unwrap(), "--strict"]);
+    assert!(replay.status.success(), "{}", text(&replay));
+    assert_eq!(common::csv_tables(&dir.path().join("r1/latest")), common::csv_tables(&dir.path().join("r2/latest")));
+
+    // compare reads two arm runs like any two runs.
+    let cmp = calltape(
+        &["compare", dir.path().join("r1/latest").to_str().unwrap(), dir.path().join("r2/latest").to_str().unwrap()],
+        project_root(),
+    );
+    assert_eq!(cmp.status.code(), Some(0), "{}", text(&cmp));
+}
+
+#[test]
+fn shards_of_an_arms_run_merge_into_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = arms_run(&dir.path().join("whole"), "live", ARMS, &[]);
+    assert!(whole.status.success(), "{}", text(&whole));
+    let mut shards = Vec::new();
+    for i in 1..=2 {
+        let o = arms_run(&dir.path().join(format!("s{i}")), "live", ARMS, &["--shard", &format!("{i}/2")]);
+        assert!(o.status.success(), "{}", text(&o));
+        shards.push(dir.path().join(format!("s{i}/latest")).canonicalize().unwrap().display().to_string());
+    }
+    let merged_dir = dir.path().join("merged");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--out", merged_dir.to_str().unwrap()]);
+    let merged = calltape(&args, project_root());
+    assert!(merged.status.success(), "{}", text(&merged));
+    assert_eq!(common::csv_tables(&merged_dir.join("latest")), common::csv_tables(&dir.path().join("whole/latest")));
+}
+
+#[test]
+fn an_unknown_arm_is_refused_naming_the_known_ones_and_custom_arms_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arms_run(&dir.path().join("r"), "live", "off,fixit", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("run.arms names \"fixit\"") && stderr.contains("known arms: off, local, full"), "{stderr}");
+
+    let config = dir.path().join("calltape.toml");
+    let embedded = std::fs::read_to_string(project_root().join("calltape.toml")).unwrap();
+    std::fs::write(&config, format!("{embedded}\n[arms.nofix]\nrepair = \"off\"\n")).unwrap();
+    let out = calltape(
+        &[
+            "run",
+            "--config",
+            config.to_str().unwrap(),
+            "--mode",
+            "live",
+            "--model",
+            "sim-cheap-types",
+            "--arms",
+            "nofix,full",
+            "--suite",
+            "scenarios/bfcl-sample",
+            "--filter",
+            "simple_python_2*",
+            "--out",
+            dir.path().join("c").to_str().unwrap(),
+        ],
+        project_root(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = common::csv_rows(&dir.path().join("c/latest/summary.csv"));
+    assert_eq!(summary[0]["model"], "sim-cheap-types@nofix");
+    assert_eq!(summary[0]["arm_repair"], "off");
+}
