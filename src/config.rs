@@ -72,6 +72,9 @@ pub enum ConfigProblem {
     SimTextTools { model: String },
     #[error("model {model:?}: provider \"sim\" needs a [models.sim] table")]
     SimWithoutProfile { model: String },
+    /// `strict_tools` on a model whose requests cannot carry it.
+    #[error("model {model:?}: {why} cannot honour strict_tools; remove `strict_tools = true` from this model")]
+    StrictUnavailable { model: String, why: &'static str },
     /// A glob in a model's `scenarios` list that can never be used.
     #[error("model {model:?}: scenarios: {source}")]
     ScenarioGlob {
@@ -330,6 +333,14 @@ pub struct ModelConfig {
     /// how many runs each model made, and pairs compare shared runs only.
     #[serde(default)]
     pub scenarios: Vec<String>,
+    /// Ask the provider to constrain calls to the tools' schemas (OpenAI's
+    /// `strict: true` on each function, with the schema adjusted the way
+    /// strict mode needs; see `provider::strict`). A tool whose schema strict
+    /// mode cannot take errors the unit (`strict_unsupported`) rather than
+    /// running it without. Only the OpenAI-compatible protocol (and the
+    /// simulated models) honour it; other providers are refused.
+    #[serde(default)]
+    pub strict_tools: bool,
 }
 
 impl ModelConfig {
@@ -417,6 +428,17 @@ impl Config {
             }
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
                 return Err(ConfigProblem::SimWithoutProfile { model: model() });
+            }
+            if m.strict_tools {
+                let why = match (m.provider, m.tool_format) {
+                    (_, ToolFormat::Text) => Some("tool_format = \"text\" (tools described in the prompt)"),
+                    (ProviderKind::Anthropic, _) => Some("provider anthropic (not implemented in calltape)"),
+                    (ProviderKind::Gemini, _) => Some("provider gemini (its API has no strict flag for tools)"),
+                    (ProviderKind::Sim | ProviderKind::Openai, ToolFormat::Native) => None,
+                };
+                if let Some(why) = why {
+                    return Err(ConfigProblem::StrictUnavailable { model: model(), why });
+                }
             }
             for glob in &m.scenarios {
                 crate::core::glob::glob_check(glob).map_err(|source| ConfigProblem::ScenarioGlob { model: model(), source })?;

@@ -159,6 +159,7 @@ impl SimModel<'_> {
         let steps = self.scenario.plan();
         let step_key = format!("{}:{}", progress.step, progress.attempts);
         let mut rng = self.rng(&["turn", &step_key]);
+        let strict = strict_tools(request);
         let calls: Vec<EmittedCall> = if progress.step < steps.len() {
             let step = steps[progress.step].calls();
             progress
@@ -167,7 +168,10 @@ impl SimModel<'_> {
                 .map(|&i| {
                     let first = progress.attempts == 0;
                     let p_correct = if first { 1.0 - self.profile.fault_rate } else { self.profile.retry_fix_rate() };
-                    let faulty = !rng.chance(p_correct);
+                    // Strict decoding makes no syntax or schema faults, but
+                    // the draw is still made, so the seed's sequence is the
+                    // same with strict mode off.
+                    let faulty = !rng.chance(p_correct) && !strict;
                     if first && !faulty && rng.chance(self.profile.wrong_value_rate) {
                         if let Some(call) = faults::wrong_value(&step[i].tool, &canonical_args(&step[i]), &mut rng) {
                             return call;
@@ -193,6 +197,7 @@ impl SimModel<'_> {
         } else {
             Vec::new()
         };
+        let calls = if strict { calls.into_iter().map(|c| with_strict_nulls(request, c)).collect() } else { calls };
         let text = if calls.is_empty() { Some(self.final_answer()) } else { None };
         self.body(request, text, calls, &progress.turns.to_string(), &mut rng)
     }
@@ -233,8 +238,13 @@ impl SimModel<'_> {
         }
         let calls = match intended {
             Some((_, call)) => {
-                let faulty = !rng.chance(self.profile.retry_fix_rate());
-                vec![self.emit(call, faulty, &mut rng)]
+                let faulty = !rng.chance(self.profile.retry_fix_rate()) && !strict_tools(request);
+                let emitted = self.emit(call, faulty, &mut rng);
+                if strict_tools(request) {
+                    vec![with_strict_nulls(request, emitted)]
+                } else {
+                    vec![emitted]
+                }
             }
             None => Vec::new(),
         };
@@ -396,6 +406,35 @@ fn past_turns(request: &Value) -> Vec<PastTurn> {
                 .collect(),
         })
         .collect()
+}
+
+/// Whether the request offers its tools in strict mode (`"strict": true`,
+/// see `provider::strict`): the simulated model then decodes as a
+/// constrained one does, making no syntax or schema faults (values can
+/// still be wrong: a grammar does not know the task).
+fn strict_tools(request: &Value) -> bool {
+    request
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| tools.iter().any(|t| t.pointer("/function/strict") == Some(&Value::Bool(true))))
+}
+
+/// A call as strict decoding writes it: every property of the offered
+/// (strict) schema present, `null` for the ones the call leaves out, since
+/// strict mode makes every property required.
+fn with_strict_nulls(request: &Value, call: EmittedCall) -> EmittedCall {
+    let offered = request
+        .get("tools")
+        .and_then(Value::as_array)
+        .and_then(|tools| tools.iter().find(|t| t.pointer("/function/name").and_then(Value::as_str) == Some(call.name.as_str())));
+    let Some(properties) = offered.and_then(|t| t.pointer("/function/parameters/properties")).and_then(Value::as_object) else {
+        return call;
+    };
+    let Ok(Value::Object(mut args)) = serde_json::from_str::<Value>(&call.arguments) else { return call };
+    for name in properties.keys() {
+        args.entry(name.clone()).or_insert(Value::Null);
+    }
+    EmittedCall { name: call.name, arguments: Value::Object(args).to_string() }
 }
 
 /// The content of the first message with this role.
