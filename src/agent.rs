@@ -74,14 +74,20 @@ pub const REJECTED_CALL_TOOL: &str = "(rejected by server)";
 impl Unit<'_> {
     /// Sends one request to `endpoint` and records it as a `model_request` event.
     async fn ask(&self, endpoint: Endpoint<'_>, request: &ChatRequest, step: u32, repair_of: Option<&str>) -> Result<Answer, EventsError> {
-        let http = endpoint.provider.build_request(request);
-        let sent = endpoint.transport.send(&http).await;
-        let (status, latency_ms) = match &sent {
-            Ok(r) => (Some(r.status), r.latency_ms),
-            Err(_) => (None, 0.0),
+        // A request the adapter refuses (strict mode cannot take a tool) is never sent.
+        let sent = match endpoint.provider.try_build_request(request) {
+            Ok(http) => Ok(endpoint.transport.send(&http).await),
+            Err(refused) => Err(refused),
         };
-        let rejected = sent.as_ref().ok().and_then(rejected_call);
-        let parsed = sent.map(|r| endpoint.provider.parse_response(request, &r));
+        let (status, latency_ms) = match &sent {
+            Ok(Ok(r)) => (Some(r.status), r.latency_ms),
+            _ => (None, 0.0),
+        };
+        let rejected = sent.as_ref().ok().and_then(|s| s.as_ref().ok()).and_then(rejected_call);
+        let parsed = match sent {
+            Ok(sent) => sent.map(|r| endpoint.provider.parse_response(request, &r)),
+            Err(refused) => Ok(Err(refused)),
+        };
         let failure = match &parsed {
             Err(e) => Some(transport_failure(e)),
             Ok(Err(e)) => Some(provider_failure(e)),
@@ -374,6 +380,7 @@ fn provider_failure(e: &ProviderError) -> UnitError {
         ProviderError::Status { status: 401 | 403, .. } => UnitError::Auth,
         ProviderError::Status { .. } => UnitError::Status,
         ProviderError::Shape(_) | ProviderError::Stream(_) => UnitError::Request,
+        ProviderError::StrictUnsupported(_) => UnitError::StrictUnsupported,
     }
 }
 

@@ -72,6 +72,9 @@ pub enum ConfigProblem {
     SimTextTools { model: String },
     #[error("model {model:?}: provider \"sim\" needs a [models.sim] table")]
     SimWithoutProfile { model: String },
+    /// `strict_tools` on a model whose requests cannot carry it.
+    #[error("model {model:?}: {why} cannot honour strict_tools; {fix}")]
+    StrictUnavailable { model: String, why: &'static str, fix: String },
     /// A glob in a model's `scenarios` list that can never be used.
     #[error("model {model:?}: scenarios: {source}")]
     ScenarioGlob {
@@ -141,10 +144,20 @@ pub struct ArmSettings {
     /// The repair mode in this arm (default: `[pipeline] repair`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<RepairMode>,
+    /// Provider strict mode for tool schemas in this arm (see `ModelConfig::strict_tools`;
+    /// default: the model's own setting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_tools: Option<bool>,
 }
 
-/// The built-in arms: one per repair mode.
-pub const BUILT_IN_ARMS: [(&str, RepairMode); 3] = [("off", RepairMode::Off), ("local", RepairMode::Local), ("full", RepairMode::Full)];
+/// The built-in arms: one per repair mode, and `strict` (the provider
+/// constrains calls to the schemas; no repair, so it measures that alone).
+pub const BUILT_IN_ARMS: [(&str, RepairMode, bool); 4] = [
+    ("off", RepairMode::Off, false),
+    ("local", RepairMode::Local, false),
+    ("full", RepairMode::Full, false),
+    ("strict", RepairMode::Off, true),
+];
 
 /// The arm a model variant runs under: set when `[run] arms` expands each
 /// configured model into one variant per arm, and kept in the run's plan.
@@ -379,6 +392,14 @@ pub struct ModelConfig {
     /// variant of a configured model runs under (its name is `BASE@ARM`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arm: Option<ModelArm>,
+    /// Ask the provider to constrain calls to the tools' schemas (OpenAI's
+    /// `strict: true` on each function, with the schema adjusted the way
+    /// strict mode needs; see `provider::strict`). A tool whose schema strict
+    /// mode cannot take errors the unit (`strict_unsupported`) rather than
+    /// running it without. Only the OpenAI-compatible protocol (and the
+    /// simulated models) honour it; other providers are refused.
+    #[serde(default)]
+    pub strict_tools: bool,
 }
 
 impl ModelConfig {
@@ -476,6 +497,22 @@ impl Config {
             }
             if m.provider == ProviderKind::Sim && m.sim.is_none() {
                 return Err(ConfigProblem::SimWithoutProfile { model: model() });
+            }
+            if m.strict_tools {
+                let why = match (m.provider, m.tool_format) {
+                    (_, ToolFormat::Text) => Some("tool_format = \"text\" (tools described in the prompt)"),
+                    (ProviderKind::Anthropic, _) => Some("provider anthropic (not implemented in calltape)"),
+                    (ProviderKind::Gemini, _) => Some("provider gemini (its API has no strict flag for tools)"),
+                    (ProviderKind::Sim | ProviderKind::Openai, ToolFormat::Native) => None,
+                };
+                if let Some(why) = why {
+                    // Set by an arm, or by the model itself: say which to change.
+                    let fix = match &m.arm {
+                        Some(arm) => format!("leave the arm {:?} out for {:?} (its own `arms = [...]`, or --arms)", arm.name, arm.base),
+                        None => "remove `strict_tools = true` from this model".to_string(),
+                    };
+                    return Err(ConfigProblem::StrictUnavailable { model: model(), why, fix });
+                }
             }
             for glob in &m.scenarios {
                 crate::core::glob::glob_check(glob).map_err(|source| ConfigProblem::ScenarioGlob { model: model(), source })?;
@@ -590,10 +627,12 @@ impl Config {
 
     /// The settings of the arm `name`: defined in `[arms]`, else built in.
     pub fn arm(&self, name: &str) -> Option<ArmSettings> {
-        self.arms
-            .get(name)
-            .cloned()
-            .or_else(|| BUILT_IN_ARMS.iter().find(|(n, _)| *n == name).map(|(_, repair)| ArmSettings { repair: Some(*repair) }))
+        self.arms.get(name).cloned().or_else(|| {
+            BUILT_IN_ARMS
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|(_, repair, strict)| ArmSettings { repair: Some(*repair), strict_tools: Some(*strict) })
+        })
     }
 
     /// Every arm named in `[run] arms` exists, none twice, and no model
@@ -610,7 +649,7 @@ impl Config {
         let mut seen = BTreeSet::new();
         for name in arms {
             if self.arm(name).is_none() {
-                let mut known: Vec<String> = BUILT_IN_ARMS.iter().map(|(n, _)| n.to_string()).collect();
+                let mut known: Vec<String> = BUILT_IN_ARMS.iter().map(|(n, _, _)| n.to_string()).collect();
                 known.extend(self.arms.keys().filter(|k| !known.contains(k)).cloned().collect::<Vec<_>>());
                 return Err(ConfigProblem::UnknownArm { name: name.clone(), known });
             }
@@ -649,6 +688,7 @@ impl Config {
                 v.name = format!("{}@{name}", m.name);
                 v.arm =
                     Some(ModelArm { name: name.clone(), base: m.name.clone(), repair: settings.repair.unwrap_or(self.pipeline.repair) });
+                v.strict_tools = settings.strict_tools.unwrap_or(m.strict_tools);
                 variants.push(v);
             }
         }

@@ -148,7 +148,7 @@ fn an_unknown_arm_is_refused_naming_the_known_ones_and_custom_arms_work() {
     let out = arms_run(&dir.path().join("r"), "live", "off,fixit", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("run.arms names \"fixit\"") && stderr.contains("known arms: off, local, full"), "{stderr}");
+    assert!(stderr.contains("run.arms names \"fixit\"") && stderr.contains("known arms: off, local, full, strict"), "{stderr}");
 
     let config = dir.path().join("calltape.toml");
     let embedded = std::fs::read_to_string(project_root().join("calltape.toml")).unwrap();
@@ -177,4 +177,48 @@ fn an_unknown_arm_is_refused_naming_the_known_ones_and_custom_arms_work() {
     let summary = common::csv_rows(&dir.path().join("c/latest/summary.csv"));
     assert_eq!(summary[0]["model"], "sim-cheap-types@nofix");
     assert_eq!(summary[0]["arm_repair"], "off");
+}
+
+#[test]
+fn an_arm_a_provider_cannot_honour_is_reported_never_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    // The strict arm on a schema strict mode cannot take: that unit errors,
+    // named, and the others run.
+    let out = calltape(
+        &[
+            "run",
+            "--mode",
+            "live",
+            "--model",
+            "sim-cheap-types",
+            "--arms",
+            "off,strict",
+            "--suite",
+            "scenarios/bfcl-sample",
+            "--filter",
+            "{multiple_136,multiple_0}",
+            "--out",
+            dir.path().join("s").to_str().unwrap(),
+        ],
+        project_root(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("sim-cheap-types@strict: 1 of 2 units errored"), "{stderr}");
+    let rows = common::csv_rows(&dir.path().join("s/latest/scenarios.csv"));
+    let refused = rows.iter().find(|r| r["model"] == "sim-cheap-types@strict" && r["scenario"] == "multiple_136").unwrap();
+    assert_eq!(refused["error_kind"], "strict_unsupported");
+    assert!(refused["reason"].contains("schema not supported by strict mode: tool `poker_game_winner`"), "{refused:?}");
+
+    // A provider with no strict mode at all is refused before anything runs.
+    let config = dir.path().join("calltape.toml");
+    std::fs::write(
+        &config,
+        "[run]\nsuites = []\n[[models]]\nname = \"claude\"\nprovider = \"anthropic\"\nmodel_id = \"claude-x\"\ntier = \"strong\"\napi_key_env = \"NO_SUCH_KEY\"\n",
+    )
+    .unwrap();
+    let out =
+        calltape(&["run", "--config", config.to_str().unwrap(), "--arms", "full,strict", "--suite", "scenarios/bfcl-sample"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot honour strict_tools"), "{}", text(&out));
 }

@@ -130,11 +130,21 @@ pub enum UnitError {
     Connection,
     /// Anything else: an unreadable response, a limit passed, no transport.
     Request,
+    /// A tool's schema that provider strict mode cannot take, for a model
+    /// with `strict_tools`: the unit is not run rather than run non-strict.
+    StrictUnsupported,
 }
 
 impl UnitError {
     /// Every kind, in the order reports list them.
-    pub const ALL: [UnitError; 5] = [UnitError::NoRecording, UnitError::Auth, UnitError::Status, UnitError::Connection, UnitError::Request];
+    pub const ALL: [UnitError; 6] = [
+        UnitError::NoRecording,
+        UnitError::Auth,
+        UnitError::Status,
+        UnitError::Connection,
+        UnitError::Request,
+        UnitError::StrictUnsupported,
+    ];
 
     /// Its name in events and tables.
     pub fn as_str(self) -> &'static str {
@@ -144,6 +154,7 @@ impl UnitError {
             UnitError::Status => "status",
             UnitError::Connection => "connection",
             UnitError::Request => "request",
+            UnitError::StrictUnsupported => "strict_unsupported",
         }
     }
 
@@ -160,6 +171,7 @@ impl UnitError {
             UnitError::Status => "the server answered with an error status",
             UnitError::Connection => "the server could not be reached or timed out",
             UnitError::Request => "the request failed",
+            UnitError::StrictUnsupported => "schema not supported by strict mode (strict_tools)",
         }
     }
 }

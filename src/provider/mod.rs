@@ -19,6 +19,7 @@ pub mod names;
 pub mod openai;
 mod openai_stream;
 mod openai_wire;
+pub mod strict;
 #[cfg(test)]
 mod test_support;
 pub mod text_tools;
@@ -49,12 +50,22 @@ pub enum ProviderError {
     /// 200 (Anthropic's `error` event, an `error` object in a chunk).
     #[error("the stream reported an error: {0}")]
     Stream(String),
+    /// A tool's schema that strict mode cannot take, for a model with
+    /// `strict_tools`: the request is never sent.
+    #[error(transparent)]
+    StrictUnsupported(#[from] strict::StrictUnsupported),
 }
 
 /// One wire protocol.
 pub trait Provider: Send + Sync {
     /// The HTTP request for a chat request.
     fn build_request(&self, request: &ChatRequest) -> HttpRequest;
+    /// The HTTP request, or why this adapter as configured refuses to send
+    /// it (a tool schema strict mode cannot take). The agent loop sends
+    /// through this; adapters that refuse nothing keep the default.
+    fn try_build_request(&self, request: &ChatRequest) -> Result<HttpRequest, ProviderError> {
+        Ok(self.build_request(request))
+    }
     /// The model's turn in the HTTP response to `request` (the request lets
     /// an adapter map tool names it had to rename on the way out back again).
     fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError>;
@@ -74,6 +85,10 @@ pub struct Streamed<P>(pub P);
 impl<P: StreamingProvider> Provider for Streamed<P> {
     fn build_request(&self, request: &ChatRequest) -> HttpRequest {
         self.0.stream_request(self.0.build_request(request))
+    }
+
+    fn try_build_request(&self, request: &ChatRequest) -> Result<HttpRequest, ProviderError> {
+        self.0.try_build_request(request).map(|r| self.0.stream_request(r))
     }
 
     fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
@@ -96,9 +111,11 @@ pub fn default_base_url(kind: ProviderKind) -> &'static str {
 /// OpenAI-compatible protocol and never stream.
 pub fn for_model(model: &ModelConfig) -> Arc<dyn Provider> {
     let base_url = model.base_url.clone().unwrap_or_else(|| default_base_url(model.provider).to_string());
+    // Configuration refuses `strict_tools` where the protocol cannot carry it.
+    let strict_tools = model.strict_tools;
     let adapter: Arc<dyn Provider> = match (model.provider, model.stream) {
-        (ProviderKind::Sim, _) | (ProviderKind::Openai, false) => Arc::new(openai::OpenAi { base_url }),
-        (ProviderKind::Openai, true) => Arc::new(Streamed(openai::OpenAi { base_url })),
+        (ProviderKind::Sim, _) | (ProviderKind::Openai, false) => Arc::new(openai::OpenAi { base_url, strict_tools }),
+        (ProviderKind::Openai, true) => Arc::new(Streamed(openai::OpenAi { base_url, strict_tools })),
         (ProviderKind::Anthropic, false) => Arc::new(anthropic::Anthropic::new(base_url)),
         (ProviderKind::Anthropic, true) => Arc::new(Streamed(anthropic::Anthropic::new(base_url))),
         (ProviderKind::Gemini, false) => Arc::new(gemini::Gemini { base_url }),
@@ -263,6 +280,7 @@ mod tests {
             scenarios: Vec::new(),
             arms: None,
             arm: None,
+            strict_tools: false,
         }
     }
 
@@ -377,7 +395,7 @@ mod tests {
     /// The three adapters, each for a request offering one dotted tool name.
     fn adapters() -> Vec<Box<dyn Provider>> {
         vec![
-            Box::new(openai::OpenAi { base_url: "x".into() }),
+            Box::new(openai::OpenAi { base_url: "x".into(), strict_tools: false }),
             Box::new(anthropic::Anthropic::new("x")),
             Box::new(gemini::Gemini { base_url: "x".into() }),
         ]

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::names::{NameRule, ToolNames};
 use super::openai_wire::{arguments_text, parse_usage, reasoning_state, STATE_TAG};
+use super::strict::{drop_absent_nulls, strict_schema, StrictUnsupported};
 use super::{openai_stream, own_state, prior_call_count, read_body, Body, Provider, ProviderError, StreamingProvider};
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall};
 use crate::transport::{HttpRequest, HttpResponse};
@@ -16,25 +17,42 @@ use crate::transport::{HttpRequest, HttpResponse};
 pub struct OpenAi {
     /// Base URL up to and including `/v1`.
     pub base_url: String,
+    /// Offer every tool with `strict: true` and its schema adjusted for
+    /// strict mode (`ModelConfig::strict_tools`; see `provider::strict`).
+    pub strict_tools: bool,
 }
 
-impl Provider for OpenAi {
-    fn build_request(&self, request: &ChatRequest) -> HttpRequest {
+impl OpenAi {
+    /// The request, and with `strict_tools` the first tool strict mode cannot
+    /// take. `try_build_request` refuses such a request; `build_request`,
+    /// whose caller cannot take an error, offers that tool with `strict:
+    /// true` and its schema unchanged, so the server refuses it: a tool is
+    /// never sent non-strict to a strict model.
+    fn request(&self, request: &ChatRequest) -> (HttpRequest, Option<StrictUnsupported>) {
+        let mut unsupported = None;
         let names = ToolNames::for_request(request, NameRule::Basic);
         let messages: Vec<Value> = request.messages.iter().map(|m| message_json(m, &names)).collect();
         let mut body = json!({"model": request.model_id, "messages": messages});
         if !request.tools.is_empty() {
-            body["tools"] = request
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": names.to_wire(&t.name),
-                        "description": t.description,
-                        "parameters": object_schema(&t.parameters),
-                    }})
-                })
-                .collect();
+            let mut tools = Vec::with_capacity(request.tools.len());
+            for t in &request.tools {
+                let mut function = json!({
+                    "name": names.to_wire(&t.name),
+                    "description": t.description,
+                    "parameters": object_schema(&t.parameters),
+                });
+                if self.strict_tools {
+                    match strict_schema(&t.name, &t.parameters) {
+                        Ok(parameters) => function["parameters"] = parameters,
+                        Err(e) => {
+                            unsupported.get_or_insert(e);
+                        }
+                    }
+                    function["strict"] = json!(true);
+                }
+                tools.push(json!({"type": "function", "function": function}));
+            }
+            body["tools"] = Value::Array(tools);
             body["tool_choice"] = json!("auto");
         }
         if let Some(t) = request.temperature {
@@ -46,21 +64,45 @@ impl Provider for OpenAi {
         if let Some(s) = request.seed {
             body["seed"] = json!(s);
         }
-        HttpRequest {
+        let http = HttpRequest {
             method: "POST".into(),
             url: format!("{}/chat/completions", self.base_url.trim_end_matches('/')),
             headers: vec![("content-type".into(), "application/json".into())],
             body,
+        };
+        (http, unsupported)
+    }
+}
+
+impl Provider for OpenAi {
+    fn build_request(&self, request: &ChatRequest) -> HttpRequest {
+        self.request(request).0
+    }
+
+    fn try_build_request(&self, request: &ChatRequest) -> Result<HttpRequest, ProviderError> {
+        match self.request(request) {
+            (http, None) => Ok(http),
+            (_, Some(unsupported)) => Err(unsupported.into()),
         }
     }
 
     fn parse_response(&self, request: &ChatRequest, response: &HttpResponse) -> Result<ModelTurn, ProviderError> {
         let names = ToolNames::for_request(request, NameRule::Basic);
         let first_id = prior_call_count(request);
-        match read_body(response)? {
+        let mut turn = match read_body(response)? {
             Body::Json(body) => parse_completion(&body, &names, first_id),
             Body::Events(events) => openai_stream::assemble(&events, &names, first_id),
+        }?;
+        if self.strict_tools {
+            // Strict mode's null for an optional property means "absent" (see `strict::drop_absent_nulls`).
+            for call in &mut turn.tool_calls {
+                let Some(tool) = request.tools.iter().find(|t| t.name == call.name) else { continue };
+                if let Some(arguments) = drop_absent_nulls(&tool.parameters, &call.arguments) {
+                    call.arguments = arguments;
+                }
+            }
         }
+        Ok(turn)
     }
 }
 
@@ -188,7 +230,9 @@ mod tests {
 
     fn parse(name: &str) -> ModelTurn {
         let request = chat_request(vec![], vec![]);
-        OpenAi { base_url: "http://x/v1".into() }.parse_response(&request, &json_response(200, fixture_json(name))).unwrap()
+        OpenAi { base_url: "http://x/v1".into(), strict_tools: false }
+            .parse_response(&request, &json_response(200, fixture_json(name)))
+            .unwrap()
     }
 
     #[test]
@@ -270,7 +314,7 @@ information for a location. I should use this tool with the location parameter s
             ],
             vec![],
         );
-        let body = OpenAi { base_url: "http://x/v1".into() }.build_request(&request).body;
+        let body = OpenAi { base_url: "http://x/v1".into(), strict_tools: false }.build_request(&request).body;
         assert_eq!(body["messages"][1]["reasoning_content"].as_str(), first.reasoning.as_deref());
         assert_eq!(body["messages"][1]["content"], Value::Null);
         // State from another adapter is not misread.
@@ -302,7 +346,7 @@ information for a location. I should use this tool with the location parameter s
             max_tokens: Some(256),
             seed: Some(7),
         };
-        let http = OpenAi { base_url: "https://api.openai.com/v1/".into() }.build_request(&request);
+        let http = OpenAi { base_url: "https://api.openai.com/v1/".into(), strict_tools: false }.build_request(&request);
         assert_eq!(http.url, "https://api.openai.com/v1/chat/completions");
         assert_eq!(http.headers, vec![("content-type".to_string(), "application/json".to_string())]);
         assert_eq!(
@@ -329,7 +373,8 @@ information for a location. I should use this tool with the location parameter s
                 "seed": 7
             })
         );
-        let streamed = super::super::Streamed(OpenAi { base_url: "https://api.openai.com/v1".into() }).build_request(&request);
+        let streamed =
+            super::super::Streamed(OpenAi { base_url: "https://api.openai.com/v1".into(), strict_tools: false }).build_request(&request);
         assert_eq!(streamed.body["stream"], json!(true));
         assert_eq!(streamed.body["stream_options"], json!({"include_usage": true}));
         assert!(streamed.headers.contains(&("accept".into(), "text/event-stream".into())));
@@ -342,13 +387,13 @@ information for a location. I should use this tool with the location parameter s
             {"id": "c1", "type": "function", "function": {"name": "math_factorial", "arguments": "{\"n\":5}"}},
             {"type": "function", "function": {"name": "math_gcd", "arguments": {"a": 1}}}
         ]}, "finish_reason": "tool_calls"}]});
-        let turn = OpenAi { base_url: "x".into() }.parse_response(&request, &json_response(200, body)).unwrap();
+        let turn = OpenAi { base_url: "x".into(), strict_tools: false }.parse_response(&request, &json_response(200, body)).unwrap();
         assert_eq!(turn.tool_calls[0].name, "math.factorial");
         assert_eq!(turn.tool_calls[1].name, "math_gcd");
         assert_eq!(turn.tool_calls[1].id, "call_1", "made-up ids count the calls");
         assert_eq!(turn.tool_calls[1].arguments, r#"{"a":1}"#);
         assert_eq!(
-            OpenAi { base_url: "x".into() }.build_request(&request).body["tools"][0]["function"]["parameters"],
+            OpenAi { base_url: "x".into(), strict_tools: false }.build_request(&request).body["tools"][0]["function"]["parameters"],
             json!({"type": "object", "properties": {}})
         );
     }
@@ -356,7 +401,7 @@ information for a location. I should use this tool with the location parameter s
     #[test]
     fn wrong_shapes_and_errors_never_panic() {
         let request = chat_request(vec![], vec![]);
-        let p = OpenAi { base_url: "http://x/v1".into() };
+        let p = OpenAi { base_url: "http://x/v1".into(), strict_tools: false };
         let cases = [
             (200, json!({}), "no choices"),
             (200, json!({"choices": []}), "no choices"),
@@ -376,7 +421,7 @@ information for a location. I should use this tool with the location parameter s
     #[test]
     fn fixture_streams_parse_through_the_adapter() {
         let request = chat_request(vec![], vec![tool("get_weather", json!({}))]);
-        let p = OpenAi { base_url: "x".into() };
+        let p = OpenAi { base_url: "x".into(), strict_tools: false };
         let events = fixture_sse("openai/2018feb66ae13fcf5333d61b95849decc68d3f63bd38172889367e1afb1e04f7.bin");
         let resp = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 5.0 };
         assert_eq!(p.parse_response(&request, &resp).unwrap().tool_calls[0].arguments, r#"{"city":"New York City"}"#);

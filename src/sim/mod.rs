@@ -159,6 +159,7 @@ impl SimModel<'_> {
         let steps = self.scenario.plan();
         let step_key = format!("{}:{}", progress.step, progress.attempts);
         let mut rng = self.rng(&["turn", &step_key]);
+        let strict = strict_tools(request);
         let calls: Vec<EmittedCall> = if progress.step < steps.len() {
             let step = steps[progress.step].calls();
             progress
@@ -167,7 +168,10 @@ impl SimModel<'_> {
                 .map(|&i| {
                     let first = progress.attempts == 0;
                     let p_correct = if first { 1.0 - self.profile.fault_rate } else { self.profile.retry_fix_rate() };
-                    let faulty = !rng.chance(p_correct);
+                    // Strict decoding makes no syntax or schema faults, but
+                    // the draw is still made, so the seed's sequence is the
+                    // same with strict mode off.
+                    let faulty = !rng.chance(p_correct) && !strict;
                     if first && !faulty && rng.chance(self.profile.wrong_value_rate) {
                         if let Some(call) = faults::wrong_value(&step[i].tool, &canonical_args(&step[i]), &mut rng) {
                             return call;
@@ -193,6 +197,7 @@ impl SimModel<'_> {
         } else {
             Vec::new()
         };
+        let calls = if strict { calls.into_iter().map(|c| with_strict_nulls(request, c)).collect() } else { calls };
         let text = if calls.is_empty() { Some(self.final_answer()) } else { None };
         self.body(request, text, calls, &progress.turns.to_string(), &mut rng)
     }
@@ -233,8 +238,13 @@ impl SimModel<'_> {
         }
         let calls = match intended {
             Some((_, call)) => {
-                let faulty = !rng.chance(self.profile.retry_fix_rate());
-                vec![self.emit(call, faulty, &mut rng)]
+                let faulty = !rng.chance(self.profile.retry_fix_rate()) && !strict_tools(request);
+                let emitted = self.emit(call, faulty, &mut rng);
+                if strict_tools(request) {
+                    vec![with_strict_nulls(request, emitted)]
+                } else {
+                    vec![emitted]
+                }
             }
             None => Vec::new(),
         };
@@ -398,6 +408,35 @@ fn past_turns(request: &Value) -> Vec<PastTurn> {
         .collect()
 }
 
+/// Whether the request offers its tools in strict mode (`"strict": true`,
+/// see `provider::strict`): the simulated model then decodes as a
+/// constrained one does, making no syntax or schema faults (values can
+/// still be wrong: a grammar does not know the task).
+fn strict_tools(request: &Value) -> bool {
+    request
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| tools.iter().any(|t| t.pointer("/function/strict") == Some(&Value::Bool(true))))
+}
+
+/// A call as strict decoding writes it: every property of the offered
+/// (strict) schema present, `null` for the ones the call leaves out, since
+/// strict mode makes every property required.
+fn with_strict_nulls(request: &Value, call: EmittedCall) -> EmittedCall {
+    let offered = request
+        .get("tools")
+        .and_then(Value::as_array)
+        .and_then(|tools| tools.iter().find(|t| t.pointer("/function/name").and_then(Value::as_str) == Some(call.name.as_str())));
+    let Some(properties) = offered.and_then(|t| t.pointer("/function/parameters/properties")).and_then(Value::as_object) else {
+        return call;
+    };
+    let Ok(Value::Object(mut args)) = serde_json::from_str::<Value>(&call.arguments) else { return call };
+    for name in properties.keys() {
+        args.entry(name.clone()).or_insert(Value::Null);
+    }
+    EmittedCall { name: call.name, arguments: Value::Object(args).to_string() }
+}
+
 /// The content of the first message with this role.
 fn first_message<'a>(request: &'a Value, role: &str) -> Option<&'a str> {
     request.get("messages")?.as_array()?.iter().find(|m| m.get("role").and_then(Value::as_str) == Some(role))?.get("content")?.as_str()
@@ -410,4 +449,87 @@ fn last_user_text(request: &Value) -> &str {
         .and_then(|ms| ms.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user")))
         .and_then(|m| m.get("content").and_then(Value::as_str))
         .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::{ChatMessage, ChatRequest, ToolDefinition};
+    use crate::provider::openai::OpenAi;
+    use crate::provider::Provider;
+
+    fn scenario(id: &str) -> Scenario {
+        let suite = crate::scenario::load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/coding")).unwrap();
+        let s = suite.scenarios().map(Result::unwrap).find(|s| s.id == id).unwrap();
+        (*s).clone()
+    }
+
+    /// The first request of `scenario` as the OpenAI-compatible adapter sends it.
+    fn request(scenario: &Scenario, strict_tools: bool) -> Value {
+        let chat = ChatRequest {
+            model_id: "m".into(),
+            messages: vec![ChatMessage::User { content: scenario.messages.last().unwrap().content.clone() }],
+            tools: scenario
+                .tools
+                .iter()
+                .map(|t| ToolDefinition {
+                    name: t.spec.name.clone(),
+                    description: t.spec.description.clone(),
+                    parameters: t.spec.parameters.clone(),
+                })
+                .collect(),
+            temperature: None,
+            max_tokens: None,
+            seed: None,
+        };
+        OpenAi { base_url: "sim://x/v1".into(), strict_tools }.build_request(&chat).body
+    }
+
+    fn first_call(scenario: &Scenario, profile: &SimProfile, strict_tools: bool) -> Value {
+        let sim = SimModel { model_name: "s", model_id: "s", profile, scenario, seed: 1, trial: 0 };
+        let body = sim.respond(&request(scenario, strict_tools)).body;
+        let arguments = body.pointer("/choices/0/message/tool_calls/0/function/arguments").and_then(Value::as_str).unwrap();
+        serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
+    }
+
+    fn profile(faults: Vec<FaultKind>, fault_rate: f64, wrong_value_rate: f64) -> SimProfile {
+        SimProfile {
+            faults,
+            fault_rate,
+            retry_fix_rate: None,
+            unwanted_call_rate: 0.0,
+            retry_after_denial_rate: 0.0,
+            wrong_value_rate,
+            latency_ms: 1.0,
+            ms_per_output_token: 0.0,
+        }
+    }
+
+    #[test]
+    fn under_strict_mode_calls_are_faultless_and_write_every_property() {
+        let s = scenario("read-cargo-toml");
+        let always_faulty = profile(vec![FaultKind::TrailingComma, FaultKind::WrongType], 1.0, 0.0);
+        let plain = first_call(&s, &always_faulty, false);
+        let strict = first_call(&s, &always_faulty, true);
+        // Without strict mode the call carries a fault; with it, the right call
+        // with strict mode's null for each optional property it leaves out.
+        assert_ne!(plain, json!({"target_file": "Cargo.toml", "should_read_entire_file": true}));
+        assert_eq!(
+            strict,
+            json!({"target_file": "Cargo.toml", "should_read_entire_file": true, "explanation": null,
+                   "start_line_one_indexed": null, "end_line_one_indexed_inclusive": null})
+        );
+        let sent = request(&s, true);
+        let strict_schema =
+            &sent["tools"].as_array().unwrap().iter().find(|t| t["function"]["name"] == "read_file").unwrap()["function"]["parameters"];
+        assert!(jsonschema::validator_for(strict_schema).unwrap().is_valid(&strict));
+    }
+
+    #[test]
+    fn under_strict_mode_values_can_still_be_wrong() {
+        let s = scenario("read-cargo-toml");
+        let call = first_call(&s, &profile(vec![], 0.0, 1.0), true);
+        assert_ne!(call["target_file"], json!("Cargo.toml"), "{call}");
+        assert!(call.as_object().unwrap().contains_key("explanation"), "{call}");
+    }
 }
