@@ -72,8 +72,10 @@ mod tests {
     #[test]
     fn the_bundled_default_suites_and_recordings_are_compiled_in() {
         let has = |prefix: &str| FILES.iter().any(|(p, _)| p.starts_with(prefix));
-        assert!(has("scenarios/coding/") && has("scenarios/bfcl-sample/"));
-        assert!(has("recordings/coding/sim-strong/") && has("recordings/bfcl-sample/sim-strong/"));
+        assert!(has("scenarios/coding/") && has("scenarios/bfcl-sample/") && has("scenarios/stateful/"));
+        for arm in ["off", "local", "full"] {
+            assert!(has(&format!("recordings/coding/sim-strong@{arm}/")) && has(&format!("recordings/stateful/sim-strong@{arm}/")));
+        }
     }
 
     #[test]

@@ -609,8 +609,15 @@ impl Config {
             return Ok(());
         }
         let mut chosen: Vec<ModelConfig> = Vec::new();
+        // A name may also be one of a model's arm variants (`sim-strong@off`):
+        // the model is chosen here, and `keep_variants` keeps that arm alone.
+        let arms = |m: &ModelConfig| m.arms.clone().unwrap_or_else(|| self.run.arms.clone());
+        let matches = |n: &str, m: &ModelConfig| {
+            crate::core::glob::glob_matches(n, &m.name)
+                || arms(m).iter().any(|a| crate::core::glob::glob_matches(n, &format!("{}@{a}", m.name)))
+        };
         for n in names {
-            let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| crate::core::glob::glob_matches(n, &m.name)).collect();
+            let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| matches(n, m)).collect();
             if matching.is_empty() {
                 let known = self.models.iter().map(|m| m.name.clone()).collect();
                 return Err(ConfigProblem::UnknownModel { name: n.clone(), known });
@@ -623,6 +630,17 @@ impl Config {
         }
         self.models = chosen;
         Ok(())
+    }
+
+    /// After `expand_arms`, the variants `--model` names: every variant of a
+    /// model named (or matched) as it is configured, and the variants named
+    /// as `MODEL@ARM`.
+    pub fn keep_variants(&mut self, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        let named = |name: &str| names.iter().any(|n| crate::core::glob::glob_matches(n, name));
+        self.models.retain(|m| named(&m.name) || named(m.base_name()));
     }
 
     /// The settings of the arm `name`: defined in `[arms]`, else built in.

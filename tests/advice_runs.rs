@@ -56,7 +56,8 @@ fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     copy_dir(&root().join("scenarios/coding"), &cwd.join("my suite"));
     std::fs::create_dir(cwd.join("cfg dir")).unwrap();
     std::fs::copy(root().join("calltape.toml"), cwd.join("cfg dir/calltape.toml")).unwrap();
-    // Two trials: the second trial's advice must carry --trials too.
+    // Two trials: the second trial's advice must carry --trials too; the
+    // default's three arms: each advice names its arm's variant.
     let run = [
         "run",
         "--config",
@@ -77,12 +78,13 @@ fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert_eq!(first.status.code(), Some(exit_codes::FAILURE), "{stderr}");
     let rows = csv_rows(&cwd.join("reports/latest/scenarios.csv"));
-    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows.len(), 6, "{rows:?}");
     let mut commands: Vec<String> = rows.iter().map(|r| advice(&r["reason"]).unwrap_or_else(|| panic!("no advice in {r:?}"))).collect();
     commands.sort();
     commands.dedup();
-    assert_eq!(commands.len(), 2, "one command per trial: {commands:?}");
+    assert_eq!(commands.len(), 6, "one command per arm and trial: {commands:?}");
     for command in &commands {
+        assert!(["off", "local", "full"].iter().any(|a| command.contains(&format!("--model sim-strong@{a} "))), "{command}");
         assert!(command.contains("--suite "), "{command}");
         assert!(command.contains("--config 'cfg dir/calltape.toml'"), "{command}");
         assert!(command.contains("--recordings 'my tapes'"), "{command}");
@@ -97,12 +99,12 @@ fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     // Suite and model folders are stored under encoded names: look by file name.
     let mut recorded = files_under(&cwd.join("my tapes"));
     recorded.sort();
-    assert_eq!(recorded, ["read-cargo-toml.t0.json", "read-cargo-toml.t1.json"]);
+    assert_eq!(recorded, [["read-cargo-toml.t0.json"; 3], ["read-cargo-toml.t1.json"; 3]].concat());
 
     let replay = calltape(&run, cwd);
     assert_eq!(replay.status.code(), Some(exit_codes::SUCCESS), "{}", String::from_utf8_lossy(&replay.stderr));
     let rows = csv_rows(&cwd.join("reports/latest/scenarios.csv"));
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 6);
     for row in &rows {
         assert_eq!((row["errored"].as_str(), row["passed"].as_str()), ("false", "true"), "{row:?}");
     }

@@ -114,7 +114,7 @@ fn interactive_asks_in_a_real_terminal() {
     }
     let dir = tempfile::tempdir().unwrap();
     let cmd = format!(
-        "{} run --mode live --approve interactive --model sim-strong --filter approval-approve-cargo-test --filter approval-deny-write-etc-hosts --out {}",
+        "{} run --mode live --no-arms --approve interactive --model sim-strong --filter approval-approve-cargo-test --filter approval-deny-write-etc-hosts --out {}",
         env!("CARGO_BIN_EXE_calltape"),
         dir.path().display()
     );

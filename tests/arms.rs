@@ -52,8 +52,13 @@ fn every_unit_runs_once_per_arm_and_the_arms_are_paired() {
     let out = arms_run(&dir.path().join("r"), "live", ARMS, &[]);
     assert!(out.status.success(), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("What each arm buys, paired with the model's first arm"), "{stdout}");
+    // The default view: a row per model, its pass rate in each arm, the
+    // paired difference of the last arm over the first and its p-value.
+    assert!(stdout.starts_with("Per model and arm (2 models × 3 arms, paired on the same runs)"), "{stdout}");
+    assert!(stdout.contains("pass off  pass local  pass full  full−off      p"), "{stdout}");
     assert!(!stdout.contains("w/o repair"), "the bound gives way to the measured arms: {stdout}");
+    let all = calltape(&["report", dir.path().join("r/latest").to_str().unwrap(), "--all"], project_root());
+    assert!(String::from_utf8_lossy(&all.stdout).contains("What each arm buys, paired with the model's first arm"), "{}", text(&all));
 
     let latest = dir.path().join("r/latest");
     let summary = common::csv_rows(&latest.join("summary.csv"));
@@ -221,4 +226,20 @@ fn an_arm_a_provider_cannot_honour_is_reported_never_ignored() {
         calltape(&["run", "--config", config.to_str().unwrap(), "--arms", "full,strict", "--suite", "scenarios/bfcl-sample"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot honour strict_tools"), "{}", text(&out));
+}
+
+#[test]
+fn the_default_runs_arms_and_no_arms_runs_each_model_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let out_dir = dir.path().join(out);
+        let mut args = vec!["run", "--mode", "live", "--suite", "scenarios/bfcl-sample", "--filter", "simple_python_3*", "--out"];
+        args.push(out_dir.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let o = calltape(&args, project_root());
+        assert!(o.status.success(), "{}", text(&o));
+        common::csv_rows(&out_dir.join("latest/summary.csv")).into_iter().map(|r| r["model"].clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(run(&["--model", "sim-strong"], "a"), ["sim-strong@off", "sim-strong@local", "sim-strong@full"]);
+    assert_eq!(run(&["--model", "sim-strong", "--no-arms"], "b"), ["sim-strong"]);
 }

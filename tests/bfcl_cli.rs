@@ -41,6 +41,7 @@ fn import_check_run_and_judge() {
     let out = calltape(
         &[
             "run",
+            "--no-arms",
             "--mode",
             "live",
             "--suite",

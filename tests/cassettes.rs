@@ -326,6 +326,7 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     // profile or the agent loop changed without re-recording them
     // (`cargo run -- run --mode record`).
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
+    replay.expand_arms().unwrap();
     let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
     assert_eq!(suites.len(), 3, "scenarios/coding, scenarios/bfcl-sample and scenarios/stateful");
     let out = tempfile::tempdir().unwrap();

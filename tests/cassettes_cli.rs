@@ -23,9 +23,10 @@ fn the_bundled_recordings_verify_clean() {
             .count()
     };
     let scenarios = json_files("coding") + json_files("stateful");
-    // Eight simulated models on the three suites (300 BFCL entries), three real
-    // local models on 18 scenarios, the two 0.5B ones on 6 stateful ones too.
-    assert!(stdout.starts_with(&format!("{} cassette(s), ", 8 * (scenarios + 300) + 3 * 18 + 2 * 6)), "{stdout}");
+    // Eight simulated models in three arms on the three suites (300 BFCL
+    // entries); the two real 0.5B local models in two arms on 18 scenarios and
+    // 6 stateful ones, the 1.5B one (no arms) on the 18.
+    assert!(stdout.starts_with(&format!("{} cassette(s), ", 3 * 8 * (scenarios + 300) + 2 * 2 * (18 + 6) + 18)), "{stdout}");
     assert!(stdout.contains(": 0 error(s), 0 orphan(s), 0 warning(s)"), "{stdout}");
 }
 
@@ -41,7 +42,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
         "--recordings",
         r,
         "--model",
-        "sim-strong",
+        "sim-strong@full",
         "--filter",
         "read-*",
         "--out",
@@ -50,7 +51,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("cassettes (") && stdout.contains("recorded,") && stdout.contains("file(s) written"), "{stdout}");
-    let strong = rec.join("coding/sim-strong");
+    let strong = rec.join("coding/sim-strong@full");
     let good = std::fs::read_to_string(strong.join("read-cargo-toml.t0.json")).unwrap();
 
     // An orphan of each kind, a broken file, one with a key, one edited by hand, a leftover temporary file.
@@ -62,8 +63,8 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
         std::fs::write(path, format!("{}\n", serde_json::to_string_pretty(&c).unwrap())).unwrap();
     };
     filed_as("coding", "gpt-9", "read-cargo-toml");
-    filed_as("gone-suite", "sim-strong", "x");
-    filed_as("coding", "sim-strong", "deleted-scenario");
+    filed_as("gone-suite", "sim-strong@full", "x");
+    filed_as("coding", "sim-strong@full", "deleted-scenario");
     std::fs::write(strong.join("read-file-line-range.t0.json"), "{\"format\": 1, \"interactions\": [}").unwrap();
     // In a recorded header, which the match key does not cover: the key alone makes the file bad.
     let leaky = std::fs::read_to_string(strong.join("read-missing-file-recover.t0.json")).unwrap().replacen(
@@ -83,32 +84,32 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
         assert!(stdout.lines().any(|l| l.starts_with(start) && l.ends_with(end)), "no line {start}…{end} in\n{stdout}");
     };
     let p = |rel: &str| rec.join(rel).display().to_string();
-    line(&format!("error: {}: ", p("coding/sim-strong/read-file-line-range.t0.json")), "not JSON: expected value at line 1 column 32");
+    line(&format!("error: {}: ", p("coding/sim-strong@full/read-file-line-range.t0.json")), "not JSON: expected value at line 1 column 32");
     line(
-        &format!("error: {}: ", p("coding/sim-strong/read-missing-file-recover.t0.json")),
+        &format!("error: {}: ", p("coding/sim-strong@full/read-missing-file-recover.t0.json")),
         "holds an OpenAI-style API key (sk-…): remove it and re-record",
     );
     line(&format!("orphan: {}: ", p("coding/gpt-9/read-cargo-toml.t0.json")), "model \"gpt-9\" is not configured");
     line(
-        &format!("orphan: {}: ", p("coding/sim-strong/deleted-scenario.t0.json")),
+        &format!("orphan: {}: ", p("coding/sim-strong@full/deleted-scenario.t0.json")),
         "suite \"coding\" has no scenario \"deleted-scenario\"",
     );
     line(
-        &format!("orphan: {}: ", p("gone-suite/sim-strong/x.t0.json")),
+        &format!("orphan: {}: ", p("gone-suite/sim-strong@full/x.t0.json")),
         "suite \"gone-suite\" is not among the suites checked (bfcl-sample, coding, stateful)",
     );
     line(
-        &format!("orphan: {}: ", p("coding/sim-strong/.read-cargo-toml.t0.json.tmp99-0")),
+        &format!("orphan: {}: ", p("coding/sim-strong@full/.read-cargo-toml.t0.json.tmp99-0")),
         "a temporary file left by an interrupted write",
     );
-    line(&format!("warning: {}: ", p("coding/sim-strong/read-cargo-toml.t0.json")), "the next recording rewrites it");
+    line(&format!("warning: {}: ", p("coding/sim-strong@full/read-cargo-toml.t0.json")), "the next recording rewrites it");
     assert!(stdout.contains(" 2 error(s), 4 orphan(s), 1 warning(s)"), "{stdout}");
 
     let out = calltape(&["cassettes", "prune", r, "--dry-run"]);
     let (stdout, _) = text(&out);
     assert!(out.status.success());
     assert!(stdout.ends_with("4 orphaned file(s) would delete (--dry-run)\n"), "{stdout}");
-    assert!(rec.join("gone-suite/sim-strong/x.t0.json").exists());
+    assert!(rec.join("gone-suite/sim-strong@full/x.t0.json").exists());
 
     let out = calltape(&["cassettes", "prune", r]);
     let (stdout, _) = text(&out);
@@ -132,7 +133,7 @@ fn replay_flags_strict_and_fail_fast() {
     let out = calltape(&[
         "run",
         "--model",
-        "sim-strong",
+        "sim-strong@full",
         "--filter",
         "read-*",
         "--out",
@@ -148,20 +149,20 @@ fn replay_flags_strict_and_fail_fast() {
     assert!(stderr.is_empty() || !stderr.contains("warning"), "{stderr}");
 
     // A second trial was never recorded: error rows and a warning; --strict makes it a failure; --fail-fast stops.
-    let args = ["run", "--model", "sim-strong", "--filter", "read-cargo-toml", "--trials", "2", "--out", o];
+    let args = ["run", "--model", "sim-strong@full", "--filter", "read-cargo-toml", "--trials", "2", "--out", o];
     let out = calltape(&args);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("1 request(s) with no recording (error rows)"), "{stdout}");
     assert!(
-        stderr.contains("warning: no recording for model sim-strong, scenario coding/read-cargo-toml, trial 1")
+        stderr.contains("warning: no recording for model sim-strong@full, scenario coding/read-cargo-toml, trial 1")
             && stderr.contains("Record it with `calltape run --mode record --config calltape.toml --suite ")
-            && stderr.contains("/scenarios/coding --model sim-strong --filter read-cargo-toml --trials 2`"),
+            && stderr.contains("/scenarios/coding --model sim-strong@full --filter read-cargo-toml --trials 2`"),
         "{stderr}"
     );
     let out = calltape(&[&args[..], &["--strict"]].concat());
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).1.contains("error: no recording for model sim-strong"), "{}", text(&out).1);
+    assert!(text(&out).1.contains("error: no recording for model sim-strong@full"), "{}", text(&out).1);
     let out = calltape(&[&args[..], &["--fail-fast"]].concat());
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).1.starts_with("error: run stopped at the first request with no recording (--fail-fast): no recording for"));

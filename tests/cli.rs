@@ -60,7 +60,7 @@ fn default_run_writes_the_reports_and_prints_both_tables() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     // The default view: the core figures (every table is `report --all`, tests/terminal_width.rs).
-    assert!(stdout.contains("Per model (") && stdout.contains("Per model × tool: the most invalid calls"), "{stdout}");
+    assert!(stdout.contains("Per model and arm (") && stdout.contains("Per model × tool: the most invalid calls"), "{stdout}");
     assert!(stdout.contains("sim-strong"));
     // How long the units took and, on Linux, their peak memory.
     let ran = stdout.lines().find(|l| l.contains(" units ran in ")).unwrap_or_else(|| panic!("{stdout}"));

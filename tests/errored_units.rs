@@ -43,7 +43,11 @@ fn a_suite_with_no_recording_errors_and_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let suite = unrecorded_suite(dir.path());
     let config = root().join("calltape.toml").display().to_string();
-    let out = calltape(&["run", "--config", &config, "--suite", &suite, "--model", "sim-strong", "--filter", "read-*"], dir.path(), &[]);
+    let out = calltape(
+        &["run", "--no-arms", "--config", &config, "--suite", &suite, "--model", "sim-strong", "--filter", "read-*"],
+        dir.path(),
+        &[],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");
     assert!(stderr.contains("error: sim-strong: 6 of 6 units errored and are not in its pass rates; most often no recording to replay (6), e.g. request failed: no recording for model sim-strong"), "{stderr}");
@@ -75,7 +79,7 @@ fn errored_units_are_left_out_of_the_pass_rate_of_a_model_that_answered_others()
         "--recordings",
         &recordings,
         "--model",
-        "sim-strong",
+        "sim-strong@full",
         "--filter",
         "read-*",
     ];
@@ -84,12 +88,13 @@ fn errored_units_are_left_out_of_the_pass_rate_of_a_model_that_answered_others()
     // Some units answered: the errors are shown, and the run is not failed for them.
     assert_eq!(out.status.code(), Some(exit_codes::SUCCESS), "{stderr}");
     assert!(
-        stderr.contains("error: sim-strong: 6 of 12 units errored and are not in its pass rates; most often no recording to replay (6)"),
+        stderr
+            .contains("error: sim-strong@full: 6 of 12 units errored and are not in its pass rates; most often no recording to replay (6)"),
         "{stderr}"
     );
 
     let summary = csv_rows(&dir.path().join("reports/latest/summary.csv"));
-    let strong = row_of(&summary, "sim-strong");
+    let strong = row_of(&summary, "sim-strong@full");
     let (answered, passed): (u64, u64) = (strong["scenarios"].parse().unwrap(), strong["passed"].parse().unwrap());
     assert_eq!((answered, strong["errored"].as_str()), (6, "6"));
     let rate: f64 = strong["pass_rate"].parse().unwrap();
@@ -143,8 +148,20 @@ fn a_refused_key_is_an_error_of_its_model_not_a_zero() {
     );
     std::fs::write(dir.path().join("calltape.toml"), config).unwrap();
     let suite = root().join("scenarios/coding").display().to_string();
-    let args =
-        ["run", "--suite", &suite, "--mode", "live", "--model", "sim-strong", "--model", "gpt-bad-key", "--filter", "read-cargo-toml"];
+    let args = [
+        "run",
+        "--no-arms",
+        "--suite",
+        &suite,
+        "--mode",
+        "live",
+        "--model",
+        "sim-strong",
+        "--model",
+        "gpt-bad-key",
+        "--filter",
+        "read-cargo-toml",
+    ];
     let out = calltape(&args, dir.path(), &[("R3_ERRORS_TEST_KEY", "sk-wrong")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");

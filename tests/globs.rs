@@ -16,7 +16,7 @@ fn root() -> &'static Path {
 fn ran_with_filter(filter: &str) -> (Output, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--suite", "scenarios/coding", "--model", "sim-strong", "--filter", filter])
+        .args(["run", "--suite", "scenarios/coding", "--model", "sim-strong@full", "--filter", filter])
         .args(["--out", dir.path().to_str().unwrap()])
         .current_dir(root())
         .output()

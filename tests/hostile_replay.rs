@@ -14,7 +14,7 @@ fn calltape(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(root()).output().expect("binary runs")
 }
 
-const CASSETTE: &str = "coding/sim-strong/read-cargo-toml.t0.json";
+const CASSETTE: &str = "coding/sim-strong@full/read-cargo-toml.t0.json";
 
 /// A copy of the bundled recordings of one unit, its text changed by `edit`.
 fn recordings_with(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
@@ -40,7 +40,7 @@ fn a_cassette_with_absurd_recorded_times_is_a_clear_error_row_not_a_panic_or_a_h
             "--mode",
             "replay",
             "--model",
-            "sim-strong",
+            "sim-strong@full",
             "--filter",
             "read-cargo-toml",
             "--recordings",
@@ -96,7 +96,7 @@ fn a_slow_replay_stops_promptly_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--mode", "replay", "--model", "sim-strong", "--filter", "read-cargo-toml", "--replay-timing", "recorded"])
+        .args(["run", "--mode", "replay", "--model", "sim-strong@full", "--filter", "read-cargo-toml", "--replay-timing", "recorded"])
         .args(["--replay-speed", "0.001", "--out", out.to_str().unwrap()])
         .current_dir(root())
         .stdout(std::process::Stdio::null())

@@ -323,7 +323,7 @@ fn cassettes_verify_fails_on_a_key_split_across_events_or_in_a_url() {
     let r = rec.to_str().unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--mode", "record", "--recordings", r, "--model", "sim-strong", "--filter", "read-*"])
+        .args(["run", "--no-arms", "--mode", "record", "--recordings", r, "--model", "sim-strong", "--filter", "read-*"])
         .args(["--out", dir.path().join("out").to_str().unwrap()])
         .current_dir(root)
         .output()

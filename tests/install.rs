@@ -50,7 +50,7 @@ fn the_bundled_default_runs_from_an_empty_folder_as_in_the_repository() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     calltape(&bin, repo, &home, &[&args[..], &["--out", repo_out.to_str().unwrap()]].concat(), &[]);
     let (outside, inside) = (common::csv_tables(&empty.join("reports/latest")), common::csv_tables(&repo_out.join("latest")));
-    assert_eq!(outside["summary.csv"].len(), 3, "a header and two models");
+    assert_eq!(outside["summary.csv"].len(), 6, "a header and two models in the default's arms (three and two)");
     assert_eq!(outside, inside, "the installed binary's default run differs from the repository's");
     // Only the run folder was written where the user stands.
     let names: Vec<_> = std::fs::read_dir(&empty).unwrap().map(|e| e.unwrap().file_name()).collect();

@@ -182,7 +182,7 @@ fn calltape_run_checks_the_tools_first_unless_it_replays() {
     let calltape = |mode: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_calltape"))
             .current_dir(tmp.path())
-            .args(["run", "--mode", mode, "--model", "sim-strong", "--suite"])
+            .args(["run", "--no-arms", "--mode", mode, "--model", "sim-strong", "--suite"])
             .arg(&suite)
             .arg("--recordings")
             .arg(fixture().join("recordings"))

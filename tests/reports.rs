@@ -20,9 +20,9 @@ fn run(out: &Path, extra: &[&str]) {
 fn compare_gates_a_run_without_repair_and_passes_the_same_run() {
     let dir = tempfile::tempdir().unwrap();
     let (base, current) = (dir.path().join("base"), dir.path().join("norepair"));
-    run(&base, &["--suite", "scenarios/coding", "--model", "sim-*"]);
-    // Without repair the conversations differ from the bundled recordings: run the simulators live.
-    run(&current, &["--suite", "scenarios/coding", "--model", "sim-*", "--repair", "off", "--mode", "live"]);
+    // One run per model (no arms), live: with repair, then without.
+    run(&base, &["--suite", "scenarios/coding", "--model", "sim-*", "--no-arms", "--mode", "live"]);
+    run(&current, &["--suite", "scenarios/coding", "--model", "sim-*", "--no-arms", "--repair", "off", "--mode", "live"]);
     let (b, c) = (base.join("latest"), current.join("latest"));
     let md = dir.path().join("compare.md");
     let out = calltape(&["compare", b.to_str().unwrap(), c.to_str().unwrap(), "--markdown", md.to_str().unwrap()]);
@@ -63,7 +63,7 @@ fn compare_gates_a_run_without_repair_and_passes_the_same_run() {
 #[test]
 fn report_rebuilds_every_output_from_the_events() {
     let dir = tempfile::tempdir().unwrap();
-    run(dir.path(), &["--trials", "2", "--model", "sim-strong", "--model", "sim-cheap-types", "--mode", "live"]);
+    run(dir.path(), &["--trials", "2", "--model", "sim-strong", "--model", "sim-cheap-types", "--mode", "live", "--no-arms"]);
     let latest = dir.path().join("latest");
     let outputs = [
         "summary.csv",

@@ -24,7 +24,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// A small replayed run (one simulated model, five scenarios) into `out`; its run folder.
 fn small_run(out: &Path) -> PathBuf {
-    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong", "--filter", "grep*"]);
+    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong@full", "--filter", "grep*"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     run_dir(out)
 }
@@ -131,7 +131,7 @@ fn a_latest_calltape_did_not_make_is_never_deleted() {
     let latest = out.join("latest");
     std::fs::create_dir_all(&latest).unwrap();
     std::fs::write(latest.join("precious.txt"), "mine").unwrap();
-    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong", "--filter", "grep*"]);
+    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong@full", "--filter", "grep*"]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = text(&o.stderr);
     assert!(stderr.contains(&latest.display().to_string()) && stderr.contains("mv "), "{stderr}");
@@ -149,7 +149,7 @@ fn a_latest_that_is_a_link_is_neither_followed_nor_removed() {
     let out = dir.path().join("reports");
     std::fs::create_dir(&out).unwrap();
     std::os::unix::fs::symlink(&outside, out.join("latest")).unwrap();
-    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong", "--filter", "grep*"]);
+    let o = calltape(&["run", "--out", out.to_str().unwrap(), "--model", "sim-strong@full", "--filter", "grep*"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("symbolic link"), "{}", text(&o.stderr));
     assert!(std::fs::symlink_metadata(out.join("latest")).unwrap().file_type().is_symlink());

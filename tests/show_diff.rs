@@ -220,22 +220,22 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("r");
     let out_arg = out_dir.to_str().unwrap();
-    stdout(&calltape(&["run", "--model", "sim-strong", "--model", "sim-cheap-types", "--out", out_arg], root));
+    stdout(&calltape(&["run", "--model", "sim-strong@full", "--model", "sim-cheap-types@full", "--out", out_arg], root));
     let run = out_dir.join("latest");
     let run_arg = run.to_str().unwrap();
 
-    // sim-strong passes coding/read-write-test-run; sim-cheap-types runs the tests in the background.
-    let show = stdout(&calltape(&["show", run_arg, "--model", "sim-cheap-types", "--scenario", "coding/read-write-test-run"], root));
+    // sim-strong@full passes coding/read-write-test-run; sim-cheap-types@full runs the tests in the background.
+    let show = stdout(&calltape(&["show", run_arg, "--model", "sim-cheap-types@full", "--scenario", "coding/read-write-test-run"], root));
     assert!(show.contains("FAILED in 4 step(s): `Bash`: argument `run_in_background` = true is not an accepted value"), "{show}");
     assert!(show.contains(r#"as sent   Bash {"command":"cargo test --test slug","run_in_background":true}"#), "{show}");
     assert!(show.contains("missed    `calls` on `Bash`"), "{show}");
     assert!(show.contains("model     Done."), "the model's final text is in the events: {show}");
 
     let diff = stdout(&calltape(
-        &["diff", run_arg, "--model", "sim-strong", "--model", "sim-cheap-types", "--scenario", "read-write-test-run"],
+        &["diff", run_arg, "--model", "sim-strong@full", "--model", "sim-cheap-types@full", "--scenario", "read-write-test-run"],
         root,
     ));
-    assert!(diff.contains("decided   sim-strong met `calls` on `Bash`"), "{diff}");
+    assert!(diff.contains("decided   sim-strong@full met `calls` on `Bash`"), "{diff}");
     assert!(diff.contains("      run_in_background: false → true"), "the changed argument is named: {diff}");
 
     // With no selection, `show` lists the failed units with commands that run as printed.
@@ -243,7 +243,7 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
     let first = list.lines().find(|l| l.trim_start().starts_with("calltape show")).expect("a command to show a failed unit");
     assert!(run_printed(first.trim(), root).contains("FAILED"), "{first}");
     // `diff` without a scenario lists the units whose verdicts differ, each with its command.
-    let differing = stdout(&calltape(&["diff", run_arg, "--model", "sim-strong", "--model", "sim-cheap-types"], root));
+    let differing = stdout(&calltape(&["diff", run_arg, "--model", "sim-strong@full", "--model", "sim-cheap-types@full"], root));
     let command = differing.lines().find(|l| l.trim_start().starts_with("calltape diff")).expect("a command per differing unit");
     assert!(run_printed(command.trim(), root).contains("decided"), "{command}");
 
@@ -254,7 +254,8 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
     let flipped: Vec<String> = events
         .lines()
         .map(|l| {
-            if l.contains(r#""event":"scenario_finished","model":"sim-cheap-types","suite":"coding","scenario":"read-write-test-run""#) {
+            if l.contains(r#""event":"scenario_finished","model":"sim-cheap-types@full","suite":"coding","scenario":"read-write-test-run""#)
+            {
                 l.replace(r#""passed":false"#, r#""passed":true"#)
             } else {
                 l.to_string()
@@ -267,7 +268,7 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
     let text = String::from_utf8(compared.stdout).unwrap();
     let advice = text.lines().find(|l| l.contains("calltape diff")).unwrap_or_else(|| panic!("no diff command in: {text}"));
     let explained = run_printed(advice.trim(), root);
-    assert!(explained.contains("sim-cheap-types (current): FAILED"), "{explained}");
+    assert!(explained.contains("sim-cheap-types@full (current): FAILED"), "{explained}");
     let compared = calltape(&["compare", base_dir.to_str().unwrap(), run_arg], root);
     let text = String::from_utf8(compared.stdout).unwrap();
     let advice = text.lines().find(|l| l.contains("calltape diff")).unwrap_or_else(|| panic!("no diff command in: {text}"));

@@ -74,12 +74,16 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
         assert_fits(output, *width);
         assert!(output.lines().count() <= 40, "{} lines at width {width}:\n{output}", output.lines().count());
         let lines: Vec<&str> = output.lines().collect();
-        assert!(lines[0].starts_with("Per model ("), "{output}");
-        for figure in ["pass", "invalid", "fixed", "still inv", "cost $", "p95 ms"] {
+        // The default runs arms: a row per model, its pass rate in each arm
+        // and the paired difference of the last over the first.
+        assert!(lines[0].starts_with("Per model and arm ("), "{output}");
+        for figure in ["runs", "pass off", "pass local", "pass full", "full−off", "p"] {
             assert!(lines[1].contains(figure), "{figure} missing at width {width}: {:?}", lines[1]);
         }
-        // A row per model, long names cut with … but recognisable.
-        for (model, row) in models.iter().zip(&lines[3..]) {
+        // A row per configured model (the arms are columns), long names cut with … but recognisable.
+        let mut configured: Vec<String> = models.iter().map(|m| m.split('@').next().unwrap().to_string()).collect();
+        configured.dedup();
+        for (model, row) in configured.iter().zip(&lines[3..]) {
             let shown = row.split("  ").next().unwrap().trim_end();
             let kept = shown.trim_end_matches('…');
             assert!(model.starts_with(kept) && kept.chars().count() >= 10, "{model} shown as {shown:?}");
@@ -116,10 +120,11 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
 fn compare_leads_with_its_verdict_and_cuts_long_lists_at_every_width() {
     let project = project();
     let dir = project.path();
-    let base = calltape(&["run", "--out", "base", "--model", "sim-*"], dir, 100, &[]);
+    let base = calltape(&["run", "--out", "base", "--model", "sim-*", "--no-arms", "--mode", "live"], dir, 100, &[]);
     assert!(base.status.success(), "{}", String::from_utf8_lossy(&base.stderr));
     // Without repair the simulators fail many more scenarios: a long newly-failing list.
-    let current = calltape(&["run", "--out", "norepair", "--model", "sim-*", "--repair", "off", "--mode", "live"], dir, 100, &[]);
+    let current =
+        calltape(&["run", "--out", "norepair", "--model", "sim-*", "--no-arms", "--repair", "off", "--mode", "live"], dir, 100, &[]);
     assert!(current.status.success(), "{}", String::from_utf8_lossy(&current.stderr));
 
     for width in WIDTHS {

@@ -49,7 +49,7 @@ fn every_failed_unit_links_to_its_transcript_and_report_rewrites_the_page_identi
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("reports");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let run = calltape(&["run", "--model", "sim-strong", "--model", "sim-cheap-types", "--out", out.to_str().unwrap()], root);
+    let run = calltape(&["run", "--model", "sim-strong@full", "--model", "sim-cheap-types@full", "--out", out.to_str().unwrap()], root);
     assert!(run.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&run.stderr));
     let folder = run_folder(&out);
     let read = |name: &str| std::fs::read_to_string(folder.join(name)).unwrap();

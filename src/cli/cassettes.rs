@@ -39,7 +39,9 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
         CassettesCommand::Verify(args) => (args, None),
         CassettesCommand::Prune { args, dry_run } => (args, Some(dry_run)),
     };
-    let (config, _) = load_config(args.config.as_deref())?;
+    let (mut config, _) = load_config(args.config.as_deref())?;
+    // A run with arms records each model as its arms' variants (`MODEL@ARM`).
+    config.expand_arms().map_err(Failure::bad)?;
     let dir = args.path.unwrap_or_else(|| config.cassettes.dir.clone());
     if !dir.is_dir() {
         return Err(Failure::bad(CommandError::NoCassettes { dir }));

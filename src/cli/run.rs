@@ -45,8 +45,12 @@ pub struct RunArgs {
     /// Run every unit once per arm, paired: built-in `off`, `local`, `full`
     /// (repair modes) or an `[arms.NAME]` of the configuration, comma-separated.
     /// The first arm is the one the others are compared with.
-    #[arg(long, value_name = "ARM,...", value_delimiter = ',')]
+    #[arg(long, value_name = "ARM,...", value_delimiter = ',', conflicts_with = "no_arms")]
     pub arms: Vec<String>,
+    /// Run without arms: one run per unit, as `[pipeline]` and --repair say,
+    /// whatever `[run] arms` or a model's own `arms` say.
+    #[arg(long)]
+    pub no_arms: bool,
     /// Approval mode for every scenario: auto, deny, script or interactive.
     #[arg(long, value_enum)]
     pub approve: Option<ApprovalMode>,
@@ -58,7 +62,7 @@ pub struct RunArgs {
     /// complete, with the plan it was started with (other flags are refused,
     /// but --config: the configuration the plan's endpoints are checked against).
     /// RUN_DIR may be reports/latest: the run it copies is resumed.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
     pub resume: Option<PathBuf>,
     /// With --resume: use the plan's models even where their base URL, key
     /// variable or headers differ from your configuration (a run folder from
@@ -131,6 +135,12 @@ impl RunArgs {
         }
         if !self.arms.is_empty() {
             config.run.arms = self.arms.clone();
+        }
+        if self.no_arms {
+            config.run.arms.clear();
+            for m in &mut config.models {
+                m.arms = None;
+            }
         }
         config.run.fail_fast |= self.fail_fast;
         config.cassettes.strict |= self.strict;
@@ -304,6 +314,7 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     config.cassettes.validate().map_err(|e| Failure::bad(CommandError::Flag { flag: "--replay-speed", source: e.into() }))?;
     config.select_models(&args.models).map_err(Failure::bad)?;
     config.expand_arms().map_err(Failure::bad)?;
+    config.keep_variants(&args.models);
     let plan =
         plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };
     plan.check().map_err(Failure::bad)?;

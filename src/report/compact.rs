@@ -8,7 +8,7 @@ use polars::prelude::*;
 use super::fit::Keep;
 use super::sections::Section;
 use super::terminal::{self, View};
-use crate::metrics::columns::strings;
+use crate::metrics::columns::{f64s, strings, u64s};
 use crate::metrics::schema;
 use crate::metrics::Tables;
 use crate::pipeline::InvalidKind;
@@ -86,6 +86,88 @@ fn section(
     (section, columns.iter().map(|(_, _, k)| *k).collect())
 }
 
+/// One row per configured model, one pass-rate column per arm, and the
+/// paired difference of its last arm over its first with McNemar's p:
+/// the default view of a run with arms, still one screen.
+fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
+    let s = &tables.summary;
+    let (models, bases, arms) = (strings(s, schema::MODEL)?, strings(s, schema::BASE_MODEL)?, strings(s, schema::ARM)?);
+    let (runs, pass, cost) = (u64s(s, schema::SCENARIOS)?, f64s(s, schema::PASS_RATE)?, f64s(s, schema::TOTAL_COST_USD)?);
+    let invalid = f64s(s, schema::INVALID_RATE)?;
+    let mut arm_order: Vec<String> = Vec::new();
+    let mut base_order: Vec<String> = Vec::new();
+    for (b, a) in bases.iter().zip(&arms) {
+        if !a.is_empty() && !arm_order.contains(a) {
+            arm_order.push(a.clone());
+        }
+        if !base_order.contains(b) {
+            base_order.push(b.clone());
+        }
+    }
+    // A model run without arms shows its one pass rate under "no arms".
+    let plain = arms.iter().any(String::is_empty);
+    let rows_of = |b: &str| (0..models.len()).filter(|&i| bases[i] == b).collect::<Vec<_>>();
+    let p = &tables.pairs;
+    let (pa, pb, kind) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?, strings(p, schema::PAIR_KIND)?);
+    let (diff, pval) = (f64s(p, schema::PASS_RATE_DIFF)?, f64s(p, schema::P_VALUE)?);
+    let mut columns: Vec<Column> = Vec::new();
+    let mut text = |name: &str, values: Vec<String>| columns.push(Column::from(Series::new(name.into(), values)));
+    text(schema::MODEL, base_order.clone());
+    let first_row = |b: &str| rows_of(b)[0];
+    let last_row = |b: &str| *rows_of(b).last().unwrap_or(&0);
+    columns.push(Column::from(Series::new(schema::SCENARIOS.into(), base_order.iter().map(|b| runs[first_row(b)]).collect::<Vec<u64>>())));
+    let mut numbers: Vec<(String, Vec<Option<f64>>)> = Vec::new();
+    for arm in &arm_order {
+        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| &arms[i] == arm).map(|i| pass[i])).collect();
+        numbers.push((format!("{PASS_IN}{arm}"), values));
+    }
+    if plain {
+        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| arms[i].is_empty()).map(|i| pass[i])).collect();
+        numbers.push((format!("{PASS_IN}"), values));
+    }
+    // The last arm against the first, from the pairs table.
+    let pair = |b: &str| {
+        let (first, last) = (&models[first_row(b)], &models[last_row(b)]);
+        (0..pa.len()).find(|&j| kind[j] == schema::PAIR_ARMS && &pa[j] == first && &pb[j] == last)
+    };
+    numbers.push((ARM_DIFF.into(), base_order.iter().map(|b| pair(b).map(|j| diff[j])).collect()));
+    numbers.push((schema::P_VALUE.into(), base_order.iter().map(|b| pair(b).map(|j| pval[j])).collect()));
+    numbers.push((schema::INVALID_RATE.into(), base_order.iter().map(|b| Some(invalid[first_row(b)])).collect()));
+    numbers.push((schema::TOTAL_COST_USD.into(), base_order.iter().map(|b| Some(rows_of(b).iter().map(|&i| cost[i]).sum())).collect()));
+    for (name, values) in &numbers {
+        columns.push(Column::from(Series::new(name.as_str().into(), values.clone())));
+    }
+    let frame = DataFrame::new_infer_height(columns)?;
+    let mut shown: Vec<(String, String, Keep)> =
+        vec![(schema::MODEL.into(), "model".into(), Keep::Core), (schema::SCENARIOS.into(), "runs".into(), Keep::Core)];
+    for arm in &arm_order {
+        shown.push((format!("{PASS_IN}{arm}"), format!("pass {arm}"), Keep::Core));
+    }
+    if plain {
+        shown.push((PASS_IN.into(), "pass no arms".into(), Keep::Core));
+    }
+    let (first, last) = (arm_order.first().cloned().unwrap_or_default(), arm_order.last().cloned().unwrap_or_default());
+    shown.push((ARM_DIFF.into(), format!("{last}−{first}"), Keep::Core));
+    shown.push((schema::P_VALUE.into(), "p".into(), Keep::Core));
+    shown.push((schema::INVALID_RATE.into(), "invalid".into(), Keep::Extra));
+    shown.push((schema::TOTAL_COST_USD.into(), "cost $ all arms".into(), Keep::Extra));
+    let section = Section {
+        title: format!("Per model and arm ({} models × {} arms, paired on the same runs)", base_order.len(), arm_order.len()),
+        frame,
+        columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
+        note: Some(format!(
+            "{last}−{first}: pass in {last} minus pass in {first}; p: McNemar's exact p-value; invalid: calls wrong as sent ({first}); every arm's row: calltape report DIR --all"
+        )),
+        terminal: true,
+        terminal_rows: None,
+    };
+    Ok((section, shown.iter().map(|(_, _, k)| *k).collect()))
+}
+
+/// Display columns of the per-model-and-arm table.
+const PASS_IN: &str = "pass_in_";
+const ARM_DIFF: &str = "last_minus_first";
+
 /// The default view's tables as text, each at most `view.width` wide.
 pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>> {
     let models = with_fixed(&tables.summary)?;
@@ -99,7 +181,8 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
         .filter(|(column, _, _)| !(has_arms && *column == schema::PASS_RATE_NO_REPAIR))
         .copied()
         .collect();
-    let per_model = section(format!("Per model ({})", models.height()), models, &shown, None, None);
+    let per_model =
+        if has_arms { per_model_by_arm(tables)? } else { section(format!("Per model ({})", models.height()), models, &shown, None, None) };
     let tools = with_fixed(&tables.by_tool)?
         .lazy()
         .filter(col(schema::INVALID).gt(lit(0)))
@@ -110,12 +193,5 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
         .collect()?;
     let note = (tools.height() == 0).then(|| "No invalid calls.".to_string());
     let per_tool = section("Per model × tool: the most invalid calls".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
-    let mut shown = vec![per_model];
-    // With arms, what each arm buys, measured, comes right after the models.
-    if let Some(arms) = super::sections::arms(tables)? {
-        let keep = vec![Keep::Core; arms.columns.len()];
-        shown.push((arms, keep));
-    }
-    shown.push(per_tool);
-    shown.iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
+    [per_model, per_tool].iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
 }

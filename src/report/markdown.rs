@@ -49,10 +49,21 @@ fn markdown_section(section: &Section, links: &[String]) -> polars::error::Polar
 /// The whole report as Markdown text.
 pub fn render(tables: &Tables) -> Result<String, ReportError> {
     let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.md".into(), message: e.to_string() };
-    let mut parts = vec!["# calltape report\n".to_string()];
-    for section in sections(tables).map_err(render_err)? {
-        parts.push(markdown_section(&section, &[]).map_err(render_err)?);
-    }
+    // Tall tables (many models, arms, tools) are cut to their first rows,
+    // fewer until the sections leave room: the CSV files have every row.
+    let all = sections(tables).map_err(render_err)?;
+    let mut cap = SECTION_ROWS;
+    let mut parts = loop {
+        let mut parts = vec!["# calltape report\n".to_string()];
+        for section in &all {
+            parts.push(markdown_section(&first_rows(section, cap), &[]).map_err(render_err)?);
+        }
+        let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
+        if used <= MAX_CHARS * 3 / 4 || cap <= 5 {
+            break parts;
+        }
+        cap /= 2;
+    };
     // The failed runs fill what is left of the budget, fewer if their
     // reasons are long: a pull-request comment takes the whole file.
     let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
@@ -78,6 +89,22 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     }
     parts.push(best);
     Ok(parts.join("\n"))
+}
+
+/// Rows of a section in `report.md` at most (fewer when the report would
+/// not fit otherwise).
+pub const SECTION_ROWS: usize = 40;
+
+/// `section` cut to its first `cap` rows, with a note saying so.
+fn first_rows(section: &Section, cap: usize) -> Section {
+    let mut cut = section.clone();
+    let height = section.frame.height();
+    if height > cap {
+        cut.frame = section.frame.head(Some(cap));
+        let said = section.note.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
+        cut.note = Some(format!("{said}(the first {cap} of {height} rows; the CSV files have every row)"));
+    }
+    cut
 }
 
 /// The most characters `report.md` has: GitHub takes 65,536 in a

@@ -29,6 +29,7 @@ const CHEAP_COST: &str = "cost_cheap_over_strong";
 const CHEAP_LATENCY: &str = "latency_cheap_over_strong";
 
 /// One titled table of a report.
+#[derive(Clone)]
 pub struct Section {
     pub title: String,
     pub frame: DataFrame,
