@@ -371,7 +371,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v.timings.validate_us = clock.lap();
     let schema_invalid = !issues.is_empty();
     let schema_issues_from = v.first_issues.len();
-    append(&mut v.first_issues, issues.into_iter());
+    if schema_invalid {
+        append(&mut v.first_issues, issues.into_iter());
+    }
     let args = if schema_invalid && repairing {
         let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
         v.timings.repair_us += clock.lap();
@@ -381,7 +383,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         v.issues = repaired.remaining;
         repaired.args
     } else {
-        v.issues = v.first_issues[schema_issues_from..].to_vec();
+        if schema_invalid {
+            v.issues = v.first_issues[schema_issues_from..].to_vec();
+        }
         args
     };
     v.outcome = if !v.issues.is_empty() {

@@ -8,6 +8,10 @@ use super::parser::{Parser, R};
 use super::LenientFix;
 
 impl Parser<'_> {
+    /// A number (Python's digit separators and `1/3` included), or `None`
+    /// having read nothing. Out of line: `parse_value` calls it too, and
+    /// keeps a small frame for deep nesting.
+    #[inline(never)]
     pub(super) fn parse_number(&mut self, ctx: Ctx) -> Option<Value> {
         if let Some(found) = self.parse_plain_integer(ctx) {
             return found;
