@@ -347,13 +347,12 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
                         v.first_issues = Vec::with_capacity(4);
                     }
                     v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
-                    let syntax_fixes = fixes.iter().map(|f| Fix {
-                        stage: FixStage::Syntax,
-                        kind: kind_name(*f),
-                        path: String::new(),
-                        detail: String::new(),
-                    });
-                    append(&mut v.fixes, syntax_fixes);
+                    // Pushed one by one into exact room: a collected
+                    // iterator went through an out-of-line extend.
+                    v.fixes.reserve_exact(fixes.len());
+                    for f in &fixes {
+                        v.fixes.push(Fix { stage: FixStage::Syntax, kind: kind_name(*f), path: String::new(), detail: String::new() });
+                    }
                     args
                 }
                 Err(e) => {
