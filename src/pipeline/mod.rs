@@ -241,12 +241,11 @@ fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::Leni
         NotJson::Strict(e) => (e.line(), e.column()),
         NotJson::RuledOut(index) => parse::serde_position(text, *index),
     };
-    let mut numbers = itoa::Buffer::new();
     let mut message = String::with_capacity(96);
     message.push_str("arguments are not valid JSON at line ");
-    message.push_str(numbers.format(line));
+    push_number(&mut message, line);
     message.push_str(" column ");
-    message.push_str(numbers.format(column));
+    push_number(&mut message, column);
     for (n, fix) in fixes.iter().enumerate() {
         message.push_str(if n == 0 { " (read leniently: " } else { ", " });
         message.push_str(fix.into());
@@ -255,6 +254,16 @@ fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::Leni
         message.push(')');
     }
     message
+}
+
+/// Writes `n` in decimal; a single digit, the usual line and a common
+/// column, as one byte (`itoa` went through a `memcpy` call).
+fn push_number(to: &mut String, n: usize) {
+    if n < 10 {
+        to.push(char::from(b'0' + n as u8));
+    } else {
+        to.push_str(itoa::Buffer::new().format(n));
+    }
 }
 
 /// Appends to a verdict's list; an empty one takes the items collected at
@@ -347,9 +356,15 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
                         v.first_issues = Vec::with_capacity(4);
                     }
                     v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
-                    // Pushed one by one into exact room: a collected
-                    // iterator went through an out-of-line extend.
-                    v.fixes.reserve_exact(fixes.len());
+                    // Pushed one by one into exact room, made by
+                    // `with_capacity` where the list is empty (the usual
+                    // case): a collected iterator and `reserve_exact` each
+                    // went through an out-of-line call.
+                    if v.fixes.is_empty() {
+                        v.fixes = Vec::with_capacity(fixes.len());
+                    } else {
+                        v.fixes.reserve_exact(fixes.len());
+                    }
                     for f in &fixes {
                         v.fixes.push(Fix { stage: FixStage::Syntax, kind: kind_name(*f), path: String::new(), detail: String::new() });
                     }

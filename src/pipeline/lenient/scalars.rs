@@ -111,7 +111,9 @@ impl Parser<'_> {
     /// The usual number, a plain integer (`-?(0|[1-9][0-9]*)`, under 19
     /// characters), read without building a normalised copy. `None` when the
     /// text is some other number (or none), for [`Self::parse_number`].
-    #[inline]
+    // Always inline: `parse_value` reads most numbers through it, and its
+    // frame cost more than its work.
+    #[inline(always)]
     fn parse_plain_integer(&mut self, ctx: Ctx) -> Option<Option<Value>> {
         let start = self.i;
         let mut i = start + usize::from(self.at(start) == b'-');
