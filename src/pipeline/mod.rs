@@ -241,12 +241,11 @@ fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::Leni
         NotJson::Strict(e) => (e.line(), e.column()),
         NotJson::RuledOut(index) => parse::serde_position(text, *index),
     };
-    let mut numbers = itoa::Buffer::new();
     let mut message = String::with_capacity(96);
     message.push_str("arguments are not valid JSON at line ");
-    message.push_str(numbers.format(line));
+    push_number(&mut message, line);
     message.push_str(" column ");
-    message.push_str(numbers.format(column));
+    push_number(&mut message, column);
     for (n, fix) in fixes.iter().enumerate() {
         message.push_str(if n == 0 { " (read leniently: " } else { ", " });
         message.push_str(fix.into());
@@ -255,6 +254,23 @@ fn read_leniently_message(text: &str, not_json: &NotJson, fixes: &[lenient::Leni
         message.push(')');
     }
     message
+}
+
+/// Writes `n` in decimal; a single digit, the usual line and a common
+/// column, as one byte, inline (`itoa` went through a `memcpy` call, and
+/// this function out of line cost as much as the call it saved).
+#[inline(always)]
+fn push_number(to: &mut String, n: usize) {
+    if n < 10 {
+        to.push(char::from(b'0' + n as u8));
+    } else {
+        push_number_itoa(to, n);
+    }
+}
+
+#[inline(never)]
+fn push_number_itoa(to: &mut String, n: usize) {
+    to.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Appends to a verdict's list; an empty one takes the items collected at
@@ -347,13 +363,18 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
                         v.first_issues = Vec::with_capacity(4);
                     }
                     v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
-                    let syntax_fixes = fixes.iter().map(|f| Fix {
-                        stage: FixStage::Syntax,
-                        kind: kind_name(*f),
-                        path: String::new(),
-                        detail: String::new(),
-                    });
-                    append(&mut v.fixes, syntax_fixes);
+                    // Pushed one by one into exact room, made by
+                    // `with_capacity` where the list is empty (the usual
+                    // case): a collected iterator and `reserve_exact` each
+                    // went through an out-of-line call.
+                    if v.fixes.is_empty() {
+                        v.fixes = Vec::with_capacity(fixes.len());
+                    } else {
+                        v.fixes.reserve_exact(fixes.len());
+                    }
+                    for f in &fixes {
+                        v.fixes.push(Fix { stage: FixStage::Syntax, kind: kind_name(*f), path: String::new(), detail: String::new() });
+                    }
                     args
                 }
                 Err(e) => {
@@ -371,7 +392,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v.timings.validate_us = clock.lap();
     let schema_invalid = !issues.is_empty();
     let schema_issues_from = v.first_issues.len();
-    append(&mut v.first_issues, issues.into_iter());
+    if schema_invalid {
+        append(&mut v.first_issues, issues.into_iter());
+    }
     let args = if schema_invalid && repairing {
         let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
         v.timings.repair_us += clock.lap();
@@ -381,7 +404,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         v.issues = repaired.remaining;
         repaired.args
     } else {
-        v.issues = v.first_issues[schema_issues_from..].to_vec();
+        if schema_invalid {
+            v.issues = v.first_issues[schema_issues_from..].to_vec();
+        }
         args
     };
     v.outcome = if !v.issues.is_empty() {

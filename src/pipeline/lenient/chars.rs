@@ -59,7 +59,16 @@ pub(super) fn is_fn_start(b: u8) -> bool {
 }
 /// A word that reads as a value: JSON's keywords and Python's.
 pub(super) fn is_keyword(word: &[u8]) -> bool {
-    matches!(word, b"true" | b"false" | b"null" | b"True" | b"False" | b"None")
+    // Byte patterns: compared inline (byte-string patterns called `memcmp`).
+    matches!(
+        word,
+        [b't', b'r', b'u', b'e']
+            | [b'f', b'a', b'l', b's', b'e']
+            | [b'n', b'u', b'l', b'l']
+            | [b'T', b'r', b'u', b'e']
+            | [b'F', b'a', b'l', b's', b'e']
+            | [b'N', b'o', b'n', b'e']
+    )
 }
 pub(super) fn is_fn_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$'

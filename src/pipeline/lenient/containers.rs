@@ -34,7 +34,9 @@ impl Parser<'_> {
             self.skip_ws_comments(true);
         }
         let next = self.at(self.i);
-        let concat = self.is_start_of_value(self.i)
+        // At the end, the usual case, no value starts: no call.
+        let concat = self.i < self.len()
+            && self.is_start_of_value(self.i)
             && if prefix {
                 next == b'{' && root.is_object()
             } else {
@@ -117,6 +119,13 @@ impl Parser<'_> {
             b'(' => (Some(self.parse_tuple()?), false),
             // No function name starts with a quote.
             b'"' => self.parse_scalar(ctx)?,
+            // No string, keyword or function name starts here: a number
+            // first, the order `parse_scalar` tries (it tries the number
+            // again, reading nothing, when this is none).
+            b'0'..=b'9' | b'-' if fast_paths() => match self.parse_number(ctx) {
+                Some(number) => (Some(number), false),
+                None => self.parse_scalar(ctx)?,
+            },
             _ => match if fast_paths() { self.parse_keyword(ctx) } else { None } {
                 // A keyword is no function name either (`true (`).
                 Some(keyword) => (Some(keyword), false),

@@ -136,7 +136,9 @@ pub struct LenientError {
 /// is NOT tried here (the caller tries serde_json first); an input that is
 /// already valid JSON must still come back as the same value with no fixes.
 pub fn parse_lenient(text: &str) -> Result<(Value, LenientFixes), LenientError> {
-    if text.chars().all(|c| c.is_whitespace() || is_special_ws(c)) {
+    // A visible ASCII first byte (a bracket, as a rule) decides it at once.
+    let visible_first = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if !visible_first && text.chars().all(|c| c.is_whitespace() || is_special_ws(c)) {
         return Ok((Value::Object(Map::new()), LenientFixes::from_iter([LenientFix::EmptyAsObject])));
     }
     // Text that opens with a plain word (`Sure, here it is: {…}`) reads as

@@ -42,6 +42,12 @@ pub(super) struct Parser<'a> {
 
 pub(super) type R<T> = Result<T, LenientError>;
 
+/// Where `*/` starts in `b`: a plain scan, as comments are short (a
+/// substring searcher cost more to set up than the search).
+fn comment_end(b: &[u8]) -> Option<usize> {
+    b.windows(2).position(|w| w == b"*/")
+}
+
 /// Fences a document may open with (a bracket may come before one).
 pub(super) const OPENING_FENCES: &[&[u8]] = &[b"```", b"[```", b"{```"];
 
@@ -79,18 +85,35 @@ impl<'a> Parser<'a> {
         self.char_at(i).map_or(1, char::len_utf8)
     }
 
+    /// The quote char at `i`, if any. Inline for the ASCII quotes and the
+    /// usual answer, no quote; the typographic ones are looked up out of line.
+    #[inline]
     pub(super) fn quote_at(&self, i: usize) -> Option<char> {
         match self.at(i) {
             b'"' | b'\'' | b'`' => Some(self.at(i) as char),
-            0xC2 | 0xE2 => self.char_at(i).filter(|&c| is_double_quote_like(c) || is_single_quote_like(c)),
+            0xC2 | 0xE2 => self.typographic_quote_at(i),
             _ => None,
         }
     }
 
+    #[inline(never)]
+    fn typographic_quote_at(&self, i: usize) -> Option<char> {
+        self.char_at(i).filter(|&c| is_double_quote_like(c) || is_single_quote_like(c))
+    }
+
+    /// The length of the non-ASCII whitespace char at `i`, if there is one.
+    /// Inline for the usual answer, an ASCII byte: it is asked at every stop
+    /// of a whitespace skip.
+    #[inline]
     pub(super) fn special_ws_len(&self, i: usize) -> Option<usize> {
         if self.at(i) < 0x80 {
             return None;
         }
+        self.special_ws_len_at_non_ascii(i)
+    }
+
+    #[inline(never)]
+    fn special_ws_len_at_non_ascii(&self, i: usize) -> Option<usize> {
         self.char_at(i).filter(|&c| is_special_ws(c)).map(char::len_utf8)
     }
 
@@ -152,7 +175,7 @@ impl<'a> Parser<'a> {
     pub(super) fn skip_comment(&mut self) -> bool {
         let i = self.i;
         let end = if self.starts_with(i, b"/*") {
-            self.s.get(i + 2..).and_then(|t| t.find("*/")).map_or(self.len(), |p| i + 2 + p + 2)
+            comment_end(&self.b[i + 2..]).map_or(self.len(), |p| i + 2 + p + 2)
         } else if self.starts_with(i, b"//") || self.is_hash_comment(i) {
             self.s.get(i..).and_then(|t| t.find('\n')).map_or(self.len(), |p| i + p)
         } else {
@@ -200,7 +223,7 @@ impl<'a> Parser<'a> {
         let mut i = from;
         while i < to.min(self.len()) {
             if self.starts_with(i, b"/*") {
-                i = self.s.get(i + 2..).and_then(|t| t.find("*/")).map_or(to, |p| i + 2 + p + 2);
+                i = comment_end(&self.b[i + 2..]).map_or(to, |p| i + 2 + p + 2);
             } else if self.starts_with(i, b"//") {
                 i = self.s.get(i..).and_then(|t| t.find('\n')).map_or(to, |p| i + p);
             } else if matches!(self.at(i), b',' | b'\n') {
@@ -213,7 +236,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips whitespace, then one of the fences in `blocks` if there is one.
-    #[inline]
+    /// Always inline: out of line, its frame cost more than its work.
+    #[inline(always)]
     pub(super) fn skip_markdown_fence(&mut self, blocks: &[&[u8]]) -> bool {
         self.skip_ws(true);
         // Every fence has a backtick in its first two bytes: most texts
@@ -245,9 +269,17 @@ impl<'a> Parser<'a> {
         false
     }
 
-    #[inline(never)]
+    /// Skips whitespace and comments, then an ellipsis (`...`) standing
+    /// for omitted items, with a comma after it; says whether there was one.
+    /// The usual answer, no dot, is given inline.
+    #[inline]
     pub(super) fn skip_ellipsis(&mut self) -> bool {
         self.skip_ws_comments(true);
+        self.at(self.i) == b'.' && self.skip_ellipsis_at_dot()
+    }
+
+    #[inline(never)]
+    fn skip_ellipsis_at_dot(&mut self) -> bool {
         if self.starts_with(self.i, b"...") {
             self.i += 3;
             self.skip_ws_comments(true);

@@ -8,10 +8,21 @@ use super::parser::{Parser, R};
 use super::LenientFix;
 
 impl Parser<'_> {
+    /// A number (Python's digit separators and `1/3` included), or `None`
+    /// having read nothing. The usual one, a plain integer, is read inline;
+    /// any other out of line, as `parse_value` keeps a small frame for deep
+    /// nesting.
+    #[inline]
     pub(super) fn parse_number(&mut self, ctx: Ctx) -> Option<Value> {
         if let Some(found) = self.parse_plain_integer(ctx) {
             return found;
         }
+        self.parse_other_number(ctx)
+    }
+
+    /// A number that is not a plain integer, normalised for `serde_json`.
+    #[inline(never)]
+    fn parse_other_number(&mut self, ctx: Ctx) -> Option<Value> {
         let start = self.i;
         let mut i = start;
         let mut num = String::new();
@@ -100,6 +111,9 @@ impl Parser<'_> {
     /// The usual number, a plain integer (`-?(0|[1-9][0-9]*)`, under 19
     /// characters), read without building a normalised copy. `None` when the
     /// text is some other number (or none), for [`Self::parse_number`].
+    // Always inline: `parse_value` reads most numbers through it, and its
+    // frame cost more than its work.
+    #[inline(always)]
     fn parse_plain_integer(&mut self, ctx: Ctx) -> Option<Option<Value>> {
         let start = self.i;
         let mut i = start + usize::from(self.at(start) == b'-');
@@ -212,7 +226,8 @@ impl Parser<'_> {
             i = self.scan_member_value(i)?;
         } else {
             while i < len && !is_unquoted_delim(self.at(i)) && self.quote_at(i).is_none() && (!is_key || self.at(i) != b':') {
-                i += self.char_len_at(i);
+                // An ASCII byte is a char of its own: no decoding.
+                i += if self.at(i) < 0x80 { 1 } else { self.char_len_at(i) };
             }
             if i > start && self.at(i - 1) == b':' && is_url_start(&self.b[start..(i + 2).min(len)]) {
                 while i < len && is_url_char(self.at(i)) {

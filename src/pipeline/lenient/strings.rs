@@ -5,9 +5,26 @@ use super::chars::*;
 use super::parser::{fast_paths, Parser, R};
 use super::LenientFix;
 
+/// Text left after a quote up to which a string's room is the whole rest:
+/// a `memchr` search costs more than the few bytes it would save.
+const SHORT_REST: usize = 64;
+
 impl Parser<'_> {
     /// A string, possibly joined with more strings by `+`.
+    #[inline]
     pub(super) fn parse_string_concat(&mut self) -> R<Option<String>> {
+        // The bytes a string can start at (a quote, the lead byte of a
+        // typographic one, or a backslash before a quote): anywhere else
+        // `parse_string` reads nothing, and numbers, keywords and unquoted
+        // text, the usual callers here, skip its call and frame.
+        if !matches!(self.at(self.i), b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2) {
+            return Ok(None);
+        }
+        self.parse_string_concat_at_quote()
+    }
+
+    #[inline(never)]
+    fn parse_string_concat_at_quote(&mut self) -> R<Option<String>> {
         let Some(mut s) = self.parse_string(false, None)? else {
             return Ok(None);
         };
@@ -70,6 +87,8 @@ impl Parser<'_> {
         // Room for the usual string, all of it up to the next such quote
         // that no backslash escapes (escapes only shrink the text).
         let guess = match q {
+            // A short rest is room enough, without a search.
+            '"' | '\'' if len - i <= SHORT_REST => len - i,
             '"' | '\'' => {
                 let mut end = i;
                 loop {
