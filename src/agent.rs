@@ -471,15 +471,7 @@ impl<'s> Conversation<'s> {
                 }
             })
             .collect();
-        let tools = scenario
-            .tools
-            .iter()
-            .map(|t| ToolDefinition {
-                name: t.spec.name.clone(),
-                description: t.spec.description.clone(),
-                parameters: t.spec.parameters.clone(),
-            })
-            .collect();
+        let tools = scenario.tools.iter().map(|t| ToolDefinition::of(&t.spec)).collect();
         Conversation {
             messages,
             tools,

@@ -46,6 +46,13 @@ pub struct ToolDefinition {
     pub parameters: serde_json::Value,
 }
 
+impl ToolDefinition {
+    /// A configured tool as it is offered.
+    pub fn of(spec: &crate::core::tools::ToolSpec) -> ToolDefinition {
+        ToolDefinition { name: spec.name.clone(), description: spec.description.clone(), parameters: spec.parameters.clone() }
+    }
+}
+
 /// Everything a provider adapter needs to build one request.
 #[derive(Debug, Clone)]
 pub struct ChatRequest {

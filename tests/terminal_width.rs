@@ -109,7 +109,7 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
 
     // Colour: forced by CLICOLOR_FORCE, never under NO_COLOR.
     let forced = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1")]));
-    assert!(forced.starts_with("\u{1b}[1mPer model ("), "{forced:?}");
+    assert!(forced.starts_with("\u{1b}[1mPer model and arm ("), "{forced:?}");
     let plain = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
     assert!(!plain.contains('\u{1b}'));
     // Without COLUMNS, a pipe gets 100 columns.

@@ -43,11 +43,7 @@ pub fn repair_request(
     ChatRequest {
         model_id: model_id.to_string(),
         messages,
-        tools: vec![ToolDefinition {
-            name: tool.spec.name.clone(),
-            description: tool.spec.description.clone(),
-            parameters: tool.spec.parameters.clone(),
-        }],
+        tools: vec![ToolDefinition::of(&tool.spec)],
         temperature,
         max_tokens: None,
         seed: None,

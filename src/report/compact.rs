@@ -123,7 +123,7 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
     }
     if plain {
         let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| arms[i].is_empty()).map(|i| pass[i])).collect();
-        numbers.push((format!("{PASS_IN}"), values));
+        numbers.push((PASS_IN.to_string(), values));
     }
     // The last arm against the first, from the pairs table.
     let pair = |b: &str| {

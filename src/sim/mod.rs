@@ -469,15 +469,7 @@ mod tests {
         let chat = ChatRequest {
             model_id: "m".into(),
             messages: vec![ChatMessage::User { content: scenario.messages.last().unwrap().content.clone() }],
-            tools: scenario
-                .tools
-                .iter()
-                .map(|t| ToolDefinition {
-                    name: t.spec.name.clone(),
-                    description: t.spec.description.clone(),
-                    parameters: t.spec.parameters.clone(),
-                })
-                .collect(),
+            tools: scenario.tools.iter().map(|t| ToolDefinition::of(&t.spec)).collect(),
             temperature: None,
             max_tokens: None,
             seed: None,
