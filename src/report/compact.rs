@@ -155,9 +155,7 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
         title: format!("Per model and arm ({} models × {} arms, paired on the same runs)", base_order.len(), arm_order.len()),
         frame,
         columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
-        note: Some(format!(
-            "{last}−{first}: pass in {last} minus pass in {first}; p: McNemar's exact p-value; invalid: calls wrong as sent ({first}); every arm's row: calltape report DIR --all"
-        )),
+        note: Some(format!("{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p; each arm: --all")),
         terminal: true,
         terminal_rows: None,
     };
