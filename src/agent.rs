@@ -395,12 +395,7 @@ pub fn cost_usd(usage: &Usage, price: &Prices) -> f64 {
 /// events is an error; everything else ends up in the verdict.
 pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
     u.events.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: u.key.clone() }))?;
-    let mut c = Conversation::start(u.scenario);
-    if let Some(link) = &u.mcp {
-        // The MCP toolset's tools run on its server; the rest as the scenario says.
-        let others = std::mem::replace(&mut c.executor, Box::new(execute::Scripted { rules: &[] }));
-        c.executor = Box::new(McpExecutor::new(link.clone(), others));
-    }
+    let mut c = Conversation::start(u.scenario, u.mcp.clone());
     let max_steps = u.scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
     loop {
         if c.steps == max_steps {
@@ -451,6 +446,20 @@ struct Conversation<'s> {
     outcome: OutcomeTracker,
 }
 
+/// What answers a unit's approved calls: its own copy of the scenario's
+/// workspace, else the scripted results; an MCP toolset's tools run on its
+/// server, the rest on those.
+fn executor<'s>(scenario: &'s Scenario, mcp: Option<McpLink>) -> Box<dyn execute::Executor + 's> {
+    let local: Box<dyn execute::Executor + 's> = match &scenario.workspace {
+        Some(ws) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
+        None => Box::new(execute::Scripted { rules: &scenario.tool_results }),
+    };
+    match mcp {
+        Some(link) => Box::new(McpExecutor::new(link, local)),
+        None => local,
+    }
+}
+
 /// Whether the conversation goes on after a turn.
 enum Next {
     Continue,
@@ -459,7 +468,7 @@ enum Next {
 
 impl<'s> Conversation<'s> {
     /// The scenario's scripted messages and tools, before the first request.
-    fn start(scenario: &'s Scenario) -> Self {
+    fn start(scenario: &'s Scenario, mcp: Option<McpLink>) -> Self {
         let messages = scenario
             .messages
             .iter()
@@ -483,11 +492,7 @@ impl<'s> Conversation<'s> {
             rule_uses: RuleUses::default(),
             pending_denials: Vec::new(),
             denial_ids: Vec::new(),
-            executor: match &scenario.workspace {
-                // Each unit changes its own copy of the starting tree.
-                Some(ws) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
-                None => Box::new(execute::Scripted { rules: &scenario.tool_results }),
-            },
+            executor: executor(scenario, mcp),
             outcome: OutcomeTracker::default(),
         }
     }

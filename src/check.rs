@@ -68,6 +68,16 @@ pub struct OutcomeReport {
 }
 
 impl OutcomeReport {
+    /// No minefield stepped on, every milestone reached, every state check held.
+    pub fn met(&self) -> bool {
+        self.minefields_hit.is_empty() && self.all_milestones() && self.state_failures.is_empty()
+    }
+
+    /// Every milestone reached, in order.
+    fn all_milestones(&self) -> bool {
+        self.reached as usize >= self.milestones.len()
+    }
+
     /// The last milestone reached, if any.
     pub fn last_milestone(&self) -> Option<&str> {
         (self.reached as usize).checked_sub(1).and_then(|i| self.milestones.get(i)).map(String::as_str)
@@ -170,14 +180,12 @@ pub fn reference_problem(scenario: &Scenario) -> Option<String> {
     let mut executor = crate::world::WorkspaceExecutor::new(ws.clone(), scenario.tool_results.clone());
     let mut tracker = OutcomeTracker::default();
     for call in scenario.plan().iter().flat_map(|step| step.calls()) {
-        let args = Value::Object(call.args.iter().filter_map(|(k, a)| a.canonical().map(|v| (k.clone(), v.clone()))).collect());
+        let args = Value::Object(call.canonical_args());
         executor.execute(&call.tool, &args);
         tracker.observe(&scenario.expect, &MadeCall { tool: call.tool.clone(), args, denied: false }, Some(executor.workspace()));
     }
     let report = tracker.finish(&scenario.expect, Some(executor.workspace()))?;
-    let failed =
-        !report.minefields_hit.is_empty() || (report.reached as usize) < report.milestones.len() || !report.state_failures.is_empty();
-    failed.then(|| format!("its reference solution does not meet its own expectations: {}", report.summary()))
+    (!report.met()).then(|| format!("its reference solution does not meet its own expectations: {}", report.summary()))
 }
 
 /// Whether a milestone (or minefield) holds after `call`: the call matches
@@ -319,7 +327,7 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
             CallMiss::Unexpected(tool) => verdict.about(tool, &"strict: no other call"),
         };
     }
-    if let Some(o) = outcome.filter(|o| (o.reached as usize) < o.milestones.len()) {
+    if let Some(o) = outcome.filter(|o| !o.all_milestones()) {
         let mut verdict = Verdict::fail(ExpectationKind::Milestones, bound_owned(o.summary(), CELL_CHARS));
         if let Some(e) = &mut verdict.expectation {
             e.expected = Some(quoted(&o.milestones[o.reached as usize]).into_owned());

@@ -611,10 +611,9 @@ impl Config {
         let mut chosen: Vec<ModelConfig> = Vec::new();
         // A name may also be one of a model's arm variants (`sim-strong@off`):
         // the model is chosen here, and `keep_variants` keeps that arm alone.
-        let arms = |m: &ModelConfig| m.arms.clone().unwrap_or_else(|| self.run.arms.clone());
         let matches = |n: &str, m: &ModelConfig| {
             crate::core::glob::glob_matches(n, &m.name)
-                || arms(m).iter().any(|a| crate::core::glob::glob_matches(n, &format!("{}@{a}", m.name)))
+                || self.arms_of(m).iter().any(|a| crate::core::glob::glob_matches(n, &format!("{}@{a}", m.name)))
         };
         for n in names {
             let matching: Vec<&ModelConfig> = self.models.iter().filter(|m| matches(n, m)).collect();
@@ -641,6 +640,11 @@ impl Config {
         }
         let named = |name: &str| names.iter().any(|n| crate::core::glob::glob_matches(n, name));
         self.models.retain(|m| named(&m.name) || named(m.base_name()));
+    }
+
+    /// The arms a configured model runs under: its own, else `[run] arms`.
+    fn arms_of<'c>(&'c self, m: &'c ModelConfig) -> &'c [String] {
+        m.arms.as_deref().unwrap_or(&self.run.arms)
     }
 
     /// The settings of the arm `name`: defined in `[arms]`, else built in.
@@ -692,7 +696,7 @@ impl Config {
         }
         let mut variants = Vec::with_capacity(self.models.len() * self.run.arms.len().max(1));
         for m in &self.models {
-            let arms = m.arms.as_ref().unwrap_or(&self.run.arms);
+            let arms = self.arms_of(m);
             if arms.is_empty() {
                 variants.push(m.clone());
                 continue;

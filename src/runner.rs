@@ -459,12 +459,12 @@ fn unit_transports(
     }
 }
 
-/// The scan every cassette passes before it is written: key shapes, the
-/// models' keys, and the values of MCP toolsets' `env` variables whose names
-/// say they are secret (a server may echo what it was given).
-fn secret_scan(config: &Config, suites: &[Suite]) -> SecretScan {
-    let keys = config.models.iter().filter_map(|m| m.api_key_env.as_deref());
-    let mut values: Vec<(String, String)> = keys.filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?))).collect();
+/// The scan every cassette passes before it is written (and `cassettes
+/// verify` reads them with): key shapes, the models' keys, and the values of
+/// MCP toolsets' `env` variables whose names say they are secret (a server
+/// may echo what it was given).
+pub fn secret_scan(config: &Config, suites: &[Suite]) -> SecretScan {
+    let mut values = SecretScan::env_values(config.models.iter().filter_map(|m| m.api_key_env.as_deref()));
     for set in suites.iter().flat_map(Suite::mcp_toolsets) {
         let secret = set.server.env.iter().filter(|(name, _)| crate::transport::scrub::is_secret_param(name));
         values.extend(secret.map(|(name, value)| (format!("{name} (env of MCP toolset {})", set.name), value.clone())));

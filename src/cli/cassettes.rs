@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{load_config, load_suites, CommandError, Failure, Outcome};
-use crate::transport::cassette::{self, SecretScan};
+use crate::transport::cassette;
 
 /// What to do with the cassettes.
 #[derive(clap::Subcommand, Debug)]
@@ -48,7 +48,8 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
     }
     let suite_paths = if args.suites.is_empty() { config.run.suites.clone() } else { args.suites };
     let suites = load_suites(&suite_paths).map_err(|_| Failure::BadInput(None))?;
-    let scan = SecretScan::from_env(config.models.iter().filter_map(|m| m.api_key_env.as_deref()));
+    // The same scan a run applies before writing a cassette.
+    let scan = crate::runner::secret_scan(&config, &suites);
     let scope = cassette::verify::Scope {
         suites: &suites,
         models: &config.models,

@@ -67,6 +67,13 @@ pub struct ExpectedCall {
     pub args: BTreeMap<String, Alternatives>,
 }
 
+impl ExpectedCall {
+    /// The arguments a right answer sends: each argument's first plain value.
+    pub fn canonical_args(&self) -> serde_json::Map<String, Value> {
+        self.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect()
+    }
+}
+
 /// Acceptable values of one argument: a list, or a single value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Value", into = "Value")]

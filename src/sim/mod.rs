@@ -173,7 +173,7 @@ impl SimModel<'_> {
                     // same with strict mode off.
                     let faulty = !rng.chance(p_correct) && !strict;
                     if first && !faulty && rng.chance(self.profile.wrong_value_rate) {
-                        if let Some(call) = faults::wrong_value(&step[i].tool, &canonical_args(&step[i]), &mut rng) {
+                        if let Some(call) = faults::wrong_value(&step[i].tool, &step[i].canonical_args(), &mut rng) {
                             return call;
                         }
                     }
@@ -238,13 +238,10 @@ impl SimModel<'_> {
         }
         let calls = match intended {
             Some((_, call)) => {
-                let faulty = !rng.chance(self.profile.retry_fix_rate()) && !strict_tools(request);
+                let strict = strict_tools(request);
+                let faulty = !rng.chance(self.profile.retry_fix_rate()) && !strict;
                 let emitted = self.emit(call, faulty, &mut rng);
-                if strict_tools(request) {
-                    vec![with_strict_nulls(request, emitted)]
-                } else {
-                    vec![emitted]
-                }
+                vec![if strict { with_strict_nulls(request, emitted) } else { emitted }]
             }
             None => Vec::new(),
         };
@@ -277,7 +274,7 @@ impl SimModel<'_> {
                 // A tool error after a call other than the plan's is a mistake
                 // to retry; after the plan's own call it is part of the plan.
                 CallResult::Failed(args) => {
-                    args.as_ref().and_then(Value::as_object).is_none_or(|a| *a != canonical_args(&step_calls[pending]))
+                    args.as_ref().and_then(Value::as_object).is_none_or(|a| *a != step_calls[pending].canonical_args())
                 }
                 CallResult::Denied => self.rng(&["denied", &t.to_string(), &n.to_string()]).chance(self.profile.retry_after_denial_rate),
             };
@@ -297,7 +294,7 @@ impl SimModel<'_> {
 
     /// The call a right answer makes, or with one of the profile's faults.
     fn emit(&self, expected: &crate::scenario::ExpectedCall, faulty: bool, rng: &mut Rng) -> EmittedCall {
-        let args = canonical_args(expected);
+        let args = expected.canonical_args();
         let correct = faults::correct_call(&expected.tool, &args);
         if !faulty || self.profile.faults.is_empty() {
             return correct;
@@ -368,11 +365,6 @@ impl SimModel<'_> {
         let latency_ms = self.profile.latency_ms * jitter + self.profile.ms_per_output_token * output_tokens as f64;
         SimResponse { body, latency_ms: (latency_ms * 1000.0).round() / 1000.0 }
     }
-}
-
-/// The arguments a right answer sends: each argument's first plain value.
-fn canonical_args(expected: &crate::scenario::ExpectedCall) -> Map<String, Value> {
-    expected.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect()
 }
 
 /// The assistant turns with tool calls in an OpenAI request, each with which

@@ -132,7 +132,12 @@ impl SecretScan {
     /// A scan for the key shapes and for the values these environment
     /// variables hold now (the models' `api_key_env`).
     pub fn from_env<'a>(variables: impl IntoIterator<Item = &'a str>) -> SecretScan {
-        SecretScan::new(variables.into_iter().filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?))).collect())
+        SecretScan::new(SecretScan::env_values(variables))
+    }
+
+    /// Each of these environment variables that is set, with its value.
+    pub fn env_values<'a>(variables: impl IntoIterator<Item = &'a str>) -> Vec<(String, String)> {
+        variables.into_iter().filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?))).collect()
     }
 
     /// The first key-shaped string in `text`, if any.
