@@ -14,6 +14,7 @@ pub mod checker;
 pub mod convert;
 pub mod encode;
 pub mod import;
+pub mod multi_turn;
 pub mod outputs;
 pub mod pyvalue;
 pub mod schema;

@@ -17,6 +17,98 @@ pub enum Py {
     Dict(Vec<(String, Py)>),
 }
 
+/// Read from JSON as Python's `json.loads` reads it: dict keys keep the
+/// order they were written in (a `serde_json::Value` would sort them, and
+/// BFCL's classes list a folder or an inbox in that order).
+impl<'de> serde::Deserialize<'de> for Py {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Py, D::Error> {
+        deserializer.deserialize_any(PyVisitor)
+    }
+}
+
+struct PyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PyVisitor {
+    type Value = Py;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Py, E> {
+        Ok(Py::None)
+    }
+    fn visit_none<E>(self) -> Result<Py, E> {
+        Ok(Py::None)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Py, E> {
+        Ok(Py::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Py, E> {
+        Ok(Py::Int(i128::from(i)))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Py, E> {
+        Ok(Py::Int(i128::from(u)))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Py, E> {
+        Ok(Py::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Py, E> {
+        Ok(Py::Str(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Py, E> {
+        Ok(Py::Str(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Py, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Py::List(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Py, A::Error> {
+        let mut entries: Vec<(String, Py)> = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, Py>()? {
+            // A repeated key keeps its first place and its last value, as in Python.
+            match entries.iter_mut().find(|(k, _)| *k == key) {
+                Some(entry) => entry.1 = value,
+                None => entries.push((key, value)),
+            }
+        }
+        Ok(Py::Dict(entries))
+    }
+}
+
+/// Written as the JSON it was read from, dict keys in order.
+impl serde::Serialize for Py {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Py::None => serializer.serialize_unit(),
+            Py::Bool(b) => serializer.serialize_bool(*b),
+            Py::Int(i) => match i64::try_from(*i) {
+                Ok(i) => serializer.serialize_i64(i),
+                Err(_) => serializer.serialize_f64(*i as f64),
+            },
+            Py::Float(f) => serializer.serialize_f64(*f),
+            Py::Str(s) => serializer.serialize_str(s),
+            Py::List(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Py::Dict(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 /// `type(value)` of a [`Py`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PyType {
@@ -192,13 +284,91 @@ impl Py {
     }
 }
 
+impl Py {
+    /// Python's `str(self)`: a string as it is, anything else as its `repr`.
+    pub fn str_(&self) -> String {
+        match self {
+            Py::Str(s) => s.clone(),
+            other => other.repr(),
+        }
+    }
+
+    /// Python's `json.dumps(self)` with its defaults: `", "` and `": "`
+    /// between items, non-ASCII escaped, floats as `repr` writes them.
+    pub fn json_dumps(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Py::None => out.push_str("null"),
+            Py::Bool(true) => out.push_str("true"),
+            Py::Bool(false) => out.push_str("false"),
+            Py::Int(i) => out.push_str(&i.to_string()),
+            Py::Float(f) if f.is_nan() => out.push_str("NaN"),
+            Py::Float(f) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
+            Py::Float(f) => out.push_str(&float_repr(*f)),
+            Py::Str(s) => json_str(s, out),
+            Py::List(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    item.write_json(out);
+                }
+                out.push(']');
+            }
+            Py::Dict(entries) => {
+                out.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json_str(k, out);
+                    out.push_str(": ");
+                    v.write_json(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A string as Python's `json.dumps` writes it (`ensure_ascii`).
+fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Python's `repr` of a list of values.
 pub fn list_repr(items: &[Py]) -> String {
     Py::List(items.to_vec()).repr()
 }
 
-/// Python's `repr` of a float, close enough for messages.
-fn float_repr(f: f64) -> String {
+/// Python's `repr` of a float (shortest round trip; exponent below 1e-4
+/// and from 1e16, as Python switches).
+pub fn float_repr(f: f64) -> String {
     if f.is_nan() {
         return "nan".into();
     }

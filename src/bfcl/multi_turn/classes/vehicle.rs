@@ -1,0 +1,28 @@
+//! BFCL's `VehicleControlAPI` (stub: to be implemented).
+
+use crate::bfcl::multi_turn::{ApiClass, Args, Method, PyError};
+use crate::bfcl::pyvalue::Py;
+
+/// BFCL's `VehicleControlAPI`.
+#[derive(Debug, Clone, Default)]
+pub struct VehicleControlAPI {}
+
+impl ApiClass for VehicleControlAPI {
+    fn class_name(&self) -> &'static str {
+        "VehicleControlAPI"
+    }
+
+    fn load(&mut self, _config: &Py, _long_context: bool) {}
+
+    fn methods(&self) -> &'static [Method] {
+        &[]
+    }
+
+    fn call(&mut self, method: &str, _args: &Args) -> Result<Py, PyError> {
+        Err(format!("'VehicleControlAPI' object has no attribute '{method}'"))
+    }
+
+    fn state(&self) -> Vec<(String, Py)> {
+        Vec::new()
+    }
+}

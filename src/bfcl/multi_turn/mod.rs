@@ -1,0 +1,233 @@
+//! BFCL's multi-turn categories: the API classes' state (file system, math,
+//! messaging, posting, tickets, trading, travel, vehicle control) in Rust,
+//! calls executed on it as BFCL's `execute_multi_turn_func_call` executes
+//! them, and turns judged as BFCL's multi-turn checker judges them.
+//!
+//! Each class is an [`ApiClass`]: its public methods with their parameters,
+//! a call on bound keyword arguments returning a Python value (or the text
+//! of the exception Python would raise), and its public attributes — the
+//! state BFCL's checker compares. [`World`] holds one entry's instances and
+//! turns a call into the text BFCL's executor returns (`json.dumps` of a
+//! dict, `str` of anything else, `Error during execution: …`).
+
+pub mod classes;
+pub mod pycall;
+pub mod pyrandom;
+
+use crate::bfcl::pyvalue::Py;
+
+/// A parameter of a public method, in the method's order.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    /// No default: Python raises `TypeError` when it is missing.
+    pub required: bool,
+}
+
+/// A required parameter.
+pub const fn req(name: &'static str) -> Param {
+    Param { name, required: true }
+}
+
+/// A parameter with a default.
+pub const fn opt(name: &'static str) -> Param {
+    Param { name, required: false }
+}
+
+/// A public method of a class and its parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Method {
+    pub name: &'static str,
+    pub params: &'static [Param],
+}
+
+/// The keyword arguments of one call, bound to the method's parameters
+/// (missing optional ones are absent: the method applies its default).
+#[derive(Debug, Clone, Default)]
+pub struct Args(pub Vec<(String, Py)>);
+
+impl Args {
+    /// The argument, if it was given.
+    pub fn get(&self, name: &str) -> Option<&Py> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// A required argument (binding checked it is there).
+    pub fn arg(&self, name: &str) -> &Py {
+        self.get(name).unwrap_or(&Py::None)
+    }
+}
+
+/// The text of an exception Python would raise (`str(e)`).
+pub type PyError = String;
+
+/// One of BFCL's API classes, reimplemented.
+pub trait ApiClass: Send {
+    /// BFCL's class name (`GorillaFileSystem`).
+    fn class_name(&self) -> &'static str;
+    /// `_load_scenario(config, long_context)`: the entry's initial configuration of this class.
+    fn load(&mut self, config: &Py, long_context: bool);
+    /// The public methods, in any order.
+    fn methods(&self) -> &'static [Method];
+    /// Calls a public method with bound arguments: its return value, or the
+    /// text of the exception it raises.
+    fn call(&mut self, method: &str, args: &Args) -> Result<Py, PyError>;
+    /// The public attributes (`vars(instance)` less names starting with `_`),
+    /// in their order, as values Python's `==` compares the same way.
+    fn state(&self) -> Vec<(String, Py)>;
+}
+
+/// A new instance of a BFCL class, by its name (not yet loaded).
+pub fn new_class(name: &str) -> Option<Box<dyn ApiClass>> {
+    classes::new_class(name)
+}
+
+/// BFCL's class names that calltape executes.
+pub const CLASSES: &[&str] =
+    &["GorillaFileSystem", "MathAPI", "MessageAPI", "TwitterAPI", "TicketAPI", "TradingBot", "TravelAPI", "VehicleControlAPI"];
+
+/// Classes BFCL does not load a configuration into.
+const STATELESS: &[&str] = &["MathAPI"];
+
+/// Method names BFCL's executor refuses to call.
+const REFUSED: &[&str] = &["kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"];
+
+/// One entry's instances, loaded with its initial configuration.
+pub struct World {
+    instances: Vec<Box<dyn ApiClass>>,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.instances.iter().map(|i| i.class_name())).finish()
+    }
+}
+
+impl World {
+    /// The involved classes, each loaded from its part of `initial_config`
+    /// (a dict by class name). `Err` names a class calltape does not know.
+    pub fn new(involved: &[String], initial_config: &Py, long_context: bool) -> Result<World, String> {
+        let mut instances = Vec::with_capacity(involved.len());
+        for name in involved {
+            let mut instance = new_class(name).ok_or_else(|| format!("unknown BFCL class `{name}`"))?;
+            if !STATELESS.contains(&name.as_str()) {
+                let config = initial_config.get(name).cloned().unwrap_or(Py::Dict(Vec::new()));
+                instance.load(&config, long_context);
+            }
+            instances.push(instance);
+        }
+        Ok(World { instances })
+    }
+
+    /// The instance that answers `method`: the last involved class that has
+    /// it, as BFCL's name mapping is overwritten class after class.
+    fn owner(&self, method: &str) -> Option<(usize, &'static Method)> {
+        self.instances.iter().enumerate().rev().find_map(|(i, c)| c.methods().iter().find(|m| m.name == method).map(|m| (i, m)))
+    }
+
+    /// Runs one call and returns what BFCL's executor returns for it.
+    pub fn execute(&mut self, call: &pycall::Call) -> String {
+        match self.try_execute(call) {
+            Ok(value) => result_text(&value),
+            Err(e) => format!("Error during execution: {e}"),
+        }
+    }
+
+    fn try_execute(&mut self, call: &pycall::Call) -> Result<Py, PyError> {
+        if REFUSED.contains(&call.name.as_str()) {
+            return Err(format!("Function call {} is not allowed.", call.name));
+        }
+        let Some((index, method)) = self.owner(&call.name) else {
+            return Err(format!("name '{}' is not defined", call.name));
+        };
+        let instance = &mut self.instances[index];
+        let args = bind(instance.class_name(), method, call)?;
+        instance.call(method.name, &args)
+    }
+
+    /// Each instance's public attributes, by class name.
+    pub fn state(&self) -> Vec<(&'static str, Vec<(String, Py)>)> {
+        self.instances.iter().map(|i| (i.class_name(), i.state())).collect()
+    }
+}
+
+/// Binds a call's arguments to a method's parameters as Python does, with
+/// Python's messages for what does not fit.
+fn bind(class: &str, method: &Method, call: &pycall::Call) -> Result<Args, PyError> {
+    let qualified = format!("{class}.{}()", method.name);
+    if call.positional.len() > method.params.len() {
+        let (most, given) = (method.params.len() + 1, call.positional.len() + 1);
+        return Err(format!("{qualified} takes {most} positional arguments but {given} were given"));
+    }
+    let mut bound: Vec<(String, Py)> = method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect();
+    for (name, value) in &call.keywords {
+        if !method.params.iter().any(|p| p.name == name) {
+            return Err(format!("{qualified} got an unexpected keyword argument '{name}'"));
+        }
+        if bound.iter().any(|(k, _)| k == name) {
+            return Err(format!("{qualified} got multiple values for argument '{name}'"));
+        }
+        bound.push((name.clone(), value.clone()));
+    }
+    let missing: Vec<&str> =
+        method.params.iter().filter(|p| p.required && !bound.iter().any(|(k, _)| k == p.name)).map(|p| p.name).collect();
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| format!("'{m}'")).collect();
+        let listed = match names.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            [] => String::new(),
+        };
+        let noun = if missing.len() == 1 { "argument" } else { "arguments" };
+        return Err(format!("{qualified} missing {} required positional {noun}: {listed}", missing.len()));
+    }
+    Ok(Args(bound))
+}
+
+/// What BFCL's executor makes of a return value: a string as it is, a dict
+/// as `json.dumps` writes it, anything else as `str()`.
+pub fn result_text(value: &Py) -> String {
+    match value {
+        Py::Str(s) => s.clone(),
+        Py::Dict(_) => value.json_dumps(),
+        other => other.str_(),
+    }
+}
+
+/// A trajectory to execute (one JSON line of `calltape bfcl-judge --world`):
+/// an entry's classes and configuration, and the calls of each turn as
+/// Python call expressions.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Trajectory {
+    pub involved_classes: Vec<String>,
+    #[serde(default)]
+    pub initial_config: Option<Py>,
+    #[serde(default)]
+    pub long_context: bool,
+    pub turns: Vec<Vec<String>>,
+}
+
+/// What a trajectory did: each call's result text, and each class's public
+/// attributes after each turn.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Trace {
+    pub results: Vec<Vec<String>>,
+    pub states: Vec<Vec<(String, Py)>>,
+}
+
+/// Executes a trajectory on a fresh world (`Err`: an unknown class or a call
+/// that is not Python call syntax).
+pub fn trace(t: &Trajectory) -> Result<Trace, String> {
+    let config = t.initial_config.clone().unwrap_or(Py::Dict(Vec::new()));
+    let mut world = World::new(&t.involved_classes, &config, t.long_context)?;
+    let mut trace = Trace { results: Vec::new(), states: Vec::new() };
+    for turn in &t.turns {
+        let mut results = Vec::with_capacity(turn.len());
+        for text in turn {
+            results.push(world.execute(&pycall::parse_call(text)?));
+        }
+        trace.results.push(results);
+        trace.states.push(world.state().into_iter().map(|(c, attrs)| (c.to_string(), Py::Dict(attrs))).collect());
+    }
+    Ok(trace)
+}

@@ -1,0 +1,129 @@
+//! Python's `random.Random` (Mersenne Twister, seeded from an int), as far
+//! as BFCL's API classes use it: the ids they make must be the ids BFCL's
+//! own classes make, or the state after a call would differ.
+
+const N: usize = 624;
+const M: usize = 397;
+
+/// `random.Random(seed)`: the same draws as CPython's for `randint`.
+#[derive(Debug, Clone)]
+pub struct PyRandom {
+    state: [u32; N],
+    index: usize,
+}
+
+impl PyRandom {
+    /// `random.Random(seed)` for an int seed (`init_by_array` of its 32-bit words).
+    pub fn new(seed: i128) -> PyRandom {
+        let mut magnitude = seed.unsigned_abs();
+        let mut key = Vec::new();
+        while magnitude > 0 {
+            key.push(magnitude as u32);
+            magnitude >>= 32;
+        }
+        if key.is_empty() {
+            key.push(0);
+        }
+        let mut r = PyRandom { state: [0; N], index: N };
+        r.init_genrand(19_650_218);
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            let prev = r.state[i - 1] ^ (r.state[i - 1] >> 30);
+            r.state[i] = (r.state[i] ^ prev.wrapping_mul(1_664_525)).wrapping_add(key[j]).wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                r.state[0] = r.state[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            let prev = r.state[i - 1] ^ (r.state[i - 1] >> 30);
+            r.state[i] = (r.state[i] ^ prev.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                r.state[0] = r.state[N - 1];
+                i = 1;
+            }
+        }
+        r.state[0] = 0x8000_0000;
+        r
+    }
+
+    fn init_genrand(&mut self, seed: u32) {
+        self.state[0] = seed;
+        for i in 1..N {
+            let prev = self.state[i - 1] ^ (self.state[i - 1] >> 30);
+            self.state[i] = 1_812_433_253u32.wrapping_mul(prev).wrapping_add(i as u32);
+        }
+        self.index = N;
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.index >= N {
+            for k in 0..N {
+                let y = (self.state[k] & 0x8000_0000) | (self.state[(k + 1) % N] & 0x7fff_ffff);
+                let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
+                self.state[k] = self.state[(k + M) % N] ^ (y >> 1) ^ mag;
+            }
+            self.index = 0;
+        }
+        let mut y = self.state[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    /// `getrandbits(k)` for `k` ≤ 128: words from the least significant up.
+    fn getrandbits(&mut self, k: u32) -> u128 {
+        if k <= 32 {
+            return (self.next_u32() >> (32 - k)) as u128;
+        }
+        let (mut out, mut shift, mut left) = (0u128, 0, k);
+        while left > 0 {
+            let mut word = self.next_u32();
+            if left < 32 {
+                word >>= 32 - left;
+            }
+            out |= (word as u128) << shift;
+            shift += 32;
+            left = left.saturating_sub(32);
+        }
+        out
+    }
+
+    /// `randint(a, b)`: a ≤ n ≤ b, drawn as CPython draws it (`_randbelow`).
+    pub fn randint(&mut self, a: i128, b: i128) -> i128 {
+        let n = (b - a + 1) as u128;
+        let bits = 128 - n.leading_zeros();
+        loop {
+            let r = self.getrandbits(bits);
+            if r < n {
+                return a + r as i128;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_as_cpython() {
+        // python3 -c "import random; r=random.Random(200191); print([r.randint(10000, 99999) for _ in range(3)])"
+        let mut r = PyRandom::new(200191);
+        let got: Vec<i128> = (0..3).map(|_| r.randint(10000, 99999)).collect();
+        assert_eq!(got, PYTHON_200191);
+        // python3 -c "import random; r=random.Random(141053); print(r.randint(100000000000, 999999999999))"
+        assert_eq!(PyRandom::new(141053).randint(100_000_000_000, 999_999_999_999), PYTHON_141053);
+    }
+
+    const PYTHON_200191: [i128; 3] = [67410, 41772, 24547];
+    const PYTHON_141053: i128 = 262_919_693_687;
+}
