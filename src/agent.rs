@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::approver::PersonApprover;
+use crate::bfcl::multi_turn;
 use crate::chat::{ChatMessage, ChatRequest, ModelTurn, ToolCall, ToolDefinition, Usage};
 use crate::check::{self, MadeCall, OutcomeTracker, Transcript, Verdict};
 use crate::config::{Config, ModelConfig, OnInvalid};
@@ -28,7 +29,7 @@ use crate::pipeline::{
 };
 use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
-use crate::scenario::{Scenario, ScriptedRole};
+use crate::scenario::{Followup, Scenario, ScriptedRole};
 use crate::transport::{CassetteMiss, Transport, TransportError};
 use crate::world::WorkspaceExecutor;
 
@@ -429,7 +430,7 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
 struct Conversation<'s> {
     messages: Vec<ChatMessage>,
     tools: Vec<ToolDefinition>,
-    followups: std::slice::Iter<'s, String>,
+    followups: std::slice::Iter<'s, Followup>,
     transcript: Transcript,
     /// Requests to the model under test so far.
     steps: u32,
@@ -450,13 +451,26 @@ struct Conversation<'s> {
 /// workspace, else the scripted results; an MCP toolset's tools run on its
 /// server, the rest on those.
 fn executor<'s>(scenario: &'s Scenario, mcp: Option<McpLink>) -> Box<dyn execute::Executor + 's> {
-    let local: Box<dyn execute::Executor + 's> = match &scenario.workspace {
-        Some(ws) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
-        None => Box::new(execute::Scripted { rules: &scenario.tool_results }),
+    let bfcl_world = scenario.expect.bfcl_multi_turn.as_ref().and_then(|key| key.world().ok());
+    let local: Box<dyn execute::Executor + 's> = match (&scenario.workspace, bfcl_world) {
+        (_, Some(world)) => Box::new(BfclWorld(world)),
+        (Some(ws), None) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
+        (None, None) => Box::new(execute::Scripted { rules: &scenario.tool_results }),
     };
     match mcp {
         Some(link) => Box::new(McpExecutor::new(link, local)),
         None => local,
+    }
+}
+
+/// BFCL's API classes answering a multi-turn entry's calls, as BFCL's
+/// executor answers them (the loader checked the entry's classes load).
+struct BfclWorld(multi_turn::World);
+
+impl execute::Executor for BfclWorld {
+    fn execute(&mut self, tool: &str, args: &Value) -> execute::ToolOutput {
+        let content = self.0.execute(&multi_turn::pycall::Call::from_json(tool, args));
+        execute::ToolOutput { is_error: content.starts_with(multi_turn::EXECUTION_ERROR), content, rule: None }
     }
 }
 
@@ -480,7 +494,7 @@ impl<'s> Conversation<'s> {
                 }
             })
             .collect();
-        let tools = scenario.tools.iter().map(|t| ToolDefinition::of(&t.spec)).collect();
+        let tools = scenario.tools.iter().filter(|t| !scenario.held_back(&t.spec.name)).map(|t| ToolDefinition::of(&t.spec)).collect();
         Conversation {
             messages,
             tools,
@@ -553,10 +567,17 @@ impl Unit<'_> {
         c.messages.push(ChatMessage::Assistant { content: turn.text, tool_calls: vec![], provider_state: turn.provider_state });
         match c.followups.next() {
             Some(f) => {
-                c.messages.push(ChatMessage::User { content: f.clone() });
+                c.messages.push(ChatMessage::User { content: f.content.clone() });
+                // Held-back tools are offered from this turn on (BFCL's missed functions).
+                let offered = f.offer.iter().filter_map(|name| self.scenario.tool(name));
+                c.tools.extend(offered.map(|t| ToolDefinition::of(&t.spec)));
+                c.transcript.turn_starts.push(c.transcript.calls.len());
                 Ok(Next::Continue)
             }
-            None => Ok(Next::Stop),
+            None => {
+                c.transcript.all_turns_answered = true;
+                Ok(Next::Stop)
+            }
         }
     }
 

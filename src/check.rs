@@ -40,6 +40,10 @@ pub struct Transcript {
     pub aborted: Option<String>,
     /// How the outcome expectations came out (stateful scenarios only).
     pub outcome: Option<OutcomeReport>,
+    /// Where each scripted user turn after the first begins in `calls`.
+    pub turn_starts: Vec<usize>,
+    /// The model answered the last user turn (no step limit or error cut it short).
+    pub all_turns_answered: bool,
 }
 
 /// How a stateful scenario's outcome expectations came out: which milestones
@@ -212,6 +216,8 @@ pub enum ExpectationKind {
     Completed,
     /// BFCL's checker judged the answer.
     Bfcl,
+    /// BFCL's multi-turn checker judged the turns (the failure type is the `expected`).
+    BfclMultiTurn,
     NoCall,
     Forbidden,
     Denied,
@@ -234,6 +240,7 @@ impl ExpectationKind {
         match self {
             ExpectationKind::Completed => "(the conversation to finish)",
             ExpectationKind::Bfcl => "bfcl",
+            ExpectationKind::BfclMultiTurn => "bfcl_multi_turn",
             ExpectationKind::NoCall => "no_call",
             ExpectationKind::Forbidden => "forbidden",
             ExpectationKind::Denied => "denied",
@@ -280,11 +287,41 @@ impl Verdict {
     }
 }
 
+/// BFCL's multi-turn verdict on the executed calls of each user turn; a
+/// conversation that did not answer its last turn counts only the turns it
+/// finished (BFCL's "force-terminated").
+fn multi_turn_verdict(key: &crate::bfcl::multi_turn::judge::MultiTurnKey, t: &Transcript) -> Verdict {
+    use crate::bfcl::multi_turn::pycall::Call;
+    let mut bounds: Vec<usize> = vec![0];
+    bounds.extend(&t.turn_starts);
+    bounds.push(t.calls.len());
+    let mut turns: Vec<Vec<Call>> = bounds
+        .windows(2)
+        .map(|w| t.calls[w[0]..w[1]].iter().filter(|c| !c.denied).map(|c| Call::from_json(&c.tool, &c.args)).collect())
+        .collect();
+    if !t.all_turns_answered {
+        turns.pop();
+    }
+    match crate::bfcl::multi_turn::judge::judge(key, &turns) {
+        Ok(()) => Verdict::pass(),
+        Err(failure) => {
+            let mut verdict = Verdict::fail(ExpectationKind::BfclMultiTurn, bound_owned(failure.to_string(), CELL_CHARS));
+            if let Some(e) = &mut verdict.expectation {
+                e.expected = Some(failure.kind.name().to_string());
+            }
+            verdict
+        }
+    }
+}
+
 /// Checks a transcript against the scenario's expectations.
 pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     let expect = &scenario.expect;
     if let Some(reason) = &t.aborted {
         return Verdict::fail(ExpectationKind::Completed, bound_owned(reason.clone(), CELL_CHARS));
+    }
+    if let Some(key) = &expect.bfcl_multi_turn {
+        return multi_turn_verdict(key, t);
     }
     if let Some(key) = &expect.bfcl {
         // BFCL judges the one answer: the calls made, by its own rules (the step limit of 1 is by design).
@@ -451,6 +488,7 @@ mod tests {
             approvals: Default::default(),
             workspace: None,
             reference: vec![],
+            reference_by_turn: vec![],
             expect: serde_json::from_value(expect).unwrap(),
             origin: String::new(),
         }

@@ -106,13 +106,21 @@ fn import_check_run_and_judge() {
 #[test]
 fn import_names_what_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("BFCL_v4_multi_turn_base.json");
-    std::fs::write(&bad, "{\"id\": \"multi_turn_base_0\", \"question\": [], \"function\": []}\n").unwrap();
+    let bad = dir.path().join("BFCL_v4_memory_kv.json");
+    std::fs::write(&bad, "{\"id\": \"memory_kv_0\", \"question\": [], \"function\": []}\n").unwrap();
     let out = calltape(&["import", "bfcl", bad.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("BFCL category `multi_turn_base` is not supported: multi-turn categories are judged by the state"), "{stderr}");
-    assert!(stderr.contains("calltape imports the single-turn categories: simple_python,"), "{stderr}");
+    assert!(stderr.contains("BFCL category `memory_kv` is not supported: memory categories need BFCL's memory backends"), "{stderr}");
+    assert!(stderr.contains("calltape imports the single-turn categories (simple_python,"), "{stderr}");
+    assert!(stderr.contains("and the multi-turn ones (multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context)"), "{stderr}");
+
+    // The retired composite category is named, not "unknown".
+    let composite = dir.path().join("BFCL_v3_multi_turn_composite.json");
+    std::fs::write(&composite, "{\"id\": \"multi_turn_composite_0\", \"question\": [], \"function\": []}\n").unwrap();
+    let out = calltape(&["import", "bfcl", composite.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BFCL category `multi_turn_composite` is not supported"));
 
     // Named by the first id when the file was renamed.
     let renamed = dir.path().join("mine.json");

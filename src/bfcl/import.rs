@@ -79,8 +79,11 @@ pub enum EntryError {
     NoQuestion { id: String },
     #[error("{id}: empty question")]
     EmptyQuestion { id: String },
-    #[error("{id}: {turns} turns; multi-turn entries are not supported")]
+    #[error("{id}: {turns} turns in a single-turn category (multi-turn entries come in BFCL's multi_turn_* files)")]
     MultiTurn { id: String, turns: usize },
+    /// A multi-turn entry that cannot become a scenario; the text says why.
+    #[error("{0}")]
+    MultiTurnEntry(String),
     #[error("{id}: message role {role:?} (only system, user and assistant messages are supported)")]
     Role { id: String, role: String },
     #[error("{id}: a message has no text content")]
@@ -117,10 +120,88 @@ pub enum Selection {
     Sample { n: usize, seed: u64 },
 }
 
+impl Selection {
+    /// The indices of the entries chosen out of `count`, in file order.
+    fn chosen(self, count: usize, category: &str) -> Vec<usize> {
+        match self {
+            Selection::All => (0..count).collect(),
+            Selection::First(n) => (0..count.min(n)).collect(),
+            Selection::Sample { n, seed } => {
+                let mut order: Vec<usize> = (0..count).collect();
+                let mut rng = Rng::from_parts(&["bfcl-sample", &seed.to_string(), category]);
+                // Fisher–Yates over the first n positions.
+                for i in 0..order.len().min(n) {
+                    let j = i + rng.below(order.len() - i);
+                    order.swap(i, j);
+                }
+                let mut picked: Vec<usize> = order.into_iter().take(n).collect();
+                picked.sort_unstable();
+                picked
+            }
+        }
+    }
+}
+
+/// Where an import finds the answer key and (multi-turn) the function
+/// docs; defaults: beside the data file, as BFCL keeps them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyFiles<'a> {
+    pub answers: Option<&'a Path>,
+    pub func_docs: Option<&'a Path>,
+}
+
+/// Imports a multi-turn data file (see `multi_turn::import`).
+fn import_multi_turn(
+    data: &Path,
+    category: &str,
+    count: usize,
+    options: &KeyFiles<'_>,
+    out_dir: Option<&Path>,
+    selection: Selection,
+) -> Result<ImportSummary, ImportError> {
+    use super::multi_turn::import as mt;
+    let answers_path = options.answers.map_or_else(|| default_answers_path(data), Path::to_path_buf);
+    if !answers_path.is_file() {
+        return Err(ImportError::Usage(format!(
+            "{category} needs its answer file: pass --answers (looked for {})",
+            answers_path.display()
+        )));
+    }
+    let mut truth: HashMap<String, Value> = HashMap::new();
+    for (line, v) in json_lines(&answers_path)? {
+        let bad = |source: AnswerError| ImportError::Answer { path: answers_path.clone(), line, source };
+        let id = v.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerError::NoId))?.to_string();
+        let turns = v.get("ground_truth").cloned().ok_or_else(|| bad(AnswerError::NoGroundTruth { id: id.clone() }))?;
+        truth.insert(id, turns);
+    }
+    let docs_dir = options.func_docs.map_or_else(|| mt::default_func_docs(data), Path::to_path_buf);
+    let docs = mt::read_func_docs(&docs_dir).map_err(ImportError::Usage)?;
+    let text = std::fs::read_to_string(data).map_err(|source| ImportError::Read { path: data.to_path_buf(), source })?;
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
+    let mut out = String::new();
+    for i in selection.chosen(count, category) {
+        let (line, raw) = lines[i];
+        let id = serde_json::from_str::<Value>(raw).ok().and_then(|v| v.get("id")?.as_str().map(str::to_string)).unwrap_or_default();
+        let scenario = mt::scenario_line(category, raw, truth.get(&id), &docs).map_err(|problem| ImportError::Scenario {
+            path: data.to_path_buf(),
+            line,
+            source: EntryError::MultiTurnEntry(problem),
+        })?;
+        out.push_str(&scenario);
+        out.push('\n');
+    }
+    let out_dir = out_dir.map_or_else(|| PathBuf::from(format!("scenarios/bfcl-{category}")), Path::to_path_buf);
+    std::fs::create_dir_all(&out_dir).map_err(|source| ImportError::Write { path: out_dir.clone(), source })?;
+    let path = out_dir.join(format!("{category}.jsonl"));
+    std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
+    Ok(ImportSummary { category: category.to_string(), entries: count, written: selection.chosen(count, category).len(), path })
+}
+
 /// What an import did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportSummary {
-    pub category: Category,
+    /// BFCL's name of the category.
+    pub category: String,
     /// Entries in the data file.
     pub entries: usize,
     /// Scenarios written.
@@ -310,15 +391,30 @@ pub fn import_file(
     out_dir: Option<&Path>,
     selection: Selection,
 ) -> Result<ImportSummary, ImportError> {
+    import_file_with(data, &KeyFiles { answers, func_docs: None }, out_dir, selection)
+}
+
+/// [`import_file`] with the function docs of multi-turn categories named.
+pub fn import_file_with(
+    data: &Path,
+    keys: &KeyFiles<'_>,
+    out_dir: Option<&Path>,
+    selection: Selection,
+) -> Result<ImportSummary, ImportError> {
+    let answers = keys.answers;
     let file_name = data.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let entries = json_lines(data)?;
     let first_id = entries.first().and_then(|(_, e)| e.get("id")).and_then(Value::as_str).unwrap_or("");
+    if let Some(category) = super::multi_turn::import::category_of(super::file_category_name(file_name), first_id) {
+        return import_multi_turn(data, category, entries.len(), keys, out_dir, selection);
+    }
     let known = Category::from_file_name(file_name).or_else(|| Category::from_id(first_id));
     if let (None, Some((name, why))) = (known, super::unsupported_category(file_name, first_id)) {
         return Err(ImportError::Usage(format!(
-            "{}: BFCL category `{name}` is not supported: {why}. calltape imports the single-turn categories: {}",
+            "{}: BFCL category `{name}` is not supported: {why}. calltape imports the single-turn categories ({}) and the multi-turn ones ({})",
             data.display(),
-            Category::ALL.map(Category::name).join(", ")
+            Category::ALL.map(Category::name).join(", "),
+            super::multi_turn::import::CATEGORIES.join(", ")
         )));
     }
     let category = known.ok_or_else(|| {
@@ -337,22 +433,7 @@ pub fn import_file(
     } else {
         HashMap::new()
     };
-    let chosen: Vec<usize> = match selection {
-        Selection::All => (0..entries.len()).collect(),
-        Selection::First(n) => (0..entries.len().min(n)).collect(),
-        Selection::Sample { n, seed } => {
-            let mut order: Vec<usize> = (0..entries.len()).collect();
-            let mut rng = Rng::from_parts(&["bfcl-sample", &seed.to_string(), category.name()]);
-            // Fisher–Yates over the first n positions.
-            for i in 0..order.len().min(n) {
-                let j = i + rng.below(order.len() - i);
-                order.swap(i, j);
-            }
-            let mut picked: Vec<usize> = order.into_iter().take(n).collect();
-            picked.sort_unstable();
-            picked
-        }
-    };
+    let chosen = selection.chosen(entries.len(), category.name());
     let mut out = String::new();
     for &i in &chosen {
         let (line, entry) = &entries[i];
@@ -370,7 +451,7 @@ pub fn import_file(
     std::fs::create_dir_all(&out_dir).map_err(|source| ImportError::Write { path: out_dir.clone(), source })?;
     let path = out_dir.join(format!("{}.jsonl", category.name()));
     std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
-    Ok(ImportSummary { category, entries: entries.len(), written: chosen.len(), path })
+    Ok(ImportSummary { category: category.name().to_string(), entries: entries.len(), written: chosen.len(), path })
 }
 
 #[cfg(test)]
@@ -386,7 +467,7 @@ mod tests {
         assert_eq!(message(json!({})), "entry has no \"id\"");
         assert_eq!(message(json!({"id": "s_1"})), "s_1: no \"question\" list");
         assert_eq!(message(json!({"id": "s_1", "question": []})), "s_1: empty question");
-        assert_eq!(message(json!({"id": "s_1", "question": [[], []]})), "s_1: 2 turns; multi-turn entries are not supported");
+        assert_eq!(message(json!({"id": "s_1", "question": [[], []]})), "s_1: 2 turns in a single-turn category (multi-turn entries come in BFCL's multi_turn_* files)");
         assert_eq!(
             message(json!({"id": "s_1", "question": [[{"role": "tool", "content": "x"}]]})),
             "s_1: message role \"tool\" (only system, user and assistant messages are supported)"

@@ -128,12 +128,11 @@ fn id_category_name(id: &str) -> Option<&str> {
 }
 
 /// The category name in a BFCL data file name (`BFCL_v4_parallel.json` → `parallel`).
-fn file_category_name(file_name: &str) -> &str {
+pub(crate) fn file_category_name(file_name: &str) -> &str {
     let stem = file_name.strip_suffix(".jsonl").or_else(|| file_name.strip_suffix(".json")).unwrap_or(file_name);
     stem.strip_prefix("BFCL_v").map_or(stem, |r| r.split_once('_').map_or(r, |(_, cat)| cat))
 }
 
-const MULTI_TURN: &str = "multi-turn categories are judged by the state their calls leave, which calltape does not execute yet";
 const MEMORY: &str = "memory categories need BFCL's memory backends";
 const WEB_SEARCH: &str = "web-search categories call a live search engine";
 const EXECUTABLE: &str = "executable categories run the model's calls as Python";
@@ -141,11 +140,7 @@ const EXECUTABLE: &str = "executable categories run the model's calls as Python"
 /// BFCL categories (V3 and V4) that calltape does not import, with why: a
 /// file of one of them is refused by name, never as an unknown file.
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("multi_turn_base", MULTI_TURN),
-    ("multi_turn_miss_func", MULTI_TURN),
-    ("multi_turn_miss_param", MULTI_TURN),
-    ("multi_turn_long_context", MULTI_TURN),
-    ("multi_turn_composite", MULTI_TURN),
+    ("multi_turn_composite", "the composite multi-turn category was retired by BFCL and ships no data"),
     ("memory_kv", MEMORY),
     ("memory_vector", MEMORY),
     ("memory_rec_sum", MEMORY),

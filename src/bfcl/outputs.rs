@@ -3,7 +3,9 @@
 //! on them. It lets BFCL's own checker and calltape's be fed the very same
 //! answers (see `tools/bfcl_agreement/`).
 //!
-//! An input line: `{"id": "simple_python_3", "calls": [{"math_factorial": {"number": 5}}], ...}`;
+//! An input line: `{"id": "simple_python_3", "calls": [{"math_factorial": {"number": 5}}], ...}`,
+//! or for a multi-turn scenario the calls of each turn as Python call
+//! expressions: `{"id": "multi_turn_base_0", "turns": [["cd(folder='document')"], []]}`;
 //! every other field is echoed into the output line, which adds `valid`,
 //! `error_type` and `reason`.
 
@@ -109,9 +111,15 @@ pub struct JudgeCounts {
 
 /// Judges every line of `input`, writing one verdict line each to `out`.
 pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -> Result<JudgeCounts, JudgeError> {
+    let mut text = String::new();
+    let mut input = input;
+    input.read_to_string(&mut text).map_err(|source| JudgeError::Read { line: 0, source })?;
+    if text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.contains("\"turns\"")) {
+        return judge_multi_turn_lines(suites, &text, out);
+    }
     let mut counts = JudgeCounts::default();
     let keys = answer_keys(suites)?;
-    for mut answer in read_answers(&keys, input)? {
+    for mut answer in read_answers(&keys, text.as_bytes())? {
         let verdict = judge(answer.key, &answer_calls(&answer.calls));
         match &verdict {
             Ok(()) => counts.valid += 1,
@@ -122,6 +130,45 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
         answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.clone())));
         answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.clone())));
         writeln!(out, "{}", Value::Object(answer.line)).map_err(JudgeError::Write)?;
+    }
+    Ok(counts)
+}
+
+/// Judges multi-turn answers (`{"id", "turns": [[call, ...], ...]}`) with
+/// BFCL's multi-turn checker; `error_type` is BFCL's failure type.
+fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> Result<JudgeCounts, JudgeError> {
+    use super::multi_turn::{judge, pycall};
+    let mut keys = HashMap::new();
+    for scenario in suites.iter().flat_map(Suite::scenarios) {
+        let scenario = Arc::unwrap_or_clone(scenario?);
+        if let Some(key) = scenario.expect.bfcl_multi_turn {
+            keys.insert(scenario.id, key);
+        }
+    }
+    let mut counts = JudgeCounts::default();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = |problem| JudgeError::Answer { line: n + 1, problem };
+        let Value::Object(mut obj) = serde_json::from_str(line).map_err(|source| JudgeError::NotJson { line: n + 1, source })? else {
+            return Err(bad(AnswerProblem::NotAnObject));
+        };
+        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
+        let key = keys.get(id).ok_or_else(|| bad(AnswerProblem::UnknownId(id.to_string())))?;
+        let turns: Vec<Vec<String>> = obj
+            .remove("turns")
+            .and_then(|t| serde_json::from_value(t).ok())
+            .ok_or_else(|| bad(AnswerProblem::BadCall(Value::String("\"turns\" must be a list of lists of call expressions".into()))))?;
+        // A call that does not read is one BFCL could not decode: left out, as BFCL leaves it out.
+        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().filter_map(|c| pycall::parse_call(c).ok()).collect()).collect();
+        let verdict = judge::judge(key, &calls);
+        match &verdict {
+            Ok(()) => counts.valid += 1,
+            Err(_) => counts.invalid += 1,
+        }
+        obj.insert("category".into(), Value::String(key.category.clone()));
+        obj.insert("valid".into(), Value::Bool(verdict.is_ok()));
+        obj.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.kind.name().into())));
+        obj.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.to_string())));
+        writeln!(out, "{}", Value::Object(obj)).map_err(JudgeError::Write)?;
     }
     Ok(counts)
 }

@@ -109,6 +109,20 @@ impl serde::Serialize for Py {
     }
 }
 
+/// Python's `==` (`1 == 1.0 == True`, dicts in any order).
+impl PartialEq for Py {
+    fn eq(&self, other: &Py) -> bool {
+        self.py_eq(other)
+    }
+}
+
+/// An empty dict.
+impl Default for Py {
+    fn default() -> Py {
+        Py::Dict(Vec::new())
+    }
+}
+
 /// `type(value)` of a [`Py`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PyType {

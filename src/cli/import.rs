@@ -8,7 +8,7 @@ use crate::bfcl;
 /// Where `calltape import` reads from.
 #[derive(clap::Subcommand, Debug)]
 pub enum ImportSource {
-    /// A Berkeley Function Calling Leaderboard data file (single-turn categories) and its answer key.
+    /// A Berkeley Function Calling Leaderboard data file (single-turn or multi-turn categories) and its answer key.
     Bfcl(ImportBfclArgs),
 }
 
@@ -20,6 +20,9 @@ pub struct ImportBfclArgs {
     /// Its answer file (default: possible_answer/<same name> beside it).
     #[arg(long)]
     pub answers: Option<PathBuf>,
+    /// Multi-turn categories: the folder of BFCL's function docs (default: multi_turn_func_doc/ beside the data file).
+    #[arg(long, value_name = "DIR")]
+    pub func_docs: Option<PathBuf>,
     /// Suite folder to write <category>.jsonl into (default: scenarios/bfcl-<category>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -42,7 +45,8 @@ pub fn import(source: ImportSource) -> Outcome {
         (None, Some(n)) => bfcl::import::Selection::Sample { n, seed: args.seed },
         (None, None) => bfcl::import::Selection::All,
     };
-    let summary = bfcl::import::import_file(&args.data, args.answers.as_deref(), args.out.as_deref(), selection).map_err(Failure::bad)?;
+    let keys = bfcl::import::KeyFiles { answers: args.answers.as_deref(), func_docs: args.func_docs.as_deref() };
+    let summary = bfcl::import::import_file_with(&args.data, &keys, args.out.as_deref(), selection).map_err(Failure::bad)?;
     println!("imported {} of {} {} entries → {}", summary.written, summary.entries, summary.category, summary.path.display());
     Ok(())
 }

@@ -47,6 +47,8 @@ pub(super) fn build_scenario(
     }
     check_expected_calls(&file, &names, &mut problems);
     check_bfcl(&file, &names, &mut problems);
+    check_followups(&file, &names, &mut problems);
+    check_bfcl_multi_turn(&file, &mut problems);
     check_tool_results(&file, &names, &mut problems);
     check_outcome(&file, &names, &mut problems);
     let workspace = load_workspace(&file, &mut problems);
@@ -168,6 +170,52 @@ fn check_bfcl(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Probl
     }
 }
 
+/// Tools held back until a user turn are among the scenario's tools.
+fn check_followups(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
+    for (i, f) in file.followups.iter().enumerate() {
+        for (j, tool) in f.offer.iter().enumerate() {
+            if !names.contains(tool) {
+                problems.at(
+                    &format!("/followups/{i}/offer/{j}"),
+                    format!("followup offers tool {tool:?}, which is not among the scenario's tools"),
+                );
+            }
+        }
+    }
+}
+
+/// A BFCL multi-turn key loads its classes, reads its ground truth (every
+/// call a method of them) and has a ground truth for each user turn.
+fn check_bfcl_multi_turn(file: &ScenarioFile, problems: &mut Problems<'_, '_>) {
+    let Some(key) = &file.expect.bfcl_multi_turn else { return };
+    if let Err(e) = key.world() {
+        problems.at("/expect/bfcl_multi_turn/involved_classes", e);
+    }
+    for (t, turn) in key.ground_truth.iter().enumerate() {
+        for (c, text) in turn.iter().enumerate() {
+            let pointer = format!("/expect/bfcl_multi_turn/ground_truth/{t}/{c}");
+            match crate::bfcl::multi_turn::pycall::parse_call(text) {
+                Err(e) => problems.at(&pointer, e),
+                Ok(call) if crate::bfcl::multi_turn::named_args(&key.involved_classes, &call).is_none() => problems.at(
+                    &pointer,
+                    format!("{text} names no method of {} (or passes it too many arguments)", key.involved_classes.join(", ")),
+                ),
+                Ok(_) => {}
+            }
+        }
+    }
+    let turns = 1 + file.followups.len();
+    if key.ground_truth.len() != turns {
+        problems.at(
+            "/expect/bfcl_multi_turn/ground_truth",
+            format!(
+                "{} turns of ground truth for {turns} user turns (the messages, then each followup): give one list of calls a turn",
+                key.ground_truth.len()
+            ),
+        );
+    }
+}
+
 /// Scripted results name offered tools (or `*`) and give a result or an error.
 fn check_tool_results(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
     for (i, rule) in file.tool_results.iter().enumerate() {
@@ -250,6 +298,7 @@ fn assemble(
     workspace: Option<Arc<crate::world::Workspace>>,
 ) -> Scenario {
     let mut expect = file.expect;
+    let reference_by_turn = expect.bfcl_multi_turn.as_ref().map(multi_turn_reference).unwrap_or_default();
     if let Some(bfcl) = &expect.bfcl {
         // What a right answer sends, for the simulated models; the verdict comes from the key.
         expect.calls = bfcl.answer_steps();
@@ -267,9 +316,32 @@ fn assemble(
         approvals: file.approvals,
         workspace,
         reference: file.reference,
+        reference_by_turn,
         expect,
         origin,
     }
+}
+
+/// A BFCL multi-turn key's ground truth as the calls a right answer makes,
+/// one step a call, per turn (for the simulated models; the loader checked
+/// every call reads and names a method).
+fn multi_turn_reference(key: &crate::bfcl::multi_turn::judge::MultiTurnKey) -> Vec<Vec<ExpectedStep>> {
+    use super::{Alternatives, ExpectedCall};
+    use crate::core::matcher::ValueMatcher;
+    let turns = key.ground_truth_calls().unwrap_or_default();
+    turns
+        .iter()
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|call| {
+                    let named = crate::bfcl::multi_turn::named_args(&key.involved_classes, call).unwrap_or_default();
+                    let args = named.into_iter().map(|(k, v)| (k, Alternatives(vec![ValueMatcher::Exact(v.to_json())]))).collect();
+                    ExpectedStep::One(ExpectedCall { tool: call.name.clone(), args })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A key as a JSON Pointer token (RFC 6901).

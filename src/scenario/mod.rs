@@ -183,6 +183,10 @@ pub struct Expect {
     /// `calls` (which the loader derives from it for the simulated models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bfcl: Option<crate::bfcl::BfclCheck>,
+    /// Judged as BFCL's multi-turn checker judges: the calls of each user
+    /// turn run on BFCL's API classes beside the ground truth's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bfcl_multi_turn: Option<crate::bfcl::multi_turn::judge::MultiTurnKey>,
     /// Final-state checks on the scenario's workspace, each reported.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub state: Vec<StateCheck>,
@@ -262,7 +266,7 @@ pub struct ScenarioFile {
     pub messages: Vec<ScriptedMessage>,
     /// Scripted user turns sent after each final answer, in order.
     #[serde(default)]
-    pub followups: Vec<String>,
+    pub followups: Vec<Followup>,
     #[serde(default)]
     pub tool_results: Vec<ToolResultRule>,
     #[serde(default)]
@@ -276,6 +280,47 @@ pub struct ScenarioFile {
     pub reference: Vec<ExpectedStep>,
     #[serde(default)]
     pub expect: Expect,
+}
+
+/// A scripted user turn: its text, and the tools first offered with it
+/// (BFCL's held-out functions). A plain string is a turn that offers none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "FollowupFile", into = "FollowupFile")]
+pub struct Followup {
+    pub content: String,
+    /// Names of the scenario's tools held back until this turn.
+    pub offer: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum FollowupFile {
+    Text(String),
+    #[serde(rename_all = "snake_case")]
+    WithTools {
+        user: String,
+        #[serde(default)]
+        offer: Vec<String>,
+    },
+}
+
+impl From<FollowupFile> for Followup {
+    fn from(f: FollowupFile) -> Followup {
+        match f {
+            FollowupFile::Text(content) => Followup { content, offer: Vec::new() },
+            FollowupFile::WithTools { user, offer } => Followup { content: user, offer },
+        }
+    }
+}
+
+impl From<Followup> for FollowupFile {
+    fn from(f: Followup) -> FollowupFile {
+        if f.offer.is_empty() {
+            FollowupFile::Text(f.content)
+        } else {
+            FollowupFile::WithTools { user: f.content, offer: f.offer }
+        }
+    }
 }
 
 /// A tool named from the toolset, or defined inline.
@@ -295,13 +340,16 @@ pub struct Scenario {
     pub tags: Vec<String>,
     pub tools: Vec<Arc<Tool>>,
     pub messages: Vec<ScriptedMessage>,
-    pub followups: Vec<String>,
+    pub followups: Vec<Followup>,
     pub tool_results: Vec<ToolResultRule>,
     pub approvals: ScenarioApprovals,
     /// The starting tree of a stateful scenario; each unit works on its own copy.
     pub workspace: Option<Arc<Workspace>>,
     /// The calls of a right solution (see [`ScenarioFile::reference`]).
     pub reference: Vec<ExpectedStep>,
+    /// A right solution's calls per user turn, where the scenario's key
+    /// says them (BFCL multi-turn); empty otherwise.
+    pub reference_by_turn: Vec<Vec<ExpectedStep>>,
     pub expect: Expect,
     /// Where it was read from, as `file:line`.
     pub origin: String,
@@ -311,6 +359,21 @@ impl Scenario {
     /// The tool of this name, exactly.
     pub fn tool(&self, name: &str) -> Option<&Arc<Tool>> {
         self.tools.iter().find(|t| t.spec.name == name)
+    }
+
+    /// Tools held back until a later user turn (none offered at the start).
+    pub fn held_back(&self, tool: &str) -> bool {
+        self.followups.iter().any(|f| f.offer.iter().any(|t| t == tool))
+    }
+
+    /// The steps a right answer takes in user turn `turn` (0: the first):
+    /// that turn's reference where the scenario has one per turn, else the
+    /// whole plan in the first turn.
+    pub fn plan_of_turn(&self, turn: usize) -> &[ExpectedStep] {
+        match (self.reference_by_turn.is_empty(), turn) {
+            (false, t) => self.reference_by_turn.get(t).map_or(&[], Vec::as_slice),
+            (true, _) => self.plan(),
+        }
     }
 
     /// The steps a right answer takes: the reference solution, else the expected calls.

@@ -154,10 +154,14 @@ impl SimModel<'_> {
         if first_message(request, "system") == Some(REPAIR_SYSTEM_PROMPT) {
             return self.respond_to_repair(request);
         }
-        let turns = past_turns(request);
-        let progress = self.progress(&turns);
-        let steps = self.scenario.plan();
-        let step_key = format!("{}:{}", progress.step, progress.attempts);
+        let (user_turn, since) = self.user_turn(request);
+        let turns = past_turns(request, since);
+        let steps = self.scenario.plan_of_turn(user_turn);
+        let progress = self.progress(&turns, steps);
+        let step_key = match user_turn {
+            0 => format!("{}:{}", progress.step, progress.attempts),
+            t => format!("{t}:{}:{}", progress.step, progress.attempts),
+        };
         let mut rng = self.rng(&["turn", &step_key]);
         let strict = strict_tools(request);
         let calls: Vec<EmittedCall> = if progress.step < steps.len() {
@@ -208,11 +212,13 @@ impl SimModel<'_> {
     fn respond_to_repair(&self, request: &Value) -> SimResponse {
         let tool = request.pointer("/tools/0/function/name").and_then(Value::as_str).unwrap_or_default();
         let prompt = last_user_text(request).to_string();
-        let progress = self.progress(&past_turns(request));
+        let (user_turn, since) = self.user_turn(request);
+        let steps = self.scenario.plan_of_turn(user_turn);
+        let progress = self.progress(&past_turns(request, since), steps);
         let mut rng = self.rng(&["repair", &progress.turns.to_string(), &prompt]);
         // Among the calls still due at this step, the one of that tool whose
         // values the rejected arguments share most.
-        let pending: Vec<&crate::scenario::ExpectedCall> = match self.scenario.plan().get(progress.step) {
+        let pending: Vec<&crate::scenario::ExpectedCall> = match steps.get(progress.step) {
             Some(step) => progress.pending.iter().map(|&i| &step.calls()[i]).filter(|c| c.tool == tool).collect(),
             None => Vec::new(),
         };
@@ -257,9 +263,23 @@ impl SimModel<'_> {
         Rng::from_parts(&parts)
     }
 
+    /// Which user turn the conversation is in (0: the first), and where its
+    /// messages start: a scenario with a reference per turn works on the
+    /// latest turn's; any other on the whole conversation.
+    fn user_turn(&self, request: &Value) -> (usize, usize) {
+        if self.scenario.reference_by_turn.is_empty() {
+            return (0, 0);
+        }
+        let messages = request.get("messages").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let is_user = |m: &Value| m.get("role").and_then(Value::as_str) == Some("user");
+        let scripted = self.scenario.messages.iter().filter(|m| m.role == crate::scenario::ScriptedRole::User).count();
+        let users = messages.iter().filter(|m| is_user(m)).count();
+        let last_user = messages.iter().rposition(is_user).unwrap_or(0);
+        (users.saturating_sub(scripted), last_user)
+    }
+
     /// Replays the past turns against the expected steps.
-    fn progress(&self, turns: &[PastTurn]) -> Progress {
-        let steps = self.scenario.plan();
+    fn progress(&self, turns: &[PastTurn], steps: &[crate::scenario::ExpectedStep]) -> Progress {
         let all = |step: usize| steps.get(step).map(|s| (0..s.calls().len()).collect()).unwrap_or_default();
         let mut p = Progress { step: 0, pending: all(0), attempts: 0, turns: turns.len() };
         for (t, turn) in turns.iter().enumerate() {
@@ -369,8 +389,9 @@ impl SimModel<'_> {
 
 /// The assistant turns with tool calls in an OpenAI request, each with which
 /// of its calls the tool results reported invalid.
-fn past_turns(request: &Value) -> Vec<PastTurn> {
+fn past_turns(request: &Value, since: usize) -> Vec<PastTurn> {
     let Some(messages) = request.get("messages").and_then(Value::as_array) else { return Vec::new() };
+    let messages = messages.get(since..).unwrap_or_default();
     let result_of = |id: &str| {
         messages
             .iter()

@@ -11,6 +11,8 @@
 //! dict, `str` of anything else, `Error during execution: …`).
 
 pub mod classes;
+pub mod import;
+pub mod judge;
 pub mod pycall;
 pub mod pyrandom;
 
@@ -92,6 +94,9 @@ const STATELESS: &[&str] = &["MathAPI"];
 /// Method names BFCL's executor refuses to call.
 const REFUSED: &[&str] = &["kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"];
 
+/// How BFCL's executor starts the text of a call that raised.
+pub const EXECUTION_ERROR: &str = "Error during execution: ";
+
 /// One entry's instances, loaded with its initial configuration.
 pub struct World {
     instances: Vec<Box<dyn ApiClass>>,
@@ -129,7 +134,7 @@ impl World {
     pub fn execute(&mut self, call: &pycall::Call) -> String {
         match self.try_execute(call) {
             Ok(value) => result_text(&value),
-            Err(e) => format!("Error during execution: {e}"),
+            Err(e) => format!("{EXECUTION_ERROR}{e}"),
         }
     }
 
@@ -149,6 +154,23 @@ impl World {
     pub fn state(&self) -> Vec<(&'static str, Vec<(String, Py)>)> {
         self.instances.iter().map(|i| (i.class_name(), i.state())).collect()
     }
+}
+
+/// A call's arguments by name, positional ones named after the parameters
+/// of the method that answers it among `involved` classes (`None`: no such
+/// method, or more positional arguments than it takes).
+pub fn named_args(involved: &[String], call: &pycall::Call) -> Option<Vec<(String, Py)>> {
+    let method = involved
+        .iter()
+        .rev()
+        .filter_map(|name| new_class(name))
+        .find_map(|class| class.methods().iter().find(|m| m.name == call.name).copied())?;
+    if call.positional.len() > method.params.len() {
+        return None;
+    }
+    let mut named: Vec<(String, Py)> = method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect();
+    named.extend(call.keywords.iter().cloned());
+    Some(named)
 }
 
 /// Binds a call's arguments to a method's parameters as Python does, with

@@ -1,0 +1,205 @@
+//! `calltape import bfcl BFCL_v4_multi_turn_*.json`: each multi-turn entry
+//! becomes a scenario whose user turns are the entry's turns, whose tools
+//! are its classes' function docs (BFCL's `multi_turn_func_doc`, less the
+//! entry's excluded functions; held-out functions offered from the turn
+//! BFCL adds them), and whose answer key (`expect.bfcl_multi_turn`) holds
+//! the classes, their starting state and the ground truth per turn.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::judge::MultiTurnKey;
+use super::pycall::parse_call;
+use crate::bfcl::pyvalue::Py;
+use crate::bfcl::{schema, tool_name, Language};
+
+/// The multi-turn categories calltape imports.
+pub const CATEGORIES: [&str; 4] = ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"];
+
+/// What BFCL's handler says when it adds held-out functions (its turn has no message).
+pub const ADDED_FUNCTIONS_PROMPT: &str = "I have updated some more functions you can choose from. What about now?";
+
+/// BFCL's steps a turn at most (`MAXIMUM_STEP_LIMIT`): the scenario's step
+/// limit is this many per turn.
+const STEPS_PER_TURN: u32 = 20;
+
+/// The function-doc file of each class (BFCL's `MULTI_TURN_FUNC_DOC_FILE_MAPPING`).
+fn func_doc_file(class: &str) -> Option<&'static str> {
+    Some(match class {
+        "GorillaFileSystem" => "gorilla_file_system.json",
+        "MathAPI" => "math_api.json",
+        "MessageAPI" => "message_api.json",
+        "TwitterAPI" => "posting_api.json",
+        "TicketAPI" => "ticket_api.json",
+        "TradingBot" => "trading_bot.json",
+        "TravelAPI" => "travel_booking.json",
+        "VehicleControlAPI" => "vehicle_control.json",
+        _ => return None,
+    })
+}
+
+/// The multi-turn category of a data file's name or first id, if it is one.
+pub fn category_of(file_category: &str, first_id: &str) -> Option<&'static str> {
+    let by_id = first_id.rsplit_once('_').map_or("", |(prefix, _)| prefix);
+    CATEGORIES.into_iter().find(|c| *c == file_category || *c == by_id)
+}
+
+/// The folder of function docs BFCL keeps beside its data files.
+pub fn default_func_docs(data: &Path) -> PathBuf {
+    data.parent().unwrap_or_else(|| Path::new(".")).join("multi_turn_func_doc")
+}
+
+/// The parts of an entry read with dict order kept (`initial_config`).
+#[derive(Deserialize)]
+struct EntryState {
+    #[serde(default)]
+    initial_config: Py,
+}
+
+/// A scenario file as written (field order as a person reads it).
+#[derive(Serialize)]
+struct ScenarioOut {
+    id: String,
+    description: String,
+    tags: Vec<String>,
+    tools: Vec<Value>,
+    messages: Vec<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    followups: Vec<Value>,
+    expect: ExpectOut,
+}
+
+#[derive(Serialize)]
+struct ExpectOut {
+    bfcl_multi_turn: MultiTurnKey,
+    max_steps: u32,
+}
+
+/// Reads the function docs of every class, by class name.
+pub fn read_func_docs(dir: &Path) -> Result<HashMap<&'static str, Vec<Value>>, String> {
+    let mut docs = HashMap::new();
+    for class in super::CLASSES {
+        let Some(file) = func_doc_file(class) else { continue };
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!("cannot read {}: {e}; multi-turn entries need BFCL's function docs (pass --func-docs DIR)", path.display())
+        })?;
+        let mut functions = Vec::new();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            functions.push(serde_json::from_str(line).map_err(|e| format!("{}:{}: not JSON: {e}", path.display(), i + 1))?);
+        }
+        docs.insert(*class, functions);
+    }
+    Ok(docs)
+}
+
+/// One multi-turn entry (its raw line, for dict order) and its ground truth
+/// as a scenario file line. `Err` says what is wrong with the entry.
+pub fn scenario_line(
+    category: &str,
+    line: &str,
+    ground_truth: Option<&Value>,
+    docs: &HashMap<&'static str, Vec<Value>>,
+) -> Result<String, String> {
+    let entry: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let state: EntryState = serde_json::from_str(line).map_err(|e| format!("initial_config: {e}"))?;
+    let id = entry.get("id").and_then(Value::as_str).ok_or("entry has no \"id\"")?.to_string();
+    let fail = |m: String| format!("{id}: {m}");
+    let classes: Vec<String> = serde_json::from_value(entry.get("involved_classes").cloned().unwrap_or(Value::Null))
+        .map_err(|_| fail("no \"involved_classes\" list".into()))?;
+    for class in &classes {
+        if !super::CLASSES.contains(&class.as_str()) {
+            return Err(fail(format!(
+                "class {class} is not one calltape executes (it has {}); memory and web-search classes are not supported",
+                super::CLASSES.join(", ")
+            )));
+        }
+    }
+    let questions = entry.get("question").and_then(Value::as_array).ok_or_else(|| fail("no \"question\" list".into()))?;
+    let excluded: Vec<&str> =
+        entry.get("excluded_function").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    // Held-out functions by the turn that adds them.
+    let mut held: HashMap<usize, Vec<String>> = HashMap::new();
+    if let Some(missed) = entry.get("missed_function").and_then(Value::as_object) {
+        for (turn, names) in missed {
+            let turn: usize = turn.parse().map_err(|_| fail(format!("missed_function turn {turn:?} is not a number")))?;
+            let names = names.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+            held.insert(turn, names);
+        }
+    }
+    let mut tools = Vec::new();
+    for class in &classes {
+        for f in docs.get(class.as_str()).map_or(&[][..], Vec::as_slice) {
+            let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
+            if name.is_empty() || excluded.contains(&name) || tools.iter().any(|t: &Value| t["name"] == tool_name(name).as_str()) {
+                continue;
+            }
+            let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "dict", "properties": {}}));
+            tools.push(json!({
+                "name": tool_name(name),
+                "description": f.get("description").and_then(Value::as_str).unwrap_or_default(),
+                "parameters": schema::parameters_schema(&parameters, Language::Python),
+            }));
+        }
+    }
+    let mut messages = Vec::new();
+    let mut followups = Vec::new();
+    for (turn, question) in questions.iter().enumerate() {
+        let said: Vec<&str> =
+            question.as_array().map(|m| m.iter().filter_map(|m| m.get("content")?.as_str()).collect()).unwrap_or_default();
+        let offer: Vec<String> = held.get(&turn).map(|names| names.iter().map(|n| tool_name(n)).collect()).unwrap_or_default();
+        if turn == 0 {
+            if said.is_empty() || !offer.is_empty() {
+                return Err(fail("the first turn has no user message".into()));
+            }
+            for m in question.as_array().into_iter().flatten() {
+                let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+                messages.push(json!({"role": role, "content": m.get("content").and_then(Value::as_str).unwrap_or_default()}));
+            }
+            continue;
+        }
+        let content = if said.is_empty() { ADDED_FUNCTIONS_PROMPT.to_string() } else { said.join("\n\n") };
+        followups.push(if offer.is_empty() { json!(content) } else { json!({"user": content, "offer": offer}) });
+    }
+    for names in held.values() {
+        for name in names {
+            if !tools.iter().any(|t| t["name"] == tool_name(name).as_str()) {
+                return Err(fail(format!("held-out function {name:?} is not among the classes' functions")));
+            }
+        }
+    }
+    let truth = ground_truth.ok_or_else(|| fail("no answer for this entry in the answer file".into()))?;
+    let truth: Vec<Vec<String>> = serde_json::from_value(truth.clone())
+        .map_err(|e| fail(format!("ground_truth must be a list of turns, each a list of calls: {e}")))?;
+    if truth.len() != questions.len() {
+        return Err(fail(format!("{} turns but a ground truth of {}", questions.len(), truth.len())));
+    }
+    for (turn, calls) in truth.iter().enumerate() {
+        for call in calls {
+            let parsed = parse_call(call).map_err(|e| fail(format!("ground truth of turn {turn}: {e}")))?;
+            if super::named_args(&classes, &parsed).is_none() {
+                return Err(fail(format!("ground truth of turn {turn}: {call} names no method of {}", classes.join(", "))));
+            }
+        }
+    }
+    let key = MultiTurnKey {
+        category: category.to_string(),
+        involved_classes: classes,
+        initial_config: state.initial_config,
+        long_context: category.contains("long_context"),
+        ground_truth: truth,
+    };
+    let scenario = ScenarioOut {
+        description: format!("BFCL {category} entry {id}"),
+        id,
+        tags: vec!["bfcl".into(), category.to_string()],
+        tools,
+        messages,
+        followups,
+        expect: ExpectOut { max_steps: STEPS_PER_TURN * questions.len() as u32, bfcl_multi_turn: key },
+    };
+    serde_json::to_string(&scenario).map_err(|e| e.to_string())
+}
