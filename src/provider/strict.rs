@@ -409,7 +409,11 @@ mod tests {
     fn bfcl_tools() -> Vec<(String, Value)> {
         let mut tools = Vec::new();
         for entry in std::fs::read_dir(root().join("scenarios/bfcl-sample")).unwrap() {
-            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue; // the NOTICE
+            }
+            let text = std::fs::read_to_string(path).unwrap();
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 let scenario: Value = serde_json::from_str(line).unwrap();
                 for t in scenario["tools"].as_array().unwrap() {

@@ -39,9 +39,12 @@ def read_lines(path):
 
 def plain(value):
     """A class's attribute as data: objects as their public attributes (a
-    directory's parent left out: it points back up the tree)."""
+    directory's parent left out: it points back up the tree), sets sorted."""
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        # calltape writes a set as its sorted items (Python's == ignores order).
+        return sorted(plain(v) for v in value)
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if hasattr(value, "__dict__"):
@@ -124,7 +127,7 @@ def main():
                         mismatches[f"state {name}.{attr}"] += 1
                         if shown[name + attr] < a.show:
                             shown[name + attr] += 1
-                            print(f"{t['id']} after turn {turn}: {name}.{attr}\n  calltape: {json.dumps(x)[:400]}\n  bfcl:     {json.dumps(y)[:400]}")
+                            print(f"{t['id']} after turn {turn}: {name}.{attr}\n  calltape: {json.dumps(x, default=repr)[:400]}\n  bfcl:     {json.dumps(y, default=repr)[:400]}")
     print(f"\n{checked} trajectories checked")
     for k, n in mismatches.most_common():
         print(f"{n:6}  {k}")

@@ -178,8 +178,15 @@ pub fn named_args(involved: &[String], call: &pycall::Call) -> Option<Vec<(Strin
 fn bind(class: &str, method: &Method, call: &pycall::Call) -> Result<Args, PyError> {
     let qualified = format!("{class}.{}()", method.name);
     if call.positional.len() > method.params.len() {
-        let (most, given) = (method.params.len() + 1, call.positional.len() + 1);
-        return Err(format!("{qualified} takes {most} positional arguments but {given} were given"));
+        // Python counts `self` among them.
+        let most = method.params.len() + 1;
+        let least = method.params.iter().filter(|p| p.required).count() + 1;
+        let takes = match (least == most, most) {
+            (true, 1) => "1 positional argument".to_string(),
+            (true, n) => format!("{n} positional arguments"),
+            (false, n) => format!("from {least} to {n} positional arguments"),
+        };
+        return Err(format!("{qualified} takes {takes} but {} were given", call.positional.len() + 1));
     }
     let mut bound: Vec<(String, Py)> = method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect();
     for (name, value) in &call.keywords {

@@ -3,6 +3,14 @@
 //! reads as a plain diff. What changes on every recording (when, with which
 //! calltape) is said once, at file level; interactions hold only what the
 //! exchange itself was.
+//!
+//! An agent loop sends its tools and every earlier message again in each
+//! request, so a cassette would grow with the square of its length. From
+//! format 2 a request writes only what changed since the one before it:
+//! `as_before` lists the body's top-level fields equal to the previous
+//! request's (left out), `continues` the arrays that extend the previous
+//! request's (only the new items written). Reading restores every body in
+//! full before anything else sees it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,7 +25,7 @@ use crate::events::UnitKey;
 use crate::transport::{HttpRequest, HttpResponse, ResponseBody, SseEvent};
 
 /// The format this calltape writes, and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The longest time a cassette may record for an exchange or an event's
 /// offset, in milliseconds (one day): anything outside 0 to this is a
@@ -84,6 +92,66 @@ pub struct RecordedRequest {
     /// Allowlisted headers only, by lower-case name.
     pub headers: BTreeMap<String, String>,
     pub body: Value,
+    /// In the file only: top-level body fields equal to the previous request's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub as_before: Vec<String>,
+    /// In the file only: array fields that start with the previous request's
+    /// whole array (its length here); the body holds the items after it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub continues: BTreeMap<String, usize>,
+}
+
+/// Writes each request as what changed since the previous one (see the module doc).
+fn compact(interactions: &mut [Interaction]) {
+    for i in (1..interactions.len()).rev() {
+        let (before, rest) = interactions.split_at_mut(i);
+        let RecordedRequest { body, as_before, continues, .. } = &mut rest[0].request;
+        let (Value::Object(previous), Value::Object(body)) = (&before[i - 1].request.body, body) else {
+            continue;
+        };
+        for (field, old) in previous {
+            let Some(new) = body.get_mut(field) else { continue };
+            if new == old {
+                body.remove(field);
+                as_before.push(field.clone());
+            } else if let (Value::Array(old_items), Value::Array(new_items)) = (old, &mut *new) {
+                if !old_items.is_empty() && new_items.len() > old_items.len() && new_items.starts_with(old_items) {
+                    new_items.drain(..old_items.len());
+                    continues.insert(field.clone(), old_items.len());
+                }
+            }
+        }
+    }
+}
+
+/// Restores every request's full body; `Err` names the interaction (from 1)
+/// that refers to what its previous request does not have.
+fn expand(interactions: &mut [Interaction]) -> Result<(), String> {
+    for i in 0..interactions.len() {
+        let request = &interactions[i].request;
+        if request.as_before.is_empty() && request.continues.is_empty() {
+            continue;
+        }
+        let bad = |what: String| format!("interaction {}: {what}; the file is damaged or was edited: record the unit again", i + 1);
+        let Some(Value::Object(previous)) = i.checked_sub(1).map(|p| interactions[p].request.body.clone()) else {
+            return Err(bad("refers to a previous request, and there is none".into()));
+        };
+        let request = &mut interactions[i].request;
+        let Value::Object(body) = &mut request.body else { return Err(bad("a request body that is not an object".into())) };
+        for field in std::mem::take(&mut request.as_before) {
+            let old = previous.get(&field).ok_or_else(|| bad(format!("`{field}` is as before, and the previous request has none")))?;
+            body.insert(field, old.clone());
+        }
+        for (field, len) in std::mem::take(&mut request.continues) {
+            let old = previous.get(&field).and_then(Value::as_array).filter(|items| items.len() == len);
+            let old = old.ok_or_else(|| bad(format!("`{field}` continues {len} items of the previous request, which has no such array")))?;
+            let Some(Value::Array(new_items)) = body.get_mut(&field) else {
+                return Err(bad(format!("`{field}` continues an array but is not one")));
+            };
+            new_items.splice(0..0, old.iter().cloned());
+        }
+    }
+    Ok(())
 }
 
 /// A response as recorded.
@@ -115,6 +183,8 @@ impl RecordedRequest {
             path: recorded_path(&request.url),
             headers: allowlisted(&request.headers, &REQUEST_HEADERS),
             body: request.body.clone(),
+            as_before: Vec::new(),
+            continues: BTreeMap::new(),
         }
     }
 
@@ -186,9 +256,15 @@ impl Cassette {
         }
     }
 
-    /// The canonical text: pretty, keys sorted, one trailing newline.
+    /// The canonical text: pretty, keys sorted, one trailing newline; from
+    /// format 2 each request as what changed since the previous one.
     pub fn to_text(&self) -> String {
-        let value = serde_json::to_value(self).expect("a cassette serialises");
+        let mut written = self.clone();
+        // A file read in format 1 is written back as it was.
+        if written.format >= 2 {
+            compact(&mut written.interactions);
+        }
+        let value = serde_json::to_value(&written).expect("a cassette serialises");
         let mut text = serde_json::to_string_pretty(&sorted(&value)).expect("a JSON value serialises");
         text.push('\n');
         text
@@ -204,7 +280,8 @@ impl Cassette {
             None => return Err(bad(FormatError::NoVersion)),
         }
         // Parsed again from the text, so shape errors come with a line and column.
-        let cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(FormatError::Shape(e)))?;
+        let mut cassette: Cassette = serde_json::from_str(text).map_err(|e| bad(FormatError::Shape(e)))?;
+        expand(&mut cassette.interactions).map_err(|e| bad(FormatError::Compacted(e)))?;
         cassette.check_times().map_err(|e| bad(FormatError::Time(e)))?;
         Ok(cassette)
     }
@@ -230,9 +307,9 @@ impl Cassette {
     }
 
     /// Whether two cassettes hold the same exchanges for the same unit and
-    /// sources, whenever and with whatever they were recorded.
+    /// sources, whenever, with whatever and in which format they were recorded.
     pub fn same_content(&self, other: &Cassette) -> bool {
-        self.format == other.format && self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
+        self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
     }
 }
 
@@ -251,6 +328,9 @@ pub enum FormatError {
     Shape(#[source] serde_json::Error),
     #[error("{0}")]
     Time(#[source] RecordedTimeError),
+    /// A request written as changes to the previous one that does not fit it.
+    #[error("{0}")]
+    Compacted(String),
 }
 
 /// A recorded time that is not a number of milliseconds from 0 to
@@ -382,5 +462,33 @@ mod tests {
             let text = good.to_text().replace("\"latency_ms\": 6.0", &format!("\"latency_ms\": {bad}"));
             assert!(Cassette::parse(&text, p).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn requests_are_written_as_what_changed_and_read_back_whole() {
+        let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Json(json!({"ok": true})), latency_ms: 1.0 };
+        let tools = json!([{"name": "t", "description": "a long description"}]);
+        let bodies = [
+            json!({"model": "m", "tools": tools, "messages": [{"role": "user", "content": "hi"}]}),
+            json!({"model": "m", "tools": tools, "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": "r"}]}),
+            // A request that does not extend the previous one is written whole.
+            json!({"model": "m", "messages": [{"role": "system", "content": "repair"}]}),
+        ];
+        let interactions: Vec<Interaction> = bodies
+            .iter()
+            .map(|b| Interaction::record("m", RecordedRequest::of(&HttpRequest { body: b.clone(), ..request() }), &response, &[]))
+            .collect();
+        let cassette = Cassette::new(unit(), BTreeMap::new(), interactions);
+        let text = cassette.to_text();
+        assert_eq!(text.matches("a long description").count(), 1, "{text}");
+        assert!(text.contains("\"as_before\": [") && text.contains("\"continues\": {") && text.contains("\"messages\": 1"), "{text}");
+        let back = Cassette::parse(&text, Path::new("c.json")).unwrap();
+        assert_eq!(back, cassette);
+        assert_eq!(back.to_text(), text);
+
+        // A reference the previous request cannot satisfy is refused, naming the interaction.
+        let broken = text.replacen("\"messages\": 1", "\"messages\": 5", 1);
+        let err = Cassette::parse(&broken, Path::new("c.json")).unwrap_err().to_string();
+        assert!(err.contains("interaction 2: `messages` continues 5 items"), "{err}");
     }
 }
