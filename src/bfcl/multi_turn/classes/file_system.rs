@@ -147,10 +147,11 @@ impl GorillaFileSystem {
         }
     }
 
-    /// `name in self._current_dir.contents`: the item, if there is one.
+    /// `name in self._current_dir.contents`, then `_get_item(name)`: the
+    /// item, if there is one (a file named `.` yields the directory itself).
     fn lookup_key(&self, key: &Py) -> Result<Option<NodeId>, PyError> {
         match key {
-            Py::Str(name) => Ok(self.tree.lookup(self.current_dir, name)),
+            Py::Str(name) => Ok(self.tree.lookup(self.current_dir, name).and_then(|_| self.tree.get_item(self.current_dir, name))),
             Py::List(_) | Py::Dict(_) => Err(format!("unhashable type: '{}'", type_name(key))),
             _ => Ok(None),
         }
@@ -448,7 +449,8 @@ impl GorillaFileSystem {
             Py::Float(_) => return Err("slice indices must be integers or None or have an __index__ method".to_string()),
             other => return Err(format!("'>' not supported between instances of '{}' and 'int'", type_name(other))),
         };
-        let start = if wanted >= 0 { (len - wanted).max(0) } else { (-wanted).min(len) };
+        // `content[-wanted:]`, with Python's clamping of slice starts.
+        let start = if wanted > 0 { len - wanted } else { (-wanted).min(len) };
         Ok(dict(vec![("last_lines", Py::Str(all[start as usize..].join("\n")))]))
     }
 

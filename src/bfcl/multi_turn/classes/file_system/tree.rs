@@ -19,6 +19,10 @@ pub(super) struct DictId(usize);
 /// raises `RecursionError`.
 pub(super) const RECURSION_LIMIT: usize = 1000;
 
+/// How deep [`Tree::plain`] writes a directory that contains itself (Python
+/// cannot write it at all); shallow enough for a JSON reader's nesting limit.
+const PLAIN_DEPTH_LIMIT: usize = 100;
+
 /// Python's `RecursionError` text.
 pub(super) const RECURSION_ERROR: &str = "maximum recursion depth exceeded";
 
@@ -173,12 +177,12 @@ impl Tree {
     }
 
     /// The object's public attributes, nested, `parent` left out (a
-    /// directory that contains itself is cut at Python's recursion limit).
+    /// directory that contains itself is cut at [`PLAIN_DEPTH_LIMIT`]).
     pub(super) fn plain(&self, id: NodeId, depth: usize) -> Py {
         match &self.nodes[id.0] {
             Node::File { name, content } => Py::Dict(vec![("name".into(), Py::Str(name.clone())), ("content".into(), content.clone())]),
             Node::Directory { name, contents, .. } => {
-                let children = if depth >= RECURSION_LIMIT {
+                let children = if depth >= PLAIN_DEPTH_LIMIT {
                     Vec::new()
                 } else {
                     self.dicts[contents.0].iter().map(|(k, child)| (k.clone(), self.plain(*child, depth + 1))).collect()
