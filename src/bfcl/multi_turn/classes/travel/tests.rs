@@ -170,7 +170,21 @@ fn refuses_bookings_it_cannot_make() {
     assert_eq!(book(&mut api, "2024-02-30", "LAX"), r#"{"booking_status": false, "error": "Invalid date format. Use YYYY-MM-DD."}"#);
     assert_eq!(book(&mut api, "2024-11-15", "XYZ"), r#"{"booking_status": false, "error": "Invalid destination airport code: XYZ"}"#);
     assert_eq!(book(&mut api, "2024-11-15", "PEK"), r#"{"booking_status": false, "error": "No available route for the given airports."}"#);
+    let coach = [
+        ("access_token", s("251675")),
+        ("card_id", s(CARD)),
+        ("travel_date", s("2024-11-15")),
+        ("travel_from", s("SFO")),
+        ("travel_to", s("LAX")),
+        ("travel_class", s("coach")),
+    ];
+    // Python's set order here varies with PYTHONHASHSEED; this is one of them.
+    assert_eq!(
+        run(&mut api, "book_flight", &coach),
+        r#"{"booking_status": false, "error": "Invalid travel class. Must be one of {'economy', 'business', 'first'}"}"#
+    );
     assert_eq!(attr(&api, "booking_record").repr(), "{}");
+    assert_eq!(attr(&api, "credit_card_list").get(CARD).and_then(|c| c.get("balance")).map(Py::repr).as_deref(), Some("58617"));
     let missing = [("access_token", s("251675")), ("card_id", s("nope"))];
     assert_eq!(
         run(&mut api, "get_credit_card_balance", &missing),
