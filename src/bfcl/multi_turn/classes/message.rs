@@ -8,7 +8,7 @@
 
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{req, ApiClass, Args, Method, PyError};
-use crate::bfcl::pyvalue::Py;
+use crate::bfcl::pyvalue::{str_repr, Py};
 
 /// `random_seed` when the configuration gives none.
 const DEFAULT_SEED: i128 = 200_191;
@@ -342,6 +342,49 @@ pub(super) fn increment(value: &Py) -> Result<Py, PyError> {
             Py::Str(_) => "can only concatenate str (not \"int\") to str".to_string(),
             _ => format!("unsupported operand type(s) for +=: '{}' and 'int'", other.py_type().name()),
         }),
+    }
+}
+
+/// The items `for x in value` visits: a list's items, a string's
+/// characters, a dict's keys.
+pub(super) fn iterate(value: &Py) -> Result<Vec<Py>, PyError> {
+    match value {
+        Py::List(items) => Ok(items.clone()),
+        Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
+        Py::Dict(entries) => Ok(entries.iter().map(|(k, _)| Py::Str(k.clone())).collect()),
+        other => Err(format!("'{}' object is not iterable", other.py_type().name())),
+    }
+}
+
+/// `len(value)`.
+pub(super) fn py_len(value: &Py) -> Result<usize, PyError> {
+    match value {
+        Py::List(items) => Ok(items.len()),
+        Py::Str(s) => Ok(s.chars().count()),
+        Py::Dict(entries) => Ok(entries.len()),
+        other => Err(format!("object of type '{}' has no len()", other.py_type().name())),
+    }
+}
+
+/// `d[key]` of a string-keyed dict, with Python's `KeyError` text.
+pub(super) fn item<'a>(d: &'a Py, key: &str) -> Result<&'a Py, PyError> {
+    match d {
+        Py::Dict(_) => d.get(key).ok_or_else(|| str_repr(key)),
+        other => Err(format!("'{}' object is not subscriptable", other.py_type().name())),
+    }
+}
+
+/// `d[key] = value`: an existing key keeps its place.
+pub(super) fn set_item(d: &mut Py, key: &str, value: Py) -> Result<(), PyError> {
+    match d {
+        Py::Dict(entries) => {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some(entry) => entry.1 = value,
+                None => entries.push((key.to_string(), value)),
+            }
+            Ok(())
+        }
+        other => Err(format!("'{}' object does not support item assignment", other.py_type().name())),
     }
 }
 
