@@ -164,3 +164,84 @@ fn missing_results<'a>(truth: &'a [String], model: &[String]) -> Vec<&'a str> {
     }
     missing
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file system with /workspace/document/a.txt, and a four-turn ground
+    /// truth whose third turn wants no call (a missing parameter to ask for).
+    fn key() -> MultiTurnKey {
+        let config = r#"{"GorillaFileSystem": {"root": {"workspace": {"type": "directory", "contents": {
+            "document": {"type": "directory", "contents": {"a.txt": {"type": "file", "content": "budget analysis"}}}}}}}}"#;
+        MultiTurnKey {
+            category: "multi_turn_miss_param".into(),
+            involved_classes: vec!["GorillaFileSystem".into()],
+            initial_config: serde_json::from_str(config).unwrap(),
+            long_context: false,
+            ground_truth: vec![
+                vec!["cd(folder='document')".into(), "mkdir(dir_name='temp')".into()],
+                vec!["cat(file_name='a.txt')".into()],
+                vec![],
+                vec!["mv(source='a.txt', destination='temp')".into()],
+            ],
+        }
+    }
+
+    fn turns(calls: &[&[&str]]) -> Vec<Vec<Call>> {
+        calls.iter().map(|t| t.iter().map(|c| parse_call(c).unwrap()).collect()).collect()
+    }
+
+    fn failure(calls: &[&[&str]]) -> (FailureType, Option<usize>) {
+        let f = judge(&key(), &turns(calls)).unwrap_err();
+        (f.kind, f.turn)
+    }
+
+    #[test]
+    fn the_ground_truth_and_equivalent_answers_pass() {
+        let key = key();
+        assert_eq!(judge(&key, &key.ground_truth_calls().unwrap()), Ok(()));
+        // Keyword or positional, an extra read-only call, and a result found in an earlier turn.
+        let other = [
+            &["cd('document')", "ls()", "mkdir(dir_name='temp')", "cat(file_name='a.txt')"][..],
+            &["pwd()"],
+            &[],
+            &["mv(source='a.txt', destination='temp')"],
+        ];
+        assert_eq!(judge(&key, &turns(&other)), Ok(()));
+    }
+
+    #[test]
+    fn each_failure_type_at_its_turn() {
+        // A different directory made: the state differs after turn 0.
+        let wrong = [&["cd(folder='document')", "mkdir(dir_name='tmp')"][..], &["cat(file_name='a.txt')"], &[], &["mv(source='a.txt', destination='temp')"]];
+        assert_eq!(failure(&wrong), (FailureType::StateMismatch, Some(0)));
+        // No call where the ground truth makes one.
+        let empty = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &[], &[], &["mv(source='a.txt', destination='temp')"]];
+        assert_eq!(failure(&empty), (FailureType::EmptyTurn, Some(1)));
+        // The state is right but the file was never read: its content is missing from the results.
+        let unread = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["ls()"], &[], &["mv(source='a.txt', destination='temp')"]];
+        assert_eq!(failure(&unread), (FailureType::ResponseMismatch, Some(1)));
+        // Acting in the turn that should have asked, then nothing when asked: the turn is empty.
+        let eager = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["cat(file_name='a.txt')"], &["mv(source='a.txt', destination='temp')"], &[]];
+        assert_eq!(failure(&eager), (FailureType::EmptyTurn, Some(3)));
+        // The last turn never reached.
+        let cut = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["cat(file_name='a.txt')"], &[]];
+        assert_eq!(failure(&cut), (FailureType::ForceTerminated, None));
+        let message = judge(&key(), &turns(&wrong)).unwrap_err().to_string();
+        assert_eq!(message, "multi_turn:instance_state_mismatch at turn 0: GorillaFileSystem differs from the ground truth's in root");
+    }
+
+    #[test]
+    fn failure_types_are_bfcl_names() {
+        let names: Vec<String> = [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
+            .iter()
+            .map(|k| serde_json::to_value(k).unwrap().as_str().unwrap().to_string())
+            .collect();
+        let direct: Vec<&str> = [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
+            .iter()
+            .map(|k| k.name())
+            .collect();
+        assert_eq!(names, direct);
+    }
+}
