@@ -30,7 +30,7 @@ impl BfclCheck {
                         Some((param.clone(), Alternatives(vec![ValueMatcher::Exact(value)])))
                     })
                     .collect();
-                ExpectedCall { tool: function.map_or_else(|| tool_name(name), |f| f.tool.clone()), args }
+                ExpectedCall { tool: function.map_or_else(|| tool_name(name), |f| f.tool.clone()), args, exact: None }
             })
             .collect();
         match calls.len() {

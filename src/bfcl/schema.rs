@@ -226,6 +226,38 @@ pub fn language_hint(language: Language) -> &'static str {
     }
 }
 
+/// Removes the schema keywords that reject `value` (at most a few rounds).
+pub fn relax_until_valid(schema: &mut Value, value: &Value) {
+    for _ in 0..8 {
+        let Ok(validator) = jsonschema::validator_for(schema) else { return };
+        let paths: Vec<String> = validator.iter_errors(value).map(|e| e.schema_path().to_string()).collect();
+        if paths.is_empty() {
+            return;
+        }
+        for path in paths {
+            let (node, keyword) = match path.rsplit_once('/') {
+                Some((node, keyword)) => (node.to_string(), keyword.to_string()),
+                None => continue,
+            };
+            // A failing item of `anyOf`-like keywords or `required` is not ours to drop.
+            if keyword.chars().all(|c| c.is_ascii_digit()) || keyword == "required" {
+                continue;
+            }
+            let Some(Value::Object(map)) = schema.pointer_mut(&node) else { continue };
+            let Some(removed) = map.remove(&keyword) else { continue };
+            let note = match keyword.as_str() {
+                "enum" => format!(" One of: {removed}."),
+                "type" => format!(" Type: {}.", removed.as_str().unwrap_or("any")),
+                _ => String::new(),
+            };
+            if !note.is_empty() {
+                let text = map.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+                map.insert("description".into(), Value::String(format!("{text}{note}").trim_start().to_string()));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

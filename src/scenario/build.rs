@@ -323,8 +323,10 @@ fn assemble(
 }
 
 /// A BFCL multi-turn key's ground truth as the calls a right answer makes,
-/// one step a call, per turn (for the simulated models; the loader checked
-/// every call reads and names a method).
+/// per turn (for the simulated models; the loader checked every call reads
+/// and names a method). A run of calls to one tool is one step, made
+/// together as a capable model batches them (a long-context turn removes
+/// dozens of files; one call a step would pass BFCL's 20 steps a turn).
 fn multi_turn_reference(key: &crate::bfcl::multi_turn::judge::MultiTurnKey) -> Vec<Vec<ExpectedStep>> {
     use super::{Alternatives, ExpectedCall};
     use crate::core::matcher::ValueMatcher;
@@ -336,8 +338,15 @@ fn multi_turn_reference(key: &crate::bfcl::multi_turn::judge::MultiTurnKey) -> V
                 .iter()
                 .map(|call| {
                     let named = crate::bfcl::multi_turn::named_args(&key.involved_classes, call).unwrap_or_default();
+                    let exact = named.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
                     let args = named.into_iter().map(|(k, v)| (k, Alternatives(vec![ValueMatcher::Exact(v.to_json())]))).collect();
-                    ExpectedStep::One(ExpectedCall { tool: call.name.clone(), args })
+                    ExpectedCall { tool: call.name.clone(), args, exact: Some(exact) }
+                })
+                .collect::<Vec<_>>()
+                .chunk_by(|a, b| a.tool == b.tool)
+                .map(|run| match run {
+                    [one] => ExpectedStep::One(one.clone()),
+                    many => ExpectedStep::Parallel(many.to_vec()),
                 })
                 .collect()
         })

@@ -65,11 +65,19 @@ pub struct ExpectedCall {
     pub tool: String,
     #[serde(default)]
     pub args: BTreeMap<String, Alternatives>,
+    /// The arguments exactly as a right answer sends them, where the call
+    /// comes from a key that says them (BFCL multi-turn ground truth: an
+    /// empty string there is a value, not "may be omitted").
+    #[serde(skip)]
+    pub exact: Option<serde_json::Map<String, Value>>,
 }
 
 impl ExpectedCall {
     /// The arguments a right answer sends: each argument's first plain value.
     pub fn canonical_args(&self) -> serde_json::Map<String, Value> {
+        if let Some(exact) = &self.exact {
+            return exact.clone();
+        }
         self.args.iter().filter_map(|(k, alts)| alts.canonical().map(|v| (k.clone(), v.clone()))).collect()
     }
 }

@@ -78,6 +78,22 @@ struct ExpectOut {
     max_steps: u32,
 }
 
+/// Makes a tool's schema accept a ground-truth call: BFCL's docs mark some
+/// parameters required that the ground truth leaves out (the Python method
+/// has a default) and type some values otherwise. BFCL never validates, but
+/// calltape's pipeline would reject or "repair" the right answer, so the
+/// `required` entry goes, and a keyword in the way moves into the description.
+fn fit_schema_to_call(parameters: &mut Value, named: &[(String, Py)]) {
+    if let Some(Value::Array(required)) = parameters.get_mut("required") {
+        required.retain(|r| named.iter().any(|(name, _)| r.as_str() == Some(name)));
+    }
+    for (name, value) in named {
+        if let Some(property) = parameters.pointer_mut(&format!("/properties/{}", name.replace('~', "~0").replace('/', "~1"))) {
+            schema::relax_until_valid(property, &value.to_json());
+        }
+    }
+}
+
 /// Reads the function docs of every class, by class name.
 pub fn read_func_docs(dir: &Path) -> Result<HashMap<&'static str, Vec<Value>>, String> {
     let mut docs = HashMap::new();
@@ -180,8 +196,11 @@ pub fn scenario_line(
     for (turn, calls) in truth.iter().enumerate() {
         for call in calls {
             let parsed = parse_call(call).map_err(|e| fail(format!("ground truth of turn {turn}: {e}")))?;
-            if super::named_args(&classes, &parsed).is_none() {
+            let Some(named) = super::named_args(&classes, &parsed) else {
                 return Err(fail(format!("ground truth of turn {turn}: {call} names no method of {}", classes.join(", "))));
+            };
+            if let Some(tool) = tools.iter_mut().find(|t| t["name"] == tool_name(&parsed.name).as_str()) {
+                fit_schema_to_call(&mut tool["parameters"], &named);
             }
         }
     }
