@@ -4,7 +4,7 @@
 //!
 //! Numbers stay the Python values the calls passed in (an int temperature
 //! is stored as an int), so arithmetic goes through the small Python-number
-//! helpers at the end of this file. Long-context entries add BFCL's filler
+//! helpers of `pynum`. Long-context entries add BFCL's filler
 //! text from `vehicle_long_context.json`.
 
 use std::sync::LazyLock;
@@ -12,6 +12,10 @@ use std::sync::LazyLock;
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::{str_repr, Py};
+
+mod pynum;
+
+use pynum::{arith, iterate, less, less_eq, number, py_float, truthy};
 
 const MAX_FUEL_LEVEL: i128 = 50;
 const MIN_FUEL_LEVEL: f64 = 0.0;
@@ -579,121 +583,5 @@ fn random(rng: &mut PyRandom) -> f64 {
     (a as f64 * 67_108_864.0 + b as f64) * (1.0 / 9_007_199_254_740_992.0)
 }
 
-// Python numbers: what `+ - * /` and `<` do to ints, floats and bools, with
-// Python's `TypeError` text for other types.
-
-/// An int or a float (a bool counts as an int, as in Python).
-#[derive(Debug, Clone, Copy)]
-enum Num {
-    Int(i128),
-    Float(f64),
-}
-
-impl Num {
-    fn f64(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
-        }
-    }
-}
-
-fn number(value: &Py) -> Option<Num> {
-    match value {
-        Py::Bool(b) => Some(Num::Int(i128::from(*b))),
-        Py::Int(i) => Some(Num::Int(*i)),
-        Py::Float(f) => Some(Num::Float(*f)),
-        _ => None,
-    }
-}
-
-/// `a op b` for `+ - * /` (`/` is true division: always a float).
-fn arith(a: &Py, op: char, b: &Py) -> Result<Py, PyError> {
-    let (Some(x), Some(y)) = (number(a), number(b)) else {
-        if op == '*' && matches!(a, Py::Str(_) | Py::List(_)) && matches!(b, Py::Float(_)) {
-            return Err("can't multiply sequence by non-int of type 'float'".to_string());
-        }
-        return Err(format!("unsupported operand type(s) for {op}: '{}' and '{}'", a.py_type().name(), b.py_type().name()));
-    };
-    Ok(match (x, y, op) {
-        // Past i128 (Python's ints have no bound) the float is the nearest we have.
-        (Num::Int(i), Num::Int(j), '+') if i.checked_add(j).is_some() => Py::Int(i + j),
-        (Num::Int(i), Num::Int(j), '-') if i.checked_sub(j).is_some() => Py::Int(i - j),
-        (Num::Int(i), Num::Int(j), '*') if i.checked_mul(j).is_some() => Py::Int(i * j),
-        (_, _, '/') if y.f64() == 0.0 => return Err("division by zero".to_string()),
-        (_, _, '+') => Py::Float(x.f64() + y.f64()),
-        (_, _, '-') => Py::Float(x.f64() - y.f64()),
-        (_, _, '*') => Py::Float(x.f64() * y.f64()),
-        _ => Py::Float(x.f64() / y.f64()),
-    })
-}
-
-fn compare(a: &Py, op: &str, b: &Py) -> Result<bool, PyError> {
-    let (Some(x), Some(y)) = (number(a), number(b)) else {
-        return Err(format!("'{op}' not supported between instances of '{}' and '{}'", a.py_type().name(), b.py_type().name()));
-    };
-    let ints = match (x, y) {
-        (Num::Int(i), Num::Int(j)) => Some((i, j)),
-        _ => None,
-    };
-    Ok(match (op, ints) {
-        ("<", Some((i, j))) => i < j,
-        ("<", None) => x.f64() < y.f64(),
-        (_, Some((i, j))) => i <= j,
-        (_, None) => x.f64() <= y.f64(),
-    })
-}
-
-/// `a < b`.
-fn less(a: &Py, b: &Py) -> Result<bool, PyError> {
-    compare(a, "<", b)
-}
-
-/// `a <= b`.
-fn less_eq(a: &Py, b: &Py) -> Result<bool, PyError> {
-    compare(a, "<=", b)
-}
-
-/// `float(value)`, strings parsed as Python parses them.
-fn py_float(value: &Py) -> Result<f64, PyError> {
-    if let Some(n) = number(value) {
-        return Ok(n.f64());
-    }
-    match value {
-        Py::Str(s) => {
-            let text = s.trim();
-            // Python allows `_` between digits only.
-            let digits_around = |i: usize| {
-                let bytes = text.as_bytes();
-                i > 0 && i + 1 < bytes.len() && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit()
-            };
-            let underscores_ok = text.bytes().enumerate().all(|(i, c)| c != b'_' || digits_around(i));
-            let parsed = if underscores_ok { text.replace('_', "").parse::<f64>().ok() } else { None };
-            parsed.ok_or_else(|| format!("could not convert string to float: {}", str_repr(s)))
-        }
-        other => Err(format!("float() argument must be a string or a real number, not '{}'", other.py_type().name())),
-    }
-}
-
-/// Python's `bool(value)`.
-fn truthy(value: &Py) -> bool {
-    match value {
-        Py::None => false,
-        Py::Bool(b) => *b,
-        Py::Int(i) => *i != 0,
-        Py::Float(f) => *f != 0.0,
-        Py::Str(s) => !s.is_empty(),
-        Py::List(items) => !items.is_empty(),
-        Py::Dict(entries) => !entries.is_empty(),
-    }
-}
-
-/// What `for x in value` yields: a string's characters, a dict's keys.
-fn iterate(value: &Py) -> Result<Vec<Py>, PyError> {
-    match value {
-        Py::List(items) => Ok(items.clone()),
-        Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
-        Py::Dict(entries) => Ok(entries.iter().map(|(k, _)| str_py(k)).collect()),
-        other => Err(format!("'{}' object is not iterable", other.py_type().name())),
-    }
-}
+#[cfg(test)]
+mod tests;
