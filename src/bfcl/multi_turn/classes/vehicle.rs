@@ -112,34 +112,52 @@ pub struct VehicleControlAPI {
 impl Default for VehicleControlAPI {
     /// The state `DEFAULT_STATE` gives (an empty configuration).
     fn default() -> Self {
-        let mut api = VehicleControlAPI {
-            random: PyRandom::new(DEFAULT_RANDOM_SEED),
-            fuel_level: Py::Float(0.0),
-            battery_voltage: Py::Float(12.6),
-            engine_state: str_py("stopped"),
-            remaining_unlocked_doors: 4,
-            door_status: DOORS.iter().map(|d| (d.to_string(), str_py("unlocked"))).collect(),
-            ac_temperature: Py::Float(25.0),
-            fan_speed: Py::Int(50),
-            ac_mode: str_py("auto"),
-            humidity_level: Py::Float(50.0),
-            head_light_status: str_py("off"),
-            parking_brake_status: str_py("released"),
-            parking_brake_force: Py::Float(0.0),
-            slope_angle: Py::Float(0.0),
-            brake_pedal_status: str_py("released"),
-            brake_pedal_force: Py::Float(0.0),
-            distance_to_next_vehicle: Py::Float(50.0),
-            cruise_status: str_py("inactive"),
-            destination: str_py("None"),
-            front_left_tire_pressure: Py::Float(32.0),
-            front_right_tire_pressure: Py::Float(32.0),
-            rear_left_tire_pressure: Py::Float(30.0),
-            rear_right_tire_pressure: Py::Float(30.0),
-            long_context: false,
+        VehicleControlAPI::from_config(&Py::Dict(Vec::new()), false)
+    }
+}
+
+impl VehicleControlAPI {
+    /// `_load_scenario(config, long_context)`: each attribute from the
+    /// configuration, or from `DEFAULT_STATE` where it leaves the key out.
+    fn from_config(config: &Py, long_context: bool) -> Self {
+        let get = |key: &str, default: Py| config.get(key).cloned().unwrap_or(default);
+        let seed = match config.get("random_seed") {
+            Some(Py::Int(seed)) => *seed,
+            Some(Py::Bool(b)) => i128::from(*b),
+            _ => DEFAULT_RANDOM_SEED,
         };
-        api.load(&Py::Dict(Vec::new()), false);
-        api
+        let door_status: Vec<(String, Py)> = match config.get("doorStatus") {
+            Some(Py::Dict(entries)) => entries.clone(),
+            _ => DOORS.iter().map(|d| (d.to_string(), str_py("unlocked"))).collect(),
+        };
+        // Recounted from the doors: a configured count is overwritten.
+        let locked = door_status.iter().filter(|(_, s)| s.as_str() == Some("locked")).count();
+        VehicleControlAPI {
+            random: PyRandom::new(seed),
+            fuel_level: get("fuelLevel", Py::Float(0.0)),
+            battery_voltage: get("batteryVoltage", Py::Float(12.6)),
+            engine_state: get("engineState", str_py("stopped")),
+            remaining_unlocked_doors: 4 - locked as i128,
+            door_status,
+            ac_temperature: get("acTemperature", Py::Float(25.0)),
+            fan_speed: get("fanSpeed", Py::Int(50)),
+            ac_mode: get("acMode", str_py("auto")),
+            humidity_level: get("humidityLevel", Py::Float(50.0)),
+            head_light_status: get("headLightStatus", str_py("off")),
+            parking_brake_status: get("parkingBrakeStatus", str_py("released")),
+            parking_brake_force: get("parkingBrakeForce", Py::Float(0.0)),
+            slope_angle: get("slopeAngle", Py::Float(0.0)),
+            brake_pedal_status: get("brakePedalStatus", str_py("released")),
+            brake_pedal_force: get("brakePedalForce", Py::Float(0.0)),
+            distance_to_next_vehicle: get("distanceToNextVehicle", Py::Float(50.0)),
+            cruise_status: get("cruiseStatus", str_py("inactive")),
+            destination: get("destination", str_py("None")),
+            front_left_tire_pressure: get("frontLeftTirePressure", Py::Float(32.0)),
+            front_right_tire_pressure: get("frontRightTirePressure", Py::Float(32.0)),
+            rear_left_tire_pressure: get("rearLeftTirePressure", Py::Float(30.0)),
+            rear_right_tire_pressure: get("rearRightTirePressure", Py::Float(30.0)),
+            long_context,
+        }
     }
 }
 
@@ -174,41 +192,7 @@ impl ApiClass for VehicleControlAPI {
     }
 
     fn load(&mut self, config: &Py, long_context: bool) {
-        let get = |key: &str, default: Py| config.get(key).cloned().unwrap_or(default);
-        let seed = match config.get("random_seed") {
-            Some(Py::Int(seed)) => *seed,
-            Some(Py::Bool(b)) => i128::from(*b),
-            _ => DEFAULT_RANDOM_SEED,
-        };
-        self.random = PyRandom::new(seed);
-        self.fuel_level = get("fuelLevel", Py::Float(0.0));
-        self.battery_voltage = get("batteryVoltage", Py::Float(12.6));
-        self.engine_state = get("engineState", str_py("stopped"));
-        self.door_status = match config.get("doorStatus") {
-            Some(Py::Dict(entries)) => entries.clone(),
-            _ => DOORS.iter().map(|d| (d.to_string(), str_py("unlocked"))).collect(),
-        };
-        // Recounted from the doors: the configured count is overwritten.
-        let locked = self.door_status.iter().filter(|(_, s)| s.as_str() == Some("locked")).count();
-        self.remaining_unlocked_doors = 4 - locked as i128;
-        self.ac_temperature = get("acTemperature", Py::Float(25.0));
-        self.fan_speed = get("fanSpeed", Py::Int(50));
-        self.ac_mode = get("acMode", str_py("auto"));
-        self.humidity_level = get("humidityLevel", Py::Float(50.0));
-        self.head_light_status = get("headLightStatus", str_py("off"));
-        self.parking_brake_status = get("parkingBrakeStatus", str_py("released"));
-        self.parking_brake_force = get("parkingBrakeForce", Py::Float(0.0));
-        self.slope_angle = get("slopeAngle", Py::Float(0.0));
-        self.brake_pedal_status = get("brakePedalStatus", str_py("released"));
-        self.brake_pedal_force = get("brakePedalForce", Py::Float(0.0));
-        self.distance_to_next_vehicle = get("distanceToNextVehicle", Py::Float(50.0));
-        self.cruise_status = get("cruiseStatus", str_py("inactive"));
-        self.destination = get("destination", str_py("None"));
-        self.front_left_tire_pressure = get("frontLeftTirePressure", Py::Float(32.0));
-        self.front_right_tire_pressure = get("frontRightTirePressure", Py::Float(32.0));
-        self.rear_left_tire_pressure = get("rearLeftTirePressure", Py::Float(30.0));
-        self.rear_right_tire_pressure = get("rearRightTirePressure", Py::Float(30.0));
-        self.long_context = long_context;
+        *self = VehicleControlAPI::from_config(config, long_context);
     }
 
     fn methods(&self) -> &'static [Method] {
