@@ -1,5 +1,7 @@
 //! BFCL's `MathAPI` (stub: to be implemented).
 
+pub(super) mod pyops;
+
 use crate::bfcl::multi_turn::{ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
