@@ -97,9 +97,18 @@ fn complex_repr(re: f64, im: f64) -> String {
 fn py_pow(base: Num, exponent: Num) -> Result<Py, PyError> {
     if let (Num::Int(b), Num::Int(e)) = (base, exponent) {
         if e >= 0 {
-            if let Some(v) = u32::try_from(e).ok().and_then(|e| b.checked_pow(e)) {
+            match b {
+                0 | 1 => return Ok(Py::Int(if e == 0 { 1 } else { b })),
+                -1 => return Ok(Py::Int(if e % 2 == 0 { 1 } else { -1 })),
+                _ => {}
+            }
+            // |b| >= 2: past u32 exponents the digits are far beyond Python's limit.
+            let e = u32::try_from(e).unwrap_or(u32::MAX);
+            if let Some(v) = b.checked_pow(e) {
                 return Ok(Py::Int(v));
             }
+            // Past i128: the exact digits, as the dict's JSON text.
+            return Ok(Py::Str(format!("{{\"result\": {}}}", mpnum::int_pow_text(b, e)?)));
         }
     }
     let (b, e) = (base.as_f64(), exponent.as_f64());
@@ -110,7 +119,11 @@ fn py_pow(base: Num, exponent: Num) -> Result<Py, PyError> {
         // Python hands a negative base with a fractional exponent to complex
         // pow: |b|**e at the angle pi*e.
         let (length, phase) = ((-b).powf(e), std::f64::consts::PI * e);
-        let text = complex_repr(length * phase.cos(), length * phase.sin());
+        let (re, im) = (length * phase.cos(), length * phase.sin());
+        if !re.is_finite() || !im.is_finite() {
+            return Err("complex exponentiation".into());
+        }
+        let text = complex_repr(re, im);
         return Ok(Py::Str(format!("{{'result': {text}}}")));
     }
     let v = b.powf(e);
@@ -316,7 +329,7 @@ impl MathAPI {
             return Ok(error("Both inputs must be numbers"));
         };
         match py_pow(b, e)? {
-            // A complex result comes back as BFCL's text already.
+            // A complex result or a long int comes back as BFCL's text already.
             text @ Py::Str(_) => Ok(text),
             value => Ok(result(value)),
         }

@@ -43,25 +43,113 @@ fn repr_dps(prec: i64) -> usize {
     }
 }
 
-/// `x` rounded to `prec` significant bits, ties to even (mpmath's `round_nearest`).
-fn round_bits(x: f64, prec: i64) -> f64 {
-    if prec >= 53 || x == 0.0 || !x.is_finite() {
-        return x;
+/// `hi + lo` (a double-double, `|lo|` within half an ulp of `hi`) rounded to
+/// `prec` significant bits, ties to even (mpmath's `round_nearest`). Where
+/// `hi` sits exactly on a tie, `lo` tells which side the true value is on.
+fn round_bits(hi: f64, lo: f64, prec: i64) -> f64 {
+    if prec >= 53 || hi == 0.0 || !hi.is_finite() {
+        return hi;
     }
-    let exponent = x.abs().log2().floor() as i32;
+    let exponent = hi.abs().log2().floor() as i32;
     // log2 can land one off near a power of two; fix the scale so the
     // mantissa is in [2**(prec-1), 2**prec).
     let mut shift = prec as i32 - 1 - exponent;
-    let mut scaled = x.abs() * 2f64.powi(shift);
+    let mut scaled = hi.abs() * 2f64.powi(shift);
     while scaled >= 2f64.powi(prec as i32) {
         shift -= 1;
-        scaled = x.abs() * 2f64.powi(shift);
+        scaled = hi.abs() * 2f64.powi(shift);
     }
     while scaled < 2f64.powi(prec as i32 - 1) {
         shift += 1;
-        scaled = x.abs() * 2f64.powi(shift);
+        scaled = hi.abs() * 2f64.powi(shift);
     }
-    (scaled.round_ties_even() * 2f64.powi(-shift)).copysign(x)
+    let rounded = if scaled.fract() == 0.5 && lo != 0.0 && lo.is_finite() {
+        if (lo > 0.0) == (hi > 0.0) {
+            scaled.ceil()
+        } else {
+            scaled.floor()
+        }
+    } else {
+        scaled.round_ties_even()
+    };
+    (rounded * 2f64.powi(-shift)).copysign(hi)
+}
+
+/// `a / b` rounded to `prec` bits (mpmath's `mpf_div`): the exact remainder
+/// of the float division says which side of a tie the quotient is on.
+fn mp_div(a: f64, b: f64, prec: i64) -> f64 {
+    let q = a / b;
+    let remainder = (-q).mul_add(b, a);
+    round_bits(q, remainder / b, prec)
+}
+
+/// A double-double: `hi + lo`, about 106 bits.
+#[derive(Debug, Clone, Copy)]
+struct Dd(f64, f64);
+
+/// ln 2 and pi as double-doubles.
+const LN2: Dd = Dd(std::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
+const PI: Dd = Dd(std::f64::consts::PI, 1.224_646_799_147_353_2e-16);
+
+impl Dd {
+    fn two_sum(a: f64, b: f64) -> Dd {
+        let s = a + b;
+        let bb = s - a;
+        Dd(s, (a - (s - bb)) + (b - bb))
+    }
+
+    fn add(self, o: Dd) -> Dd {
+        let Dd(s, e) = Dd::two_sum(self.0, o.0);
+        let e = e + self.1 + o.1;
+        Dd::two_sum(s, e)
+    }
+
+    fn neg(self) -> Dd {
+        Dd(-self.0, -self.1)
+    }
+
+    fn mul(self, o: Dd) -> Dd {
+        let p = self.0 * o.0;
+        let e = self.0.mul_add(o.0, -p) + self.0 * o.1 + self.1 * o.0;
+        Dd::two_sum(p, e)
+    }
+
+    fn div(self, o: Dd) -> Dd {
+        let q1 = self.0 / o.0;
+        let r = self.add(o.mul(Dd(q1, 0.0)).neg());
+        let q2 = r.0 / o.0;
+        let r = r.add(o.mul(Dd(q2, 0.0)).neg());
+        let q3 = r.0 / o.0;
+        Dd::two_sum(q1, q2).add(Dd(q3, 0.0))
+    }
+
+    /// `exp(self)`: reduced by ln 2 and by 2**10, a Taylor series, squared back.
+    fn exp(self) -> Dd {
+        let k = (self.0 / LN2.0).round();
+        let r = self.add(LN2.mul(Dd(k, 0.0)).neg());
+        let r = Dd(r.0 / 1024.0, r.1 / 1024.0);
+        let (mut sum, mut term) = (Dd(1.0, 0.0), Dd(1.0, 0.0));
+        for n in 1..=12 {
+            term = term.mul(r).div(Dd(f64::from(n), 0.0));
+            sum = sum.add(term);
+        }
+        for _ in 0..10 {
+            sum = sum.mul(sum);
+        }
+        let scale = 2f64.powi(k as i32);
+        Dd(sum.0 * scale, sum.1 * scale)
+    }
+
+    /// `ln(x)` for a positive finite `x`: the float logarithm and one Newton step.
+    fn ln(x: f64) -> Dd {
+        let y = x.ln();
+        let e = Dd(y, 0.0).exp();
+        if e.0 == 0.0 || !e.0.is_finite() {
+            return Dd(y, 0.0);
+        }
+        let correction = Dd(x, 0.0).add(e.neg()).div(e);
+        Dd(y, 0.0).add(correction)
+    }
 }
 
 /// What `mpmath.log` accepts: a number, or a string of one.
@@ -80,10 +168,15 @@ fn mp_log(x: f64, prec: i64) -> (f64, f64) {
     if x == 0.0 {
         return (f64::NEG_INFINITY, 0.0);
     }
-    if x < 0.0 {
-        return (round_bits((-x).ln(), prec), round_bits(std::f64::consts::PI, prec));
+    if x.is_nan() || x.is_infinite() {
+        return (x.abs().ln(), if x < 0.0 { round_bits(PI.0, PI.1, prec) } else { 0.0 });
     }
-    (round_bits(x.ln(), prec), 0.0)
+    let magnitude = Dd::ln(x.abs());
+    let re = round_bits(magnitude.0, magnitude.1, prec);
+    if x < 0.0 {
+        return (re, round_bits(PI.0, PI.1, prec));
+    }
+    (re, 0.0)
 }
 
 /// `mpmath.log(value) / mpmath.log(base)` after `mp.dps = precision`, as
@@ -98,17 +191,17 @@ pub fn log_ratio(value: &Py, base: &Py, precision: &Py) -> Result<String, PyErro
         if br == 0.0 {
             return Err(String::new());
         }
-        let re = round_bits(vr / br, prec);
+        let re = mp_div(vr, br, prec);
         if vi == 0.0 {
             return Ok(format!("mpf('{}')", to_str(re, digits)));
         }
-        let im = round_bits(vi / br, prec);
+        let im = mp_div(vi, br, prec);
         return Ok(format!("mpc(real='{}', imag='{}')", to_str(re, digits), to_str(im, digits)));
     }
     // A negative base: complex division (computed in f64, then rounded).
     let denominator = br * br + bi * bi;
-    let re = round_bits((vr * br + vi * bi) / denominator, prec);
-    let im = round_bits((vi * br - vr * bi) / denominator, prec);
+    let re = round_bits((vr * br + vi * bi) / denominator, 0.0, prec);
+    let im = round_bits((vi * br - vr * bi) / denominator, 0.0, prec);
     Ok(format!("mpc(real='{}', imag='{}')", to_str(re, digits), to_str(im, digits)))
 }
 
@@ -267,6 +360,44 @@ impl Nat {
         }
         out
     }
+}
+
+/// Python's `str()` limit on an int's digits.
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// The decimal digits of `base ** exponent` past i128, as `json.dumps`
+/// writes the int (Python refuses past 4300 digits).
+pub fn int_pow_text(base: i128, exponent: u32) -> Result<String, PyError> {
+    let too_long = || {
+        format!(
+            "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"
+        )
+    };
+    let magnitude = base.unsigned_abs();
+    if magnitude < 2 {
+        return Ok(if base == -1 && exponent % 2 == 1 {
+            "-1"
+        } else if base == 0 && exponent > 0 {
+            "0"
+        } else {
+            "1"
+        }
+        .into());
+    }
+    if f64::from(exponent) * (magnitude as f64).log10() > INT_MAX_STR_DIGITS as f64 + 2.0 {
+        return Err(too_long());
+    }
+    let factor = u64::try_from(magnitude).ok().filter(|m| *m < 1 << 32).ok_or_else(too_long)?;
+    let mut n = Nat::from_u128(1);
+    for _ in 0..exponent {
+        n.mul_small(factor);
+    }
+    let digits = n.decimal();
+    if digits.len() > INT_MAX_STR_DIGITS {
+        return Err(too_long());
+    }
+    let sign = if base < 0 && exponent % 2 == 1 { "-" } else { "" };
+    Ok(format!("{sign}{digits}"))
 }
 
 /// `floor(sqrt(n))` of a decimal digit string, digit by digit.
@@ -516,6 +647,8 @@ mod tests {
         assert_eq!(log_ratio(&Py::Int(20), &Py::Int(10), &Py::Float(4.7)).unwrap(), "mpf('1.301025')");
         assert_eq!(log(Py::Int(20), Py::Int(10), -3).unwrap(), "mpf('1.0')");
         assert_eq!(log(Py::Float(1e300), Py::Int(10), 5).unwrap(), "mpf('300.0')");
+        // The float quotient lands on a 50-bit tie; the true one is below it.
+        assert_eq!(log(Py::Float(852.80339957024), Py::Int(2), 14).unwrap(), "mpf('9.7360693789662633')");
     }
 
     #[test]
@@ -528,5 +661,12 @@ mod tests {
         assert_eq!(decimal_sqrt(Num::Float(1e-20), 3).unwrap(), "1.00E-10");
         assert_eq!(decimal_sqrt(Num::Int(0), 10).unwrap(), "0");
         assert_eq!(decimal_sqrt(Num::Int(123_456_789), 10).unwrap(), "11111.11106");
+    }
+
+    #[test]
+    fn big_int_powers() {
+        assert_eq!(int_pow_text(2, 162).unwrap(), "5846006549323611672814739330865132078623730171904");
+        assert_eq!(int_pow_text(-7, 3).unwrap(), "-343");
+        assert!(int_pow_text(7, 892_544).unwrap_err().starts_with("Exceeds the limit (4300 digits)"));
     }
 }
