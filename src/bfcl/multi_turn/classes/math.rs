@@ -447,3 +447,99 @@ impl ApiClass for MathAPI {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfcl::multi_turn::result_text;
+
+    /// The text BFCL's executor makes of the call (errors as `ERR …`).
+    fn run(method: &str, args: &[(&str, Py)]) -> String {
+        let args = Args(args.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect());
+        match MathAPI::default().call(method, &args) {
+            Ok(v) => result_text(&v),
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    fn list(json: &str) -> Py {
+        serde_json::from_str(json).unwrap()
+    }
+
+    fn s(text: &str) -> Py {
+        Py::Str(text.into())
+    }
+
+    #[test]
+    fn statistics() {
+        assert_eq!(run("mean", &[("numbers", list("[1, 2, 3, 4]"))]), r#"{"result": 2.5}"#);
+        assert_eq!(run("mean", &[("numbers", list("[0.1, 0.2, 0.3]"))]), r#"{"result": 0.20000000000000004}"#);
+        assert_eq!(run("mean", &[("numbers", list("[]"))]), r#"{"error": "Cannot calculate mean of an empty list"}"#);
+        assert_eq!(run("mean", &[("numbers", list(r#"[1, "a"]"#))]), r#"{"error": "All elements in the list must be numbers"}"#);
+        assert_eq!(run("standard_deviation", &[("numbers", list("[2, 4, 4, 4, 5, 5, 7, 9]"))]), r#"{"result": 2.0}"#);
+        assert_eq!(run("standard_deviation", &[("numbers", list("[1.5, 2.5, 10]"))]), r#"{"result": 3.7932688922470144}"#);
+        assert_eq!(run("min_value", &[("numbers", list("[3, 1.0, 1]"))]), r#"{"result": 1.0}"#);
+        assert_eq!(run("max_value", &[("numbers", list(r#"["b", "a"]"#))]), r#"{"result": "b"}"#);
+        assert_eq!(run("max_value", &[("numbers", list(r#"[1, "a"]"#))]), r#"{"error": "All elements in the list must be numbers"}"#);
+        assert_eq!(run("sum_values", &[("numbers", list("[1, 2.5, true]"))]), r#"{"result": 4.5}"#);
+    }
+
+    #[test]
+    fn arithmetic_keeps_python_types() {
+        assert_eq!(run("add", &[("a", Py::Int(2)), ("b", Py::Int(3))]), r#"{"result": 5}"#);
+        assert_eq!(run("add", &[("a", Py::Float(0.1)), ("b", Py::Float(0.2))]), r#"{"result": 0.30000000000000004}"#);
+        assert_eq!(run("add", &[("a", s("a")), ("b", s("b"))]), r#"{"result": "ab"}"#);
+        assert_eq!(run("add", &[("a", Py::None), ("b", Py::Int(1))]), r#"{"error": "Both inputs must be numbers"}"#);
+        assert_eq!(run("subtract", &[("a", Py::Int(5)), ("b", Py::Float(2.5))]), r#"{"result": 2.5}"#);
+        assert_eq!(run("multiply", &[("a", Py::Int(3)), ("b", Py::Bool(true))]), r#"{"result": 3}"#);
+        assert_eq!(run("multiply", &[("a", s("a")), ("b", Py::Int(2))]), r#"{"error": "Both inputs must be numbers"}"#);
+        assert_eq!(run("divide", &[("a", Py::Int(7)), ("b", Py::Int(2))]), r#"{"result": 3.5}"#);
+        assert_eq!(run("divide", &[("a", Py::Int(1)), ("b", Py::Int(0))]), r#"{"error": "Cannot divide by zero"}"#);
+        assert_eq!(run("power", &[("base", Py::Int(2)), ("exponent", Py::Int(10))]), r#"{"result": 1024}"#);
+        assert_eq!(run("power", &[("base", Py::Int(2)), ("exponent", Py::Int(-1))]), r#"{"result": 0.5}"#);
+        assert_eq!(
+            run("power", &[("base", Py::Int(-8)), ("exponent", Py::Float(1.0 / 3.0))]),
+            "{'result': (1.0000000000000002+1.7320508075688772j)}"
+        );
+        assert_eq!(run("absolute_value", &[("number", Py::Int(-3))]), r#"{"result": 3}"#);
+        assert_eq!(run("percentage", &[("part", Py::Int(1)), ("whole", Py::Int(3))]), r#"{"result": 33.33333333333333}"#);
+        assert_eq!(run("percentage", &[("part", Py::Int(1)), ("whole", Py::Int(0))]), r#"{"error": "Whole value cannot be zero"}"#);
+    }
+
+    #[test]
+    fn rounding_roots_and_logarithms() {
+        assert_eq!(run("round_number", &[("number", Py::Float(2.675)), ("decimal_places", Py::Int(2))]), r#"{"result": 2.67}"#);
+        assert_eq!(run("round_number", &[("number", Py::Int(1250)), ("decimal_places", Py::Int(-2))]), r#"{"result": 1200}"#);
+        assert_eq!(run("round_number", &[("number", Py::Float(2.5))]), r#"{"result": 2.0}"#);
+        assert_eq!(
+            run("round_number", &[("number", Py::Float(1.23456)), ("decimal_places", Py::Float(2.0))]),
+            r#"{"error": "First input must be a number, second input must be an integer"}"#
+        );
+        assert_eq!(run("square_root", &[("number", Py::Int(2)), ("precision", Py::Int(10))]), "{'result': Decimal('1.414213562')}");
+        assert_eq!(
+            run("square_root", &[("number", Py::Int(-1)), ("precision", Py::Int(5))]),
+            r#"{"error": "Cannot calculate square root of a negative number"}"#
+        );
+        assert_eq!(
+            run("square_root", &[("number", s("x")), ("precision", Py::Int(5))]),
+            r#"{"error": "Input must be a number or computation resulted in an invalid operation"}"#
+        );
+        let log = [("value", Py::Float(630.0)), ("base", Py::Int(10)), ("precision", Py::Int(5))];
+        assert_eq!(run("logarithm", &log), "{'result': mpf('2.7993393')}");
+        let bad = [("value", Py::Int(20)), ("base", Py::Int(10)), ("precision", s("x"))];
+        assert_eq!(run("logarithm", &bad), r#"{"error": "invalid literal for int() with base 10: 'x'"}"#);
+    }
+
+    #[test]
+    fn unit_conversions() {
+        let si = |v: Py, a: &str, b: &str| run("si_unit_conversion", &[("value", v), ("unit_in", s(a)), ("unit_out", s(b))]);
+        assert_eq!(si(Py::Int(5), "km", "m"), r#"{"result": 5000.0}"#);
+        assert_eq!(si(Py::Int(3), "um", "nm"), r#"{"result": 2999.9999999999995}"#);
+        assert_eq!(si(Py::Int(1), "km", "ft"), r#"{"error": "Conversion from 'km' to 'ft' is not supported"}"#);
+        let imperial = |v: Py, a: &str, b: &str| run("imperial_si_conversion", &[("value", v), ("unit_in", s(a)), ("unit_out", s(b))]);
+        assert_eq!(imperial(Py::Int(100), "celsius", "fahrenheit"), r#"{"result": 212.0}"#);
+        assert_eq!(imperial(Py::Int(212), "fahrenheit", "celsius"), r#"{"result": 100.0}"#);
+        assert_eq!(imperial(Py::Int(5), "kg", "kg"), r#"{"result": 5}"#);
+        assert_eq!(imperial(Py::Int(10), "miles", "km"), r#"{"result": 16.0934}"#);
+    }
+}

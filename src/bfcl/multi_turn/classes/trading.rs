@@ -615,3 +615,160 @@ impl ApiClass for TradingBot {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfcl::multi_turn::result_text;
+
+    fn bot(config: &str, long_context: bool) -> TradingBot {
+        let mut bot = TradingBot::default();
+        bot.load(&serde_json::from_str(config).unwrap(), long_context);
+        bot
+    }
+
+    /// The text BFCL's executor makes of the call (errors as `ERR …`).
+    fn run(bot: &mut TradingBot, method: &str, args: &[(&str, Py)]) -> String {
+        let args = Args(args.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect());
+        match bot.call(method, &args) {
+            Ok(v) => result_text(&v),
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    fn s(text: &str) -> Py {
+        Py::Str(text.into())
+    }
+
+    fn state_of<'a>(state: &'a [(String, Py)], attr: &str) -> &'a Py {
+        &state.iter().find(|(k, _)| k == attr).unwrap().1
+    }
+
+    #[test]
+    fn orders_need_a_login_and_funds() {
+        let mut b = bot("{}", false);
+        let order = [("order_type", s("Buy")), ("symbol", s("AAPL")), ("price", Py::Int(150)), ("amount", Py::Int(10))];
+        assert_eq!(run(&mut b, "place_order", &order), r#"{"error": "User not authenticated. Please log in to place an order."}"#);
+        assert_eq!(run(&mut b, "trading_login", &[("username", s("u")), ("password", s("p"))]), r#"{"status": "Logged in successfully"}"#);
+        let mut big = order.clone();
+        big[3].1 = Py::Int(100);
+        assert_eq!(
+            run(&mut b, "place_order", &big),
+            r#"{"error": "Insufficient funds: required $15000.00 but only $10000.00 available."}"#
+        );
+        // The default counter is the id of an existing order: BFCL overwrites it in place.
+        assert_eq!(
+            run(&mut b, "place_order", &order),
+            r#"{"order_id": 12446, "order_type": "Buy", "status": "Pending", "price": 150.0, "amount": 10}"#
+        );
+        let state = b.state();
+        assert_eq!(state_of(&state, "order_counter").repr(), "12447");
+        assert_eq!(
+            state_of(&state, "orders").get("12446").unwrap().json_dumps(),
+            r#"{"id": 12446, "order_type": "Buy", "symbol": "AAPL", "price": 150.0, "amount": 10, "status": "Open"}"#
+        );
+        let names: Vec<&str> = state.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "orders",
+                "account_info",
+                "authenticated",
+                "market_status",
+                "order_counter",
+                "stocks",
+                "watch_list",
+                "transaction_history",
+                "long_context"
+            ]
+        );
+    }
+
+    #[test]
+    fn cancel_and_look_up_orders() {
+        let mut b = bot("{}", false);
+        assert_eq!(
+            run(&mut b, "cancel_order", &[("order_id", Py::Int(12345))]),
+            r#"{"error": "Can't cancel order 12345. Order is already completed."}"#
+        );
+        assert_eq!(run(&mut b, "cancel_order", &[("order_id", Py::Float(12446.0))]), r#"{"order_id": 12446.0, "status": "Cancelled"}"#);
+        assert_eq!(run(&mut b, "cancel_order", &[("order_id", Py::Int(1))]), r#"{"error": "Order with ID 1 not found."}"#);
+        assert_eq!(
+            run(&mut b, "get_order_details", &[("order_id", Py::Int(99))]),
+            r#"{"error": "Order with ID 99 not found.Here is the list of orders_id: [12345, 12446]"}"#
+        );
+        assert_eq!(run(&mut b, "get_order_details", &[("order_id", Py::List(vec![]))]), "ERR unhashable type: 'list'");
+    }
+
+    #[test]
+    fn funds_move_with_random_timestamps() {
+        let mut b = bot("{}", false);
+        run(&mut b, "trading_login", &[]);
+        assert_eq!(
+            run(&mut b, "fund_account", &[("amount", Py::Int(500))]),
+            r#"{"status": "Account funded successfully", "new_balance": 10500.0}"#
+        );
+        assert_eq!(
+            run(&mut b, "withdraw_funds", &[("amount", Py::Int(1))]),
+            r#"{"error": "Market is closed. Transactions are not allowed."}"#
+        );
+        b.market_status = s("Open");
+        assert_eq!(
+            run(&mut b, "withdraw_funds", &[("amount", Py::Float(200.5))]),
+            r#"{"status": "Withdrawal successful", "new_balance": 10299.5}"#
+        );
+        assert_eq!(
+            Py::List(b.transaction_history.clone()).json_dumps(),
+            r#"[{"type": "deposit", "amount": 500, "timestamp": "2024-09-02 05:40:15"}, {"type": "withdrawal", "amount": 200.5, "timestamp": "2024-09-01 12:26:34"}]"#
+        );
+        assert_eq!(
+            run(&mut b, "get_transaction_history", &[("start_date", s("2024-09-02"))]),
+            r#"{"transaction_history": [{"type": "deposit", "amount": 500, "timestamp": "2024-09-02 05:40:15"}]}"#
+        );
+        assert_eq!(
+            run(&mut b, "get_transaction_history", &[("start_date", s("2024-13-01"))]),
+            "ERR time data '2024-13-01' does not match format '%Y-%m-%d'"
+        );
+        assert_eq!(run(&mut b, "fund_account", &[("amount", s("5"))]), "ERR '<=' not supported between instances of 'str' and 'int'");
+    }
+
+    #[test]
+    fn watch_list_and_stock_queries() {
+        let mut b = bot("{}", false);
+        assert_eq!(run(&mut b, "get_watchlist", &[]), "['Error: User not authenticated. Please log in to view the watchlist.']");
+        assert_eq!(run(&mut b, "get_order_history", &[]), "[{'error': 'User not authenticated. Please log in to view order history.'}]");
+        run(&mut b, "trading_login", &[]);
+        assert_eq!(run(&mut b, "add_to_watchlist", &[("stock", s("TSLA"))]), r#"{"watchlist": ["NVDA", "TSLA"]}"#);
+        assert_eq!(run(&mut b, "add_to_watchlist", &[("stock", s("XX"))]), r#"{"watchlist": ["NVDA", "TSLA"]}"#);
+        assert_eq!(
+            run(&mut b, "remove_stock_from_watchlist", &[("symbol", s("NVDA"))]),
+            r#"{"status": "Stock NVDA removed from watchlist successfully."}"#
+        );
+        let symbols = Py::List(vec![s("AAPL"), s("GOOG"), s("TSLA"), s("XX")]);
+        let filter = [("stocks", symbols.clone()), ("min_price", Py::Int(200)), ("max_price", Py::Int(700))];
+        assert_eq!(run(&mut b, "filter_stocks_by_price", &filter), r#"{"filtered_stocks": ["AAPL", "TSLA"]}"#);
+        let notify = [("stocks", symbols), ("threshold", Py::Float(0.15))];
+        assert_eq!(run(&mut b, "notify_price_change", &notify), r#"{"notification": "Stocks AAPL, GOOG have significant price changes."}"#);
+        assert_eq!(run(&mut b, "get_symbol_by_name", &[("name", s("Quasar Ltd."))]), r#"{"symbol": "QUAS"}"#);
+        assert_eq!(run(&mut b, "get_stock_info", &[("symbol", s("XTC"))]), r#"{"error": "Stock with symbol 'XTC' not found."}"#);
+        assert_eq!(run(&mut b, "get_current_time", &[]), r#"{"current_time": "10:30 AM"}"#);
+        assert_eq!(run(&mut b, "trading_get_login_status", &[]), r#"{"status": true}"#);
+    }
+
+    #[test]
+    fn odd_configurations_and_long_context() {
+        let config = r#"{"orders": {"12345": {"symbol": "AAPL", "status": "Completed"}, "order_type": "Buy"}}"#;
+        let mut b = bot(config, true);
+        b.authenticated = Py::Bool(true);
+        assert_eq!(run(&mut b, "get_order_history", &[]), r#"{"history": [12345, "order_type"]}"#);
+        assert_eq!(run(&mut b, "cancel_order", &[("order_id", s("order_type"))]), "ERR string indices must be integers, not 'str'");
+        let details = run(&mut b, "get_order_details", &[("order_id", Py::Int(12345))]);
+        assert!(details.contains("Despite its strong performance, AAPL faces several risks"));
+        let watch = run(&mut b, "get_watchlist", &[]);
+        assert!(watch.starts_with("['NVDA', 'JHGUN', ") && watch.ends_with("'ZRFRE', Ellipsis]"));
+        let info = run(&mut b, "get_stock_info", &[("symbol", s("AAPL"))]);
+        assert!(info.contains(r#""MA(5)": [234.34, 212.46, 228.56, "#));
+        let stocks = run(&mut b, "get_available_stocks", &[("sector", s("Automobile"))]);
+        assert!(stocks.starts_with(r#"{"stock_list": ["TSLA", "F", "GM", "TSLA", "F", "GM", "UNUGJ""#));
+    }
+}
