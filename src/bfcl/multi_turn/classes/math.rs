@@ -89,7 +89,8 @@ fn complex_repr(re: f64, im: f64) -> String {
     if re == 0.0 && re.is_sign_positive() {
         return format!("{}j", complex_part(im));
     }
-    let sign = if im.is_sign_negative() || im.is_nan() && im.is_sign_negative() { "" } else { "+" };
+    // A negative part brings its own minus sign; NaN is written `+nan`.
+    let sign = if im.is_sign_negative() && !im.is_nan() { "" } else { "+" };
     format!("({}{sign}{}j)", complex_part(re), complex_part(im))
 }
 

@@ -460,7 +460,7 @@ impl TradingBot {
         };
         match stock {
             None => Ok(Py::Int(0)),
-            Some(Py::Dict(_)) => Ok(stock.and_then(|s| s.get("price")).cloned().unwrap_or(Py::Int(0))),
+            Some(found @ Py::Dict(_)) => Ok(found.get("price").cloned().unwrap_or(Py::Int(0))),
             Some(other) => Err(format!("'{}' object has no attribute 'get'", pyops::type_name(other))),
         }
     }
