@@ -177,6 +177,9 @@ impl OutcomeTracker {
 /// whose expectations no solution can meet is caught before any model runs.
 pub fn reference_problem(scenario: &Scenario) -> Option<String> {
     use crate::pipeline::execute::Executor;
+    if let Some(key) = &scenario.expect.bfcl_multi_turn {
+        return multi_turn_reference_problem(scenario, key);
+    }
     let ws = scenario.workspace.as_deref()?;
     if scenario.reference.is_empty() && !scenario.expect.judges_state() {
         return None;
@@ -190,6 +193,21 @@ pub fn reference_problem(scenario: &Scenario) -> Option<String> {
     }
     let report = tracker.finish(&scenario.expect, Some(executor.workspace()))?;
     (!report.met()).then(|| format!("its reference solution does not meet its own expectations: {}", report.summary()))
+}
+
+/// A BFCL multi-turn scenario's reference, turn by turn as the simulated
+/// models send it (JSON arguments), judged by its own key: a miss means
+/// the import or the classes read the ground truth otherwise than BFCL.
+fn multi_turn_reference_problem(scenario: &Scenario, key: &crate::bfcl::multi_turn::judge::MultiTurnKey) -> Option<String> {
+    use crate::bfcl::multi_turn::pycall::Call;
+    let turns: Vec<Vec<Call>> = (0..key.ground_truth.len())
+        .map(|t| {
+            let steps = scenario.plan_of_turn(t);
+            steps.iter().flat_map(|s| s.calls()).map(|c| Call::from_json(&c.tool, &Value::Object(c.canonical_args()))).collect()
+        })
+        .collect();
+    let failure = crate::bfcl::multi_turn::judge::judge(key, &turns).err()?;
+    Some(format!("its ground truth, sent as a model sends it, fails its own key: {failure}"))
 }
 
 /// Whether a milestone (or minefield) holds after `call`: the call matches

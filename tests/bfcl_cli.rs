@@ -113,7 +113,10 @@ fn import_names_what_is_wrong() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("BFCL category `memory_kv` is not supported: memory categories need BFCL's memory backends"), "{stderr}");
     assert!(stderr.contains("calltape imports the single-turn categories (simple_python,"), "{stderr}");
-    assert!(stderr.contains("and the multi-turn ones (multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context)"), "{stderr}");
+    assert!(
+        stderr.contains("and the multi-turn ones (multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context)"),
+        "{stderr}"
+    );
 
     // The retired composite category is named, not "unknown".
     let composite = dir.path().join("BFCL_v3_multi_turn_composite.json");

@@ -435,7 +435,10 @@ mod tests {
         assert_eq!(message(json!({})), "entry has no \"id\"");
         assert_eq!(message(json!({"id": "s_1"})), "s_1: no \"question\" list");
         assert_eq!(message(json!({"id": "s_1", "question": []})), "s_1: empty question");
-        assert_eq!(message(json!({"id": "s_1", "question": [[], []]})), "s_1: 2 turns in a single-turn category (multi-turn entries come in BFCL's multi_turn_* files)");
+        assert_eq!(
+            message(json!({"id": "s_1", "question": [[], []]})),
+            "s_1: 2 turns in a single-turn category (multi-turn entries come in BFCL's multi_turn_* files)"
+        );
         assert_eq!(
             message(json!({"id": "s_1", "question": [[{"role": "tool", "content": "x"}]]})),
             "s_1: message role \"tool\" (only system, user and assistant messages are supported)"

@@ -214,16 +214,27 @@ mod tests {
     #[test]
     fn each_failure_type_at_its_turn() {
         // A different directory made: the state differs after turn 0.
-        let wrong = [&["cd(folder='document')", "mkdir(dir_name='tmp')"][..], &["cat(file_name='a.txt')"], &[], &["mv(source='a.txt', destination='temp')"]];
+        let wrong = [
+            &["cd(folder='document')", "mkdir(dir_name='tmp')"][..],
+            &["cat(file_name='a.txt')"],
+            &[],
+            &["mv(source='a.txt', destination='temp')"],
+        ];
         assert_eq!(failure(&wrong), (FailureType::StateMismatch, Some(0)));
         // No call where the ground truth makes one.
         let empty = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &[], &[], &["mv(source='a.txt', destination='temp')"]];
         assert_eq!(failure(&empty), (FailureType::EmptyTurn, Some(1)));
         // The state is right but the file was never read: its content is missing from the results.
-        let unread = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["ls()"], &[], &["mv(source='a.txt', destination='temp')"]];
+        let unread =
+            [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["ls()"], &[], &["mv(source='a.txt', destination='temp')"]];
         assert_eq!(failure(&unread), (FailureType::ResponseMismatch, Some(1)));
         // Acting in the turn that should have asked, then nothing when asked: the turn is empty.
-        let eager = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["cat(file_name='a.txt')"], &["mv(source='a.txt', destination='temp')"], &[]];
+        let eager = [
+            &["cd(folder='document')", "mkdir(dir_name='temp')"][..],
+            &["cat(file_name='a.txt')"],
+            &["mv(source='a.txt', destination='temp')"],
+            &[],
+        ];
         assert_eq!(failure(&eager), (FailureType::EmptyTurn, Some(3)));
         // The last turn never reached.
         let cut = [&["cd(folder='document')", "mkdir(dir_name='temp')"][..], &["cat(file_name='a.txt')"], &[]];
@@ -234,14 +245,16 @@ mod tests {
 
     #[test]
     fn failure_types_are_bfcl_names() {
-        let names: Vec<String> = [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
-            .iter()
-            .map(|k| serde_json::to_value(k).unwrap().as_str().unwrap().to_string())
-            .collect();
-        let direct: Vec<&str> = [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
-            .iter()
-            .map(|k| k.name())
-            .collect();
+        let names: Vec<String> =
+            [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
+                .iter()
+                .map(|k| serde_json::to_value(k).unwrap().as_str().unwrap().to_string())
+                .collect();
+        let direct: Vec<&str> =
+            [FailureType::ForceTerminated, FailureType::EmptyTurn, FailureType::StateMismatch, FailureType::ResponseMismatch]
+                .iter()
+                .map(|k| k.name())
+                .collect();
         assert_eq!(names, direct);
     }
 }

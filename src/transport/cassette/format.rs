@@ -144,7 +144,8 @@ fn expand(interactions: &mut [Interaction]) -> Result<(), String> {
         }
         for (field, len) in std::mem::take(&mut request.continues) {
             let old = previous.get(&field).and_then(Value::as_array).filter(|items| items.len() == len);
-            let old = old.ok_or_else(|| bad(format!("`{field}` continues {len} items of the previous request, which has no such array")))?;
+            let old =
+                old.ok_or_else(|| bad(format!("`{field}` continues {len} items of the previous request, which has no such array")))?;
             let Some(Value::Array(new_items)) = body.get_mut(&field) else {
                 return Err(bad(format!("`{field}` continues an array but is not one")));
             };

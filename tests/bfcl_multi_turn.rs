@@ -1,0 +1,230 @@
+//! BFCL's multi-turn categories through the binary: import (turns, held-out
+//! functions, answer keys), check (each reference meets its key), run on
+//! the API classes with the simulated models (tools offered turn by turn,
+//! verdicts with BFCL's failure types) and bfcl-judge on hand-made
+//! trajectories. The data is a few real BFCL entries (tests/fixtures/bfcl-multi-turn).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const CATEGORIES: [&str; 4] = ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"];
+
+fn calltape(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bfcl-multi-turn").join(name)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Imports the four fixture categories into `<dir>/mt`.
+fn imported(dir: &Path) -> PathBuf {
+    let suite = dir.join("mt");
+    for category in CATEGORIES {
+        let data = fixture(&format!("BFCL_v4_{category}.json"));
+        let out = calltape(&["import", "bfcl", data.to_str().unwrap(), "--out", suite.to_str().unwrap()], dir);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            format!("imported 2 of 2 {category} entries → {}", suite.join(format!("{category}.jsonl")).display())
+        );
+    }
+    suite
+}
+
+#[test]
+fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = imported(dir.path());
+    let miss_func = lines(&suite.join("multi_turn_miss_func.jsonl"));
+    let s = &miss_func[0];
+    assert_eq!(s["id"], "multi_turn_miss_func_46");
+    // Turn 0 in the messages, the others as followups; the held-out function
+    // is among the tools, offered from the turn BFCL adds it with BFCL's words.
+    assert_eq!(s["messages"].as_array().unwrap().len(), 1);
+    let followups = s["followups"].as_array().unwrap();
+    let offering: Vec<&Value> = followups.iter().filter(|f| f.get("offer").is_some()).collect();
+    assert_eq!(offering.len(), 1);
+    assert_eq!(offering[0]["user"], "I have updated some more functions you can choose from. What about now?");
+    let held = offering[0]["offer"][0].as_str().unwrap();
+    assert!(s["tools"].as_array().unwrap().iter().any(|t| t["name"] == held));
+    let key = &s["expect"]["bfcl_multi_turn"];
+    assert_eq!(key["category"], "multi_turn_miss_func");
+    assert_eq!(key["involved_classes"], serde_json::json!(["MessageAPI", "GorillaFileSystem"]));
+    assert_eq!(key["ground_truth"].as_array().unwrap().len(), followups.len() + 1);
+    // BFCL's step limit, 20 a turn.
+    assert_eq!(s["expect"]["max_steps"], 20 * (followups.len() as u64 + 1));
+    // The starting state keeps BFCL's order ("Drafts" before "ArchivedProjects"): `ls` lists a folder in it.
+    let text = std::fs::read_to_string(suite.join("multi_turn_miss_func.jsonl")).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.find("\"Drafts\"").unwrap() < first.find("\"ArchivedProjects\"").unwrap());
+    assert!(lines(&suite.join("multi_turn_long_context.jsonl"))[0]["expect"]["bfcl_multi_turn"]["long_context"].as_bool().unwrap());
+
+    // Every reference, sent as a model sends it, meets its own key.
+    let out = calltape(&["check", suite.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: mt (8 scenarios)");
+}
+
+#[test]
+fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = imported(dir.path());
+    let recordings = dir.path().join("rec");
+    let out = calltape(
+        &[
+            "run",
+            "--mode",
+            "record",
+            "--model",
+            "sim-strong@full",
+            "--model",
+            "sim-cheap-types@off",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--recordings",
+            recordings.to_str().unwrap(),
+            "--out",
+            dir.path().join("reports").to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success() || out.status.code() == Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let reports = dir.path().join("reports/latest");
+    let rows: Vec<Value> = {
+        let mut r = csv::Reader::from_path(reports.join("scenarios.csv")).unwrap();
+        r.deserialize::<std::collections::HashMap<String, String>>().map(|row| serde_json::to_value(row.unwrap()).unwrap()).collect()
+    };
+    assert_eq!(rows.len(), 16);
+    // Every verdict is BFCL's: passed, or one of its failure types.
+    for row in &rows {
+        let reason = row["reason"].as_str().unwrap();
+        assert!(reason == "passed" || reason.starts_with("multi_turn:"), "{reason}");
+        assert_eq!(row["errored"], "false", "{row}");
+    }
+    // The cheap model without repair misses some (BFCL's types make it through).
+    assert!(rows.iter().any(|r| r["model"] == "sim-strong@full" && r["passed"] == "true"));
+
+    // The held-out function is absent from the requests before its turn and offered after.
+    let cassette: Value =
+        serde_json::from_str(&std::fs::read_to_string(recordings.join("mt/sim-strong@full/multi_turn_miss_func_46.t0.json")).unwrap())
+            .unwrap();
+    let held = lines(&suite.join("multi_turn_miss_func.jsonl"))[0]["followups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|f| f.get("offer"))
+        .map(|o| o[0].as_str().unwrap().to_string())
+        .unwrap();
+    // A cassette writes each request as what changed since the one before (format 2).
+    let mut offered: Vec<bool> = Vec::new();
+    let mut tools: Vec<Value> = Vec::new();
+    for i in cassette["interactions"].as_array().unwrap() {
+        let request = &i["request"];
+        if let Some(Value::Array(new)) = request["body"].get("tools") {
+            if request["continues"].get("tools").is_none() {
+                tools.clear();
+            }
+            tools.extend(new.iter().cloned());
+        }
+        offered.push(tools.iter().any(|t| t["function"]["name"] == held.as_str()));
+    }
+    assert!(!offered[0] && *offered.last().unwrap(), "{offered:?}");
+
+    // Replayed from those recordings, the verdicts are the same.
+    let again = calltape(
+        &[
+            "run",
+            "--mode",
+            "replay",
+            "--model",
+            "sim-strong@full",
+            "--model",
+            "sim-cheap-types@off",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--recordings",
+            recordings.to_str().unwrap(),
+            "--out",
+            dir.path().join("replayed").to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(again.status.success() || again.status.code() == Some(1), "{}", String::from_utf8_lossy(&again.stderr));
+    let first = std::fs::read_to_string(reports.join("scenarios.csv")).unwrap();
+    let second = std::fs::read_to_string(dir.path().join("replayed/latest/scenarios.csv")).unwrap();
+    let verdicts = |t: &str| t.lines().map(|l| l.split(',').take(6).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
+    assert_eq!(verdicts(&first), verdicts(&second));
+}
+
+#[test]
+fn bfcl_judge_gives_bfcl_failure_types_on_hand_made_trajectories() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = imported(dir.path());
+    let answers = lines(&fixture("possible_answer/BFCL_v4_multi_turn_base.json"));
+    let truth: Vec<Vec<String>> = serde_json::from_value(answers[0]["ground_truth"].clone()).unwrap();
+    let id = answers[0]["id"].as_str().unwrap();
+    let mut cut = truth.clone();
+    cut.pop();
+    let mut empty = truth.clone();
+    let filled = empty.iter().position(|t| !t.is_empty()).unwrap();
+    empty[filled].clear();
+    let mut wrong = truth.clone();
+    wrong[filled] = vec!["cd(folder='nowhere')".to_string()];
+    let input: String = [(&truth, "right"), (&cut, "cut"), (&empty, "empty"), (&wrong, "wrong")]
+        .iter()
+        .map(|(turns, tag)| serde_json::json!({"id": id, "tag": tag, "turns": turns}).to_string() + "\n")
+        .collect();
+    let path = dir.path().join("answers.jsonl");
+    std::fs::write(&path, input).unwrap();
+    let out = calltape(&["bfcl-judge", "--suite", suite.to_str().unwrap(), path.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let verdicts: Vec<Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(&str, Option<&str>)> = verdicts.iter().map(|v| (v["tag"].as_str().unwrap(), v["error_type"].as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("right", None),
+            ("cut", Some("multi_turn:force_terminated")),
+            ("empty", Some("multi_turn:empty_turn_model_response")),
+            ("wrong", Some("multi_turn:instance_state_mismatch")),
+        ]
+    );
+    assert_eq!(verdicts[0]["category"], "multi_turn_base");
+}
+
+#[test]
+fn import_errors_name_the_entry_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    // No function docs beside the data: the message says where it looked and which flag to pass.
+    let data = dir.path().join("BFCL_v4_multi_turn_base.json");
+    std::fs::copy(fixture("BFCL_v4_multi_turn_base.json"), &data).unwrap();
+    std::fs::create_dir_all(dir.path().join("possible_answer")).unwrap();
+    std::fs::copy(fixture("possible_answer/BFCL_v4_multi_turn_base.json"), dir.path().join("possible_answer/BFCL_v4_multi_turn_base.json"))
+        .unwrap();
+    let out = calltape(&["import", "bfcl", data.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("multi-turn entries need BFCL's function docs (pass --func-docs DIR)"), "{stderr}");
+    // With --func-docs it imports.
+    let docs = fixture("multi_turn_func_doc");
+    let out = calltape(&["import", "bfcl", data.to_str().unwrap(), "--func-docs", docs.to_str().unwrap(), "--out", "s"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A class calltape does not execute is named, with the line.
+    let text = std::fs::read_to_string(&data).unwrap().replacen("\"MessageAPI\"", "\"MemoryAPI_kv\"", 1);
+    std::fs::write(&data, text).unwrap();
+    let out = calltape(&["import", "bfcl", data.to_str().unwrap(), "--func-docs", docs.to_str().unwrap(), "--out", "s"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("BFCL_v4_multi_turn_base.json:1: multi_turn_base_46: class MemoryAPI_kv is not one calltape executes"),
+        "{stderr}"
+    );
+}
