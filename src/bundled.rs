@@ -72,9 +72,13 @@ mod tests {
     #[test]
     fn the_bundled_default_suites_and_recordings_are_compiled_in() {
         let has = |prefix: &str| FILES.iter().any(|(p, _)| p.starts_with(prefix));
-        assert!(has("scenarios/coding/") && has("scenarios/bfcl-sample/") && has("scenarios/stateful/"));
+        assert!(
+            has("scenarios/coding/") && has("scenarios/bfcl-sample/") && has("scenarios/stateful/") && has("scenarios/bfcl-multi-turn/")
+        );
         for arm in ["off", "local", "full"] {
-            assert!(has(&format!("recordings/coding/sim-strong@{arm}/")) && has(&format!("recordings/stateful/sim-strong@{arm}/")));
+            for suite in ["coding", "stateful", "bfcl-multi-turn"] {
+                assert!(has(&format!("recordings/{suite}/sim-strong@{arm}/")), "{suite} {arm}");
+            }
         }
     }
 

@@ -328,7 +328,7 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
     replay.expand_arms().unwrap();
     let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
-    assert_eq!(suites.len(), 3, "scenarios/coding, scenarios/bfcl-sample and scenarios/stateful");
+    assert_eq!(suites.len(), 4, "scenarios/coding, scenarios/bfcl-sample, scenarios/stateful and scenarios/bfcl-multi-turn");
     let out = tempfile::tempdir().unwrap();
     assert_eq!(replay.run.mode, CassetteMode::Replay, "the default run replays");
     replay.run.out_dir = out.path().join("replay");

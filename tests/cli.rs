@@ -35,11 +35,16 @@ fn malformed_scenario_gives_one_line_with_file_line_column() {
 
 #[test]
 fn bundled_suites_check_clean() {
-    let out = calltape(&["check", "scenarios/coding", "scenarios/bfcl-sample", "scenarios/stateful"], project_root());
+    let out = calltape(
+        &["check", "scenarios/coding", "scenarios/bfcl-sample", "scenarios/stateful", "scenarios/bfcl-multi-turn"],
+        project_root(),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: coding ("));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: bfcl-sample (300 scenarios)"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: stateful ("));
+    // Each multi-turn entry's ground truth, sent as a model sends it, meets its own key.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: bfcl-multi-turn (40 scenarios)"));
 }
 
 #[test]

@@ -127,22 +127,21 @@ fn compact(interactions: &mut [Interaction]) {
 /// Restores every request's full body; `Err` names the interaction (from 1)
 /// that refers to what its previous request does not have.
 fn expand(interactions: &mut [Interaction]) -> Result<(), String> {
-    for i in 0..interactions.len() {
-        let request = &interactions[i].request;
-        if request.as_before.is_empty() && request.continues.is_empty() {
+    for i in 1..interactions.len() {
+        let (before, rest) = interactions.split_at_mut(i);
+        let RecordedRequest { body, as_before, continues, .. } = &mut rest[0].request;
+        if as_before.is_empty() && continues.is_empty() {
             continue;
         }
         let bad = |what: String| format!("interaction {}: {what}; the file is damaged or was edited: record the unit again", i + 1);
-        let Some(Value::Object(previous)) = i.checked_sub(1).map(|p| interactions[p].request.body.clone()) else {
-            return Err(bad("refers to a previous request, and there is none".into()));
+        let (Value::Object(previous), Value::Object(body)) = (&before[i - 1].request.body, body) else {
+            return Err(bad("a request body (this one or the previous) that is not an object".into()));
         };
-        let request = &mut interactions[i].request;
-        let Value::Object(body) = &mut request.body else { return Err(bad("a request body that is not an object".into())) };
-        for field in std::mem::take(&mut request.as_before) {
+        for field in std::mem::take(as_before) {
             let old = previous.get(&field).ok_or_else(|| bad(format!("`{field}` is as before, and the previous request has none")))?;
             body.insert(field, old.clone());
         }
-        for (field, len) in std::mem::take(&mut request.continues) {
+        for (field, len) in std::mem::take(continues) {
             let old = previous.get(&field).and_then(Value::as_array).filter(|items| items.len() == len);
             let old =
                 old.ok_or_else(|| bad(format!("`{field}` continues {len} items of the previous request, which has no such array")))?;
@@ -152,7 +151,13 @@ fn expand(interactions: &mut [Interaction]) -> Result<(), String> {
             new_items.splice(0..0, old.iter().cloned());
         }
     }
-    Ok(())
+    match interactions.first().map(|i| &i.request) {
+        Some(first) if !first.as_before.is_empty() || !first.continues.is_empty() => {
+            Err("interaction 1: refers to a previous request, and there is none; the file is damaged or was edited: record the unit again"
+                .into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A response as recorded.
@@ -192,6 +197,11 @@ impl RecordedRequest {
     /// Its match key with these fields left out.
     pub fn key(&self, ignore_fields: &[String]) -> String {
         request_key(&self.method, &self.path, &self.body, ignore_fields)
+    }
+
+    /// The match key `of(request)` would have, without copying the body.
+    pub fn key_of(request: &HttpRequest, ignore_fields: &[String]) -> String {
+        request_key(&request.method.to_ascii_uppercase(), &recorded_path(&request.url), &request.body, ignore_fields)
     }
 }
 

@@ -13,12 +13,52 @@ const KEY_HEX_DIGITS: usize = 16;
 
 /// The key of a request whose path is already sanitised.
 pub fn request_key(method: &str, path: &str, body: &Value, ignore_fields: &[String]) -> String {
-    let mut body = body.clone();
-    for field in ignore_fields {
-        remove_field(&mut body, field);
+    let mut text = format!("{} {}\n", method.to_ascii_uppercase(), path).into_bytes();
+    // Top-level names are skipped as the body is written; a JSON Pointer
+    // needs a copy to remove it from (an agent's request body is large, and
+    // replay keys every request: no copy where none is needed).
+    if ignore_fields.iter().any(|f| f.starts_with('/')) {
+        let mut body = body.clone();
+        for field in ignore_fields {
+            remove_field(&mut body, field);
+        }
+        write_canonical(&body, &[], &mut text);
+    } else {
+        write_canonical(body, ignore_fields, &mut text);
     }
-    let text = format!("{} {}\n{}", method.to_ascii_uppercase(), path, canonical_json(&body));
-    digest_hex(text.as_bytes())
+    digest_hex(&text)
+}
+
+/// Writes `value` as [`canonical_json`] does, leaving out the top-level
+/// fields named in `skip`.
+fn write_canonical(value: &Value, skip: &[String], out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().filter(|k| !skip.contains(k)).collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, k).expect("a string serialises");
+                out.push(b':');
+                write_canonical(&map[k], &[], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, &[], out);
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar).expect("a JSON value serialises"),
+    }
 }
 
 /// A short, stable hash of any JSON value (its canonical form).
@@ -131,5 +171,19 @@ mod tests {
     fn sorted_sorts_nested_objects() {
         let v = json!({"b": {"d": 1, "c": [{"z": 1, "y": 2}]}, "a": 0});
         assert_eq!(canonical_json(&v), r#"{"a":0,"b":{"c":[{"y":2,"z":1}],"d":1}}"#);
+    }
+
+    #[test]
+    fn the_streamed_key_is_the_key_of_the_canonical_text() {
+        let body = serde_json::json!({"z": [1, {"b": "é\n", "a": null}], "user": "u", "model": "m", "x": 1.5});
+        let ignore = vec!["user".to_string()];
+        let mut without = body.clone();
+        without.as_object_mut().unwrap().remove("user");
+        let expected = digest_hex(format!("POST /v1\n{}", canonical_json(&without)).as_bytes());
+        assert_eq!(request_key("post", "/v1", &body, &ignore), expected);
+        let pointer = vec!["/z/1/a".to_string()];
+        let mut removed = body.clone();
+        removed["z"][1].as_object_mut().unwrap().remove("a");
+        assert_eq!(request_key("post", "/v1", &body, &pointer), digest_hex(format!("POST /v1\n{}", canonical_json(&removed)).as_bytes()));
     }
 }

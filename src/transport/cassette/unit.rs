@@ -371,9 +371,8 @@ impl Transport for CassetteTransport {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<HttpResponse, TransportError>> {
         Box::pin(async move {
             let shared = &self.shared;
-            let recorded = RecordedRequest::of(request);
             let settings = &shared.recordings.settings;
-            let key = recorded.key(&settings.ignore_fields);
+            let key = RecordedRequest::key_of(request, &settings.ignore_fields);
             if shared.mode != CassetteMode::Record {
                 if let Some(interaction) = self.replay(&key)? {
                     if let Some(delay) = replay_delay(&interaction, settings.timing, settings.speed) {
@@ -382,7 +381,7 @@ impl Transport for CassetteTransport {
                     return Ok(interaction.response());
                 }
             }
-            self.forward(request, recorded).await
+            self.forward(request, RecordedRequest::of(request)).await
         })
     }
 }
