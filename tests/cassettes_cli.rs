@@ -23,10 +23,10 @@ fn the_bundled_recordings_verify_clean() {
             .count()
     };
     let scenarios = json_files("coding") + json_files("stateful");
-    // Eight simulated models in three arms on the three suites (300 BFCL
-    // entries); the two real 0.5B local models in two arms on 18 scenarios and
-    // 6 stateful ones, the 1.5B one (no arms) on the 18.
-    assert!(stdout.starts_with(&format!("{} cassette(s), ", 3 * 8 * (scenarios + 300) + 2 * 2 * (18 + 6) + 18)), "{stdout}");
+    // Eight simulated models in three arms on the four suites (300 BFCL
+    // entries, 40 BFCL multi-turn ones); the two real 0.5B local models in two
+    // arms on 18 scenarios and 6 stateful ones, the 1.5B one (no arms) on the 18.
+    assert!(stdout.starts_with(&format!("{} cassette(s), ", 3 * 8 * (scenarios + 300 + 40) + 2 * 2 * (18 + 6) + 18)), "{stdout}");
     assert!(stdout.contains(": 0 error(s), 0 orphan(s), 0 warning(s)"), "{stdout}");
 }
 
@@ -96,7 +96,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
     );
     line(
         &format!("orphan: {}: ", p("gone-suite/sim-strong@full/x.t0.json")),
-        "suite \"gone-suite\" is not among the suites checked (bfcl-sample, coding, stateful)",
+        "suite \"gone-suite\" is not among the suites checked (bfcl-multi-turn, bfcl-sample, coding, stateful)",
     );
     line(
         &format!("orphan: {}: ", p("coding/sim-strong@full/.read-cargo-toml.t0.json.tmp99-0")),

@@ -110,6 +110,6 @@ fn calltape_scenarios() -> usize {
     let files = |dir: &str, ext: &str| -> Vec<std::path::PathBuf> {
         std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect()
     };
-    let bfcl: usize = files("scenarios/bfcl-sample", "jsonl").iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
-    files("scenarios/coding", "json").len() + bfcl + files("scenarios/stateful", "json").len()
+    let lines = |dir: &str| -> usize { files(dir, "jsonl").iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum() };
+    files("scenarios/coding", "json").len() + lines("scenarios/bfcl-sample") + files("scenarios/stateful", "json").len() + lines("scenarios/bfcl-multi-turn")
 }
