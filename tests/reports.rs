@@ -111,5 +111,8 @@ fn calltape_scenarios() -> usize {
         std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect()
     };
     let lines = |dir: &str| -> usize { files(dir, "jsonl").iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum() };
-    files("scenarios/coding", "json").len() + lines("scenarios/bfcl-sample") + files("scenarios/stateful", "json").len() + lines("scenarios/bfcl-multi-turn")
+    files("scenarios/coding", "json").len()
+        + lines("scenarios/bfcl-sample")
+        + files("scenarios/stateful", "json").len()
+        + lines("scenarios/bfcl-multi-turn")
 }
