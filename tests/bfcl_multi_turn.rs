@@ -137,6 +137,12 @@ fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
     }
     assert!(!offered[0] && *offered.last().unwrap(), "{offered:?}");
 
+    // `show` says which user turn each step belongs to (BFCL's failure types name the turn).
+    let shown =
+        calltape(&["show", reports.to_str().unwrap(), "--scenario", "multi_turn_miss_func_46", "--model", "sim-strong@full"], dir.path());
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("step 1 · user turn 0") && shown.contains("· user turn 1"), "{shown}");
+
     // Replayed from those recordings, the verdicts are the same.
     let again = calltape(
         &[

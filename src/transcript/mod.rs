@@ -130,6 +130,21 @@ impl UnitTranscript {
         self.verdict.as_ref().is_some_and(|v| !v.passed)
     }
 
+    /// The user turn (0: the first) of each step. A conversation goes on
+    /// after an answer without calls only when a scripted user turn follows
+    /// it, so such an answer ends a user turn.
+    pub fn user_turns(&self) -> Vec<usize> {
+        let mut turn = 0;
+        let mut out = Vec::with_capacity(self.turns.len());
+        for i in 0..self.turns.len() {
+            if i > 0 && self.turns[i - 1].calls.is_empty() && self.turns[i - 1].error.is_none() {
+                turn += 1;
+            }
+            out.push(turn);
+        }
+        out
+    }
+
     /// The last text the model answered with.
     pub fn final_text(&self) -> Option<&str> {
         self.turns.iter().rev().find(|t| t.calls.is_empty() && t.text.is_some()).and_then(|t| t.text.as_deref())

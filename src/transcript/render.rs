@@ -162,8 +162,15 @@ pub fn transcript(t: &UnitTranscript, look: &Look) -> String {
         labelled(&mut out, look, 0, "changed", &v.changed.join(", "));
     }
     let mut n = 0;
-    for turn in &t.turns {
-        let _ = writeln!(out, "\n{}", look.bold(&format!("step {}", turn.step)));
+    let user_turns = t.user_turns();
+    let several = user_turns.last().is_some_and(|&last| last > 0);
+    for (i, turn) in t.turns.iter().enumerate() {
+        // With several user turns, each step says which (0-based, as BFCL's failure messages count).
+        let title = match several {
+            true => format!("step {} · user turn {}", turn.step, user_turns[i]),
+            false => format!("step {}", turn.step),
+        };
+        let _ = writeln!(out, "\n{}", look.bold(&title));
         if let Some(r) = &turn.reasoning {
             labelled(&mut out, look, 2, "reasoning", r);
         }
