@@ -1,10 +1,11 @@
-//! The few pieces of Python's `datetime` that `TradingBot` uses: `strptime`
-//! with `%Y-%m-%d` and `%Y-%m-%d %H:%M:%S` (the same regular expressions,
-//! the same `ValueError` messages) and `fromtimestamp(...).strftime(...)` in
-//! UTC, the time zone BFCL's runs here use.
+//! The few pieces of Python's `datetime` that BFCL's classes use:
+//! `strptime` with `%Y-%m-%d` and `%Y-%m-%d %H:%M:%S` (the same regular
+//! expressions, the same `ValueError` messages), `today()`, and
+//! `fromtimestamp(...).strftime(...)` in UTC, the time zone BFCL's runs here
+//! use.
 
 use crate::bfcl::multi_turn::PyError;
-use crate::bfcl::pyvalue::str_repr;
+use crate::bfcl::pyvalue::{str_repr, Py};
 use std::sync::OnceLock;
 
 /// A naive datetime, ordered as Python orders them.
@@ -24,7 +25,7 @@ pub const MIN: DateTime = DateTime { year: 1, month: 1, day: 1, hour: 0, minute:
 /// `datetime.max`.
 pub const MAX: DateTime = DateTime { year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59, microsecond: 999_999 };
 
-/// The date formats `TradingBot` parses.
+/// The formats BFCL's classes parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// `%Y-%m-%d`
@@ -61,7 +62,12 @@ fn pattern(format: Format) -> &'static regex::Regex {
     cell.get_or_init(|| regex::Regex::new(&text).expect("strptime pattern is valid"))
 }
 
-/// `datetime.strptime(text, format)`.
+/// `strptime`'s first argument, which must be a string (Python's `TypeError` otherwise).
+pub fn strptime_arg(value: &Py) -> Result<&str, PyError> {
+    value.as_str().ok_or_else(|| format!("strptime() argument 1 must be str, not {}", value.py_type().name()))
+}
+
+/// `datetime.strptime(text, format)`; the error is the `ValueError`'s text.
 pub fn strptime(text: &str, format: Format) -> Result<DateTime, PyError> {
     let Some(found) = pattern(format).captures(text) else {
         return Err(format!("time data {} does not match format {}", str_repr(text), str_repr(format.text())));
@@ -90,6 +96,7 @@ fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
+/// The days in a month of the proleptic Gregorian calendar.
 fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if is_leap(year) => 29,
@@ -112,6 +119,12 @@ pub fn format_timestamp(ts: i64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", secs / 3600, secs % 3600 / 60, secs % 60)
 }
 
+/// `datetime.today()`'s date (the machine's clock, read as UTC).
+pub fn today() -> (i64, u32, u32) {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0))
+}
+
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -123,16 +136,16 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date `days` after 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = (if mp < 10 { mp + 3 } else { mp - 9 }) as u32;
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
 }
@@ -150,6 +163,11 @@ mod tests {
         assert_eq!(strptime("2024-13-01", Format::Date).unwrap_err(), "time data '2024-13-01' does not match format '%Y-%m-%d'");
         assert_eq!(strptime("2024-02-30", Format::Date).unwrap_err(), "day is out of range for month");
         assert_eq!(strptime("2024-02-03x", Format::Date).unwrap_err(), "unconverted data remains: x");
+        // datetime.strptime("0000-01-01", "%Y-%m-%d"); ("2024-1-1 ", ...); (" 2024-1-1", ...)
+        assert_eq!(strptime("0000-01-01", Format::Date).unwrap_err(), "year 0 is out of range");
+        assert_eq!(strptime("2024-1-1 ", Format::Date).unwrap_err(), "unconverted data remains:  ");
+        assert!(strptime(" 2024-1-1", Format::Date).is_err());
+        assert_eq!(strptime_arg(&Py::Int(5)).unwrap_err(), "strptime() argument 1 must be str, not int");
     }
 
     #[test]
