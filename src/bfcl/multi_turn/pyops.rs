@@ -365,13 +365,18 @@ pub fn hashable(v: &Py) -> Result<(), PyError> {
     }
 }
 
-/// `d.get(key)` for a dict of string keys: a hashable non-string equals no key.
-pub fn get<'a>(entries: &'a [(String, Py)], key: &Py) -> Result<Option<&'a Py>, PyError> {
+/// A value used as a key of a dict of string keys: the string it can
+/// equal, `None` for a hashable non-string (equal to no key), or Python's
+/// `TypeError` for a list or dict.
+pub fn str_key(key: &Py) -> Result<Option<&str>, PyError> {
     hashable(key)?;
-    Ok(match key {
-        Py::Str(k) => entries.iter().find(|(e, _)| e == k).map(|(_, v)| v),
-        _ => None,
-    })
+    Ok(key.as_str())
+}
+
+/// `d.get(key)` for a dict of string keys.
+pub fn get<'a>(entries: &'a [(String, Py)], key: &Py) -> Result<Option<&'a Py>, PyError> {
+    let Some(key) = str_key(key)? else { return Ok(None) };
+    Ok(entries.iter().find(|(k, _)| k == key).map(|(_, v)| v))
 }
 
 /// `key in d` for a dict of string keys.
@@ -388,6 +393,11 @@ pub fn item<'a>(d: &'a Py, key: &str) -> Result<&'a Py, PyError> {
         Py::List(_) => Err("list indices must be integers or slices, not str".into()),
         other => Err(format!("'{}' object is not subscriptable", type_name(other))),
     }
+}
+
+/// `d[key]` as the target of an assignment (`d[key][field] = value`).
+pub fn item_mut<'a>(entries: &'a mut [(String, Py)], key: &str) -> Result<&'a mut Py, PyError> {
+    entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v).ok_or_else(|| str_repr(key))
 }
 
 /// `d[key] = value` on a dict's entries: an existing key keeps its place, a new one goes last.

@@ -171,6 +171,25 @@ mod tests {
     }
 
     #[test]
+    fn dates_as_strptime_parses_them() {
+        // datetime.strptime(text, "%Y-%m-%d") in Python 3.11.
+        let ymd = |text: &str| strptime(text, Format::Date).ok().map(|d| (d.year, d.month, d.day));
+        assert_eq!(ymd("2024-1-5"), Some((2024, 1, 5)));
+        assert_eq!(ymd("2024-01- 5"), Some((2024, 1, 5)));
+        assert_eq!(ymd("2024-02-29"), Some((2024, 2, 29)));
+        for invalid in ["2024-01-05 ", "2024-02-30", "2023-02-29", "0000-01-01", "2024-13-01", "24-01-01", "2024/01/01", ""] {
+            assert_eq!(ymd(invalid), None, "{invalid:?}");
+        }
+    }
+
+    #[test]
+    fn dates_from_days_since_the_epoch() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+
+    #[test]
     fn timestamps_in_utc() {
         let current = DateTime { year: 2024, month: 9, day: 1, hour: 10, minute: 30, ..MIN };
         assert_eq!(timestamp(&current), 1_725_186_600);
