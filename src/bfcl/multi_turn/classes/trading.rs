@@ -259,12 +259,10 @@ impl TradingBot {
         if pyops::compare(Cmp::Le, price, &Py::Int(0))? || pyops::compare(Cmp::Le, amount, &Py::Int(0))? {
             return Ok(error("Price and amount must be positive values."));
         }
-        let Py::Str(kind) = order_type else {
-            return Err(format!("'{}' object has no attribute 'lower'", pyops::type_name(order_type)));
-        };
+        let kind = pyops::lower(order_type)?;
         // Both passed `<= 0`, so both are numbers.
         let price = pyops::num(price).map_or(0.0, pyops::Num::as_f64);
-        if kind.to_lowercase() == "buy" {
+        if kind == "buy" {
             let total_cost = price * pyops::int(amount)? as f64;
             let balance = self.account_info.get("balance").cloned().unwrap_or(Py::Int(0));
             if pyops::compare(Cmp::Gt, &Py::Float(total_cost), &balance)? {
@@ -444,7 +442,7 @@ impl TradingBot {
         match stock {
             None => Ok(Py::Int(0)),
             Some(found @ Py::Dict(_)) => Ok(found.get("price").cloned().unwrap_or(Py::Int(0))),
-            Some(other) => Err(format!("'{}' object has no attribute 'get'", pyops::type_name(other))),
+            Some(other) => Err(pyops::no_attribute(other, "get")),
         }
     }
 
@@ -490,7 +488,7 @@ impl TradingBot {
 fn copy(value: &Py) -> Result<Py, PyError> {
     match value {
         Py::Dict(_) | Py::List(_) => Ok(value.clone()),
-        other => Err(format!("'{}' object has no attribute 'copy'", pyops::type_name(other))),
+        other => Err(pyops::no_attribute(other, "copy")),
     }
 }
 

@@ -311,10 +311,8 @@ impl VehicleControlAPI {
         let (wanted, step) = if truthy(unlock) { ("unlocked", 1) } else { ("locked", -1) };
         // Doors before a bad name stay changed, as in Python's loop.
         for d in iterate(door)? {
-            let key = match &d {
-                Py::Str(s) => s.as_str(),
-                Py::List(_) | Py::Dict(_) => return Err(format!("unhashable type: '{}'", d.py_type().name())),
-                other => return Err(other.repr()),
+            let Some(key) = pyops::str_key(&d)? else {
+                return Err(d.repr());
             };
             let Some(entry) = self.door_status.iter_mut().find(|(k, _)| k == key) else {
                 return Err(str_repr(key));
