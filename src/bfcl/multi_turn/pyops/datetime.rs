@@ -6,6 +6,7 @@
 
 use crate::bfcl::multi_turn::PyError;
 use crate::bfcl::pyvalue::{str_repr, Py};
+use crate::core::time::UtcTime;
 use std::sync::OnceLock;
 
 /// A naive datetime, ordered as Python orders them.
@@ -114,15 +115,15 @@ pub fn timestamp(dt: &DateTime) -> i64 {
 
 /// `datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")` in UTC.
 pub fn format_timestamp(ts: i64) -> String {
-    let (days, secs) = (ts.div_euclid(86_400), ts.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", secs / 3600, secs % 3600 / 60, secs % 60)
+    let t = UtcTime::from_unix(ts);
+    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute, t.second)
 }
 
 /// `datetime.today()`'s date (the machine's clock, read as UTC).
 pub fn today() -> (i64, u32, u32) {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0))
+    let t = UtcTime::from_unix(i64::try_from(secs).unwrap_or(0));
+    (t.year, t.month as u32, t.day as u32)
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -134,20 +135,6 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = (if mp < 10 { mp + 3 } else { mp - 9 }) as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
@@ -183,10 +170,9 @@ mod tests {
     }
 
     #[test]
-    fn dates_from_days_since_the_epoch() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    fn dates_from_seconds_since_the_epoch() {
+        assert_eq!(format_timestamp(0), "1970-01-01 00:00:00");
+        assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59");
     }
 
     #[test]
