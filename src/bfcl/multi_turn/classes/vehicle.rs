@@ -3,9 +3,9 @@
 //! state BFCL's Python class gives for the same calls.
 //!
 //! Numbers stay the Python values the calls passed in (an int temperature
-//! is stored as an int), so arithmetic goes through the small Python-number
-//! helpers of `pynum`. Long-context entries add BFCL's filler
-//! text from `vehicle_long_context.json`.
+//! is stored as an int), so arithmetic goes through the shared
+//! [`pyops`](crate::bfcl::multi_turn::pyops). Long-context entries add
+//! BFCL's filler text from `vehicle_long_context.json`.
 
 use std::sync::LazyLock;
 
