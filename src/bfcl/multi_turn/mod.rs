@@ -14,6 +14,7 @@ pub mod classes;
 pub mod import;
 pub mod judge;
 pub mod pycall;
+pub mod pyops;
 pub mod pyrandom;
 
 use crate::bfcl::pyvalue::Py;

@@ -5,7 +5,7 @@
 const N: usize = 624;
 const M: usize = 397;
 
-/// `random.Random(seed)`: the same draws as CPython's for `randint`.
+/// `random.Random(seed)`: the same draws as CPython's for `randint`, `random` and `uniform`.
 #[derive(Debug, Clone)]
 pub struct PyRandom {
     state: [u32; N],
@@ -97,6 +97,18 @@ impl PyRandom {
         out
     }
 
+    /// `random()`: a float in [0, 1) of 53 bits, from two words (`a >> 5`, `b >> 6`).
+    pub fn random(&mut self) -> f64 {
+        let a = self.next_u32() >> 5;
+        let b = self.next_u32() >> 6;
+        (f64::from(a) * 67_108_864.0 + f64::from(b)) / 9_007_199_254_740_992.0
+    }
+
+    /// `uniform(a, b)`: `a + (b - a) * random()`.
+    pub fn uniform(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.random()
+    }
+
     /// `randint(a, b)`: a ≤ n ≤ b, drawn as CPython draws it (`_randbelow`).
     pub fn randint(&mut self, a: i128, b: i128) -> i128 {
         let n = (b - a + 1) as u128;
@@ -122,6 +134,15 @@ mod tests {
         assert_eq!(got, PYTHON_200191);
         // python3 -c "import random; r=random.Random(141053); print(r.randint(100000000000, 999999999999))"
         assert_eq!(PyRandom::new(141053).randint(100_000_000_000, 999_999_999_999), PYTHON_141053);
+    }
+
+    #[test]
+    fn floats_as_cpython() {
+        // python3 -c "import random; r=random.Random(42); print([r.random() for _ in range(3)], r.uniform(1.5, 7.25))"
+        let mut r = PyRandom::new(42);
+        let got: Vec<f64> = (0..3).map(|_| r.random()).collect();
+        assert_eq!(got, [0.6394267984578837, 0.025010755222666936, 0.27502931836911926]);
+        assert_eq!(r.uniform(1.5, 7.25), 2.783461744355731);
     }
 
     const PYTHON_200191: [i128; 3] = [67410, 41772, 24547];

@@ -11,8 +11,9 @@ mod tree;
 
 use std::sync::LazyLock;
 
-use self::text::{contains_char, is_py_space, splitlines, type_name};
+use self::text::{contains_char, is_py_space, splitlines};
 use self::tree::{NodeId, Tree, RECURSION_ERROR, RECURSION_LIMIT};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, no_attribute, str_key, truthy, type_name};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
@@ -74,29 +75,6 @@ impl Default for GorillaFileSystem {
     }
 }
 
-/// A dict result.
-fn dict(entries: Vec<(&str, Py)>) -> Py {
-    Py::Dict(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// `{"error": message}`.
-fn error(message: String) -> Py {
-    dict(vec![("error", Py::Str(message))])
-}
-
-/// Python's `bool(value)`.
-fn truthy(value: &Py) -> bool {
-    match value {
-        Py::None => false,
-        Py::Bool(b) => *b,
-        Py::Int(i) => *i != 0,
-        Py::Float(f) => *f != 0.0,
-        Py::Str(s) => !s.is_empty(),
-        Py::List(items) => !items.is_empty(),
-        Py::Dict(entries) => !entries.is_empty(),
-    }
-}
-
 /// The string inside a value that passed a `name in contents` test (only
 /// strings are keys there).
 fn key_str(value: &Py) -> &str {
@@ -105,7 +83,7 @@ fn key_str(value: &Py) -> &str {
 
 /// A file's content as a `str`, for the string method Python calls on it.
 fn text_of<'a>(content: &'a Py, method: &str) -> Result<&'a str, PyError> {
-    content.as_str().ok_or_else(|| format!("'{}' object has no attribute '{method}'", type_name(content)))
+    content.as_str().ok_or_else(|| no_attribute(content, method))
 }
 
 impl GorillaFileSystem {
@@ -150,11 +128,8 @@ impl GorillaFileSystem {
     /// `name in self._current_dir.contents`, then `_get_item(name)`: the
     /// item, if there is one (a file named `.` yields the directory itself).
     fn lookup_key(&self, key: &Py) -> Result<Option<NodeId>, PyError> {
-        match key {
-            Py::Str(name) => Ok(self.tree.lookup(self.current_dir, name).and_then(|_| self.tree.get_item(self.current_dir, name))),
-            Py::List(_) | Py::Dict(_) => Err(format!("unhashable type: '{}'", type_name(key))),
-            _ => Ok(None),
-        }
+        let Some(name) = str_key(key)? else { return Ok(None) };
+        Ok(self.tree.lookup(self.current_dir, name).and_then(|_| self.tree.get_item(self.current_dir, name)))
     }
 
     /// `_validate_file_or_directory_name`.
@@ -194,20 +169,20 @@ impl GorillaFileSystem {
             dir = self.tree.parent(d);
         }
         path.reverse();
-        dict(vec![("current_working_directory", Py::Str(format!("/{}", path.join("/"))))])
+        dict([("current_working_directory", Py::Str(format!("/{}", path.join("/"))))])
     }
 
     /// `ls(a=False)`.
     fn ls(&self, a: &Py) -> Py {
         let show_hidden = truthy(a);
         let names = self.tree.entries(self.current_dir).iter().map(|(k, _)| k).filter(|k| show_hidden || !k.starts_with('.'));
-        dict(vec![("current_directory_content", Py::List(names.map(|k| Py::Str(k.clone())).collect()))])
+        dict([("current_directory_content", Py::List(names.map(|k| Py::Str(k.clone())).collect()))])
     }
 
     /// `cd(folder)`: one level at a time, `..`, `.` or `/`.
     fn cd(&mut self, folder: &Py) -> Result<Py, PyError> {
         let Py::Str(folder) = folder else {
-            return Err(format!("'{}' object has no attribute 'rstrip'", type_name(folder)));
+            return Err(no_attribute(folder, "rstrip"));
         };
         let folder = match folder.trim_end_matches('/') {
             "" => "/",
@@ -223,13 +198,13 @@ impl GorillaFileSystem {
                     dict(Vec::new())
                 }
                 // Only the root has no parent.
-                None => error("Current directory is already the root. Cannot go back.".to_string()),
+                None => error("Current directory is already the root. Cannot go back."),
             });
         }
         Ok(match self.navigate_to_directory(Some(folder)) {
             Ok(dir) => {
                 self.current_dir = dir;
-                dict(vec![("current_working_directory", Py::Str(self.tree.name(dir).to_string()))])
+                dict([("current_working_directory", Py::Str(self.tree.name(dir).to_string()))])
             }
             Err(e) => e,
         })
@@ -264,14 +239,14 @@ impl GorillaFileSystem {
     /// `echo(content, file_name=None)`: to the terminal, or over a file's content.
     fn echo(&mut self, content: &Py, file_name: &Py) -> Result<Py, PyError> {
         if let Py::None = file_name {
-            return Ok(dict(vec![("terminal_output", content.clone())]));
+            return Ok(dict([("terminal_output", content.clone())]));
         }
         let shown = file_name.str_();
         if !Self::validate_file_or_directory_name(file_name)? {
             return Ok(error(format!("echo: cannot write to '{shown}': Invalid character")));
         }
         if !truthy(file_name) {
-            return Ok(dict(vec![("terminal_output", content.clone())]));
+            return Ok(dict([("terminal_output", content.clone())]));
         }
         match self.lookup_key(file_name)? {
             Some(item) if self.tree.is_dir(item) => Err("'Directory' object has no attribute '_write'".to_string()),
@@ -291,7 +266,7 @@ impl GorillaFileSystem {
         }
         Ok(match self.lookup_key(file_name)? {
             Some(item) => match self.tree.content(item) {
-                Some(content) => dict(vec![("file_content", content.clone())]),
+                Some(content) => dict([("file_content", content.clone())]),
                 None => error(format!("cat: '{shown}': Is a directory")),
             },
             None => error(format!("cat: '{shown}': No such file or directory")),
@@ -304,7 +279,7 @@ impl GorillaFileSystem {
         let target = match path {
             Py::None => self.navigate_to_directory(None),
             Py::Str(p) => self.navigate_to_directory(Some(p)),
-            other => return Err(format!("'{}' object has no attribute 'strip'", type_name(other))),
+            other => return Err(no_attribute(other, "strip")),
         };
         let target = match target {
             Ok(dir) => dir,
@@ -317,11 +292,11 @@ impl GorillaFileSystem {
             }
         };
         let Py::Str(base) = path else {
-            return Err(format!("'{}' object has no attribute 'rstrip'", type_name(path)));
+            return Err(no_attribute(path, "rstrip"));
         };
         let mut matches = Vec::new();
         self.find_under(target, base.trim_end_matches('/'), name, &mut matches, 0)?;
-        Ok(dict(vec![("matches", Py::List(matches))]))
+        Ok(dict([("matches", Py::List(matches))]))
     }
 
     /// `find`'s `recursive_search`.
@@ -364,17 +339,9 @@ impl GorillaFileSystem {
         let (count, unit) = match mode {
             "l" => (splitlines(text_of(content, "splitlines")?).len(), "lines"),
             "w" => (text_of(content, "split")?.split(is_py_space).filter(|w| !w.is_empty()).count(), "words"),
-            _ => {
-                let len = match content {
-                    Py::Str(s) => s.chars().count(),
-                    Py::List(items) => items.len(),
-                    Py::Dict(entries) => entries.len(),
-                    other => return Err(format!("object of type '{}' has no len()", type_name(other))),
-                };
-                (len, "characters")
-            }
+            _ => (pyops::len(content)?, "characters"),
         };
-        Ok(dict(vec![("count", Py::Int(count as i128)), ("type", Py::Str(unit.to_string()))]))
+        Ok(dict([("count", Py::Int(count as i128)), ("type", Py::Str(unit.to_string()))]))
     }
 
     /// `sort(file_name)`: the lines in code point order.
@@ -384,7 +351,7 @@ impl GorillaFileSystem {
         };
         let mut lines = splitlines(text_of(content, "splitlines")?);
         lines.sort_unstable();
-        Ok(dict(vec![("sorted_content", Py::Str(lines.join("\n")))]))
+        Ok(dict([("sorted_content", Py::Str(lines.join("\n")))]))
     }
 
     /// `grep(file_name, pattern)`: the lines containing `pattern`.
@@ -401,7 +368,7 @@ impl GorillaFileSystem {
                 matching.push(Py::Str(line.to_string()));
             }
         }
-        Ok(dict(vec![("matching_lines", Py::List(matching))]))
+        Ok(dict([("matching_lines", Py::List(matching))]))
     }
 
     /// `du(human_readable=False)`: the UTF-8 size of the current directory's files.
@@ -421,7 +388,7 @@ impl GorillaFileSystem {
         } else {
             format!("{total} bytes")
         };
-        Ok(dict(vec![("disk_usage", Py::Str(size))]))
+        Ok(dict([("disk_usage", Py::Str(size))]))
     }
 
     /// `du`'s `get_size`.
@@ -451,7 +418,7 @@ impl GorillaFileSystem {
         };
         // `content[-wanted:]`, with Python's clamping of slice starts.
         let start = if wanted > 0 { len - wanted } else { (-wanted).min(len) };
-        Ok(dict(vec![("last_lines", Py::Str(all[start as usize..].join("\n")))]))
+        Ok(dict([("last_lines", Py::Str(all[start as usize..].join("\n")))]))
     }
 
     /// `diff(file_name1, file_name2)`: the differing line pairs of the common length.
@@ -463,7 +430,7 @@ impl GorillaFileSystem {
                     let lines2 = splitlines(text_of(content2, "splitlines")?);
                     let diff: Vec<String> =
                         lines1.iter().zip(&lines2).filter(|(a, b)| a != b).map(|(a, b)| format!("- {a}\n+ {b}")).collect();
-                    return Ok(dict(vec![("diff_lines", Py::Str(diff.join("\n")))]));
+                    return Ok(dict([("diff_lines", Py::Str(diff.join("\n")))]));
                 }
             }
         }
@@ -507,14 +474,14 @@ impl GorillaFileSystem {
                 let result = format!("'{source}' moved to '{destination}/{source}'");
                 self.tree.pop(current, &source);
                 self.place(item, dest, &source, true)?;
-                Ok(dict(vec![("result", Py::Str(result))]))
+                Ok(dict([("result", Py::Str(result))]))
             }
             Some(_) => Ok(error(format!("mv: cannot move '{source}' to '{}': Not a directory", key_str(destination)))),
             None => {
                 let destination = key_str(destination);
                 self.tree.pop(current, &source);
                 self.place(item, current, destination, true)?;
-                Ok(dict(vec![("result", Py::Str(format!("'{source}' moved to '{destination}'")))]))
+                Ok(dict([("result", Py::Str(format!("'{source}' moved to '{destination}'")))]))
             }
         }
     }
@@ -526,7 +493,7 @@ impl GorillaFileSystem {
         }
         let name = key_str(file_name);
         self.tree.pop(self.current_dir, name);
-        Ok(dict(vec![("result", Py::Str(format!("'{name}' removed")))]))
+        Ok(dict([("result", Py::Str(format!("'{name}' removed")))]))
     }
 
     /// `rmdir(dir_name)`: an empty directory only.
@@ -542,7 +509,7 @@ impl GorillaFileSystem {
             return Ok(error(format!("rmdir: cannot remove '{shown}': Directory not empty")));
         }
         self.tree.pop(self.current_dir, &shown);
-        Ok(dict(vec![("result", Py::Str(format!("'{shown}' removed")))]))
+        Ok(dict([("result", Py::Str(format!("'{shown}' removed")))]))
     }
 
     /// `cp(source, destination)`: into a directory, or under a new name.
@@ -565,13 +532,13 @@ impl GorillaFileSystem {
                 }
                 let result = format!("'{source}' copied to '{destination}/{source}'");
                 self.place(item, dest, &source, false)?;
-                Ok(dict(vec![("result", Py::Str(result))]))
+                Ok(dict([("result", Py::Str(result))]))
             }
             Some(_) => Ok(error(format!("cp: cannot copy '{source}' to '{}': Not a directory", key_str(destination)))),
             None => {
                 let destination = key_str(destination);
                 self.place(item, current, destination, false)?;
-                Ok(dict(vec![("result", Py::Str(format!("'{source}' copied to '{destination}'")))]))
+                Ok(dict([("result", Py::Str(format!("'{source}' copied to '{destination}'")))]))
             }
         }
     }

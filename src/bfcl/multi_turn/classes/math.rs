@@ -5,11 +5,10 @@
 //! Python's `str()` writes (`{'result': mpf('2.0')}`).
 
 mod mpnum;
-pub(super) mod pyops;
 
+use crate::bfcl::multi_turn::pyops::{self, error, Cmp, Num, Op};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::{float_repr, Py};
-use pyops::{Cmp, Num, Op};
 
 /// BFCL's `MathAPI`.
 #[derive(Debug, Clone, Default)]
@@ -40,11 +39,6 @@ fn result(value: Py) -> Py {
     Py::Dict(vec![("result".into(), value)])
 }
 
-/// `{"error": message}`.
-fn error(message: impl Into<String>) -> Py {
-    Py::Dict(vec![("error".into(), Py::Str(message.into()))])
-}
-
 /// `isinstance(v, (int, float))`.
 fn is_number(v: &Py) -> bool {
     pyops::num(v).is_some()
@@ -57,16 +51,6 @@ fn py_sum(items: &Py) -> Result<Py, PyError> {
         total = pyops::arith(Op::Add, &total, &item, false)?;
     }
     Ok(total)
-}
-
-/// `len(items)` of what `sum` accepted (a list).
-fn py_len(items: &Py) -> i128 {
-    match items {
-        Py::List(v) => v.len() as i128,
-        Py::Str(s) => s.chars().count() as i128,
-        Py::Dict(e) => e.len() as i128,
-        _ => 0,
-    }
 }
 
 /// `x ** 2` for a float: Python's overflow is an `OverflowError`.
@@ -134,75 +118,6 @@ fn py_pow(base: Num, exponent: Num) -> Result<Py, PyError> {
     Ok(Py::Float(v))
 }
 
-/// Python's `round(number, ndigits)`.
-fn py_round(number: &Py, ndigits: Option<&Py>) -> Result<Py, PyError> {
-    let Some(x) = pyops::num(number) else {
-        return Err(format!("type {} doesn't define __round__ method", pyops::type_name(number)));
-    };
-    let digits = match ndigits {
-        None | Some(Py::None) => None,
-        Some(Py::Int(i)) => Some(*i),
-        Some(Py::Bool(b)) => Some(i128::from(*b)),
-        Some(other) => return Err(format!("'{}' object cannot be interpreted as an integer", pyops::type_name(other))),
-    };
-    match (x, digits) {
-        (Num::Int(i), None) => Ok(Py::Int(i)),
-        (Num::Int(i), Some(d)) if d >= 0 => Ok(Py::Int(i)),
-        (Num::Int(i), Some(d)) => Ok(Py::Int(round_int(i, -d))),
-        (Num::Float(f), None) => {
-            if !f.is_finite() {
-                return Err(
-                    if f.is_nan() { "cannot convert float NaN to integer" } else { "cannot convert float infinity to integer" }.into()
-                );
-            }
-            Ok(Py::Int(f.round_ties_even() as i128))
-        }
-        (Num::Float(f), Some(d)) => Ok(Py::Float(round_float(f, d))),
-    }
-}
-
-/// `round(i, -places)` for an int: to a multiple of 10**places, ties to even.
-fn round_int(i: i128, places: i128) -> i128 {
-    let Some(unit) = u32::try_from(places).ok().and_then(|p| 10i128.checked_pow(p)) else {
-        return 0;
-    };
-    let (q, r) = (i.div_euclid(unit), i.rem_euclid(unit));
-    let up = match (2 * r).cmp(&unit) {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Equal => q % 2 != 0,
-        std::cmp::Ordering::Less => false,
-    };
-    (q + i128::from(up)) * unit
-}
-
-/// `round(f, ndigits)` for a float: the exact binary value rounded half to
-/// even at that decimal place, as Python's dtoa-based rounding does.
-fn round_float(f: f64, ndigits: i128) -> f64 {
-    if !f.is_finite() || f == 0.0 || ndigits > 330 {
-        return f;
-    }
-    if ndigits >= 0 {
-        let text = format!("{f:.prec$}", prec = ndigits as usize);
-        return text.parse().unwrap_or(f);
-    }
-    if ndigits < -308 || f.abs() >= 1.0e38 {
-        return 0.0_f64.copysign(f);
-    }
-    // |f| < 1e38: its integer part fits an i128 exactly.
-    let (whole, frac) = (f.trunc() as i128, f - f.trunc());
-    let Some(unit) = u32::try_from(-ndigits).ok().and_then(|p| 10i128.checked_pow(p)) else {
-        return 0.0_f64.copysign(f);
-    };
-    let (q, r) = (whole / unit, (whole % unit).abs());
-    let up = match (2 * r).cmp(&unit) {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Equal => frac != 0.0 || q % 2 != 0,
-        std::cmp::Ordering::Less => false,
-    };
-    let rounded = if up { q + whole.signum() } else { q };
-    (rounded * unit) as f64 * if rounded == 0 { f.signum() } else { 1.0 }
-}
-
 impl MathAPI {
     fn logarithm(&self, value: &Py, base: &Py, precision: &Py) -> Py {
         match mpnum::log_ratio(value, base, precision) {
@@ -215,7 +130,7 @@ impl MathAPI {
         if !pyops::truthy(numbers) {
             return error("Cannot calculate mean of an empty list");
         }
-        match py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(py_len(numbers)), false)) {
+        match py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false)) {
             Ok(mean) => result(mean),
             Err(_) => error("All elements in the list must be numbers"),
         }
@@ -225,7 +140,8 @@ impl MathAPI {
         if !pyops::truthy(numbers) {
             return Ok(error("Cannot calculate standard deviation of an empty list"));
         }
-        let Ok(mean) = py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(py_len(numbers)), false)) else {
+        let Ok(mean) = py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false))
+        else {
             return Ok(error("All elements in the list must be numbers"));
         };
         let mut squares = Py::Int(0);
@@ -236,7 +152,7 @@ impl MathAPI {
             let d = pyops::num(&deviation).map_or(0.0, Num::as_f64);
             squares = pyops::arith(Op::Add, &squares, &Py::Float(square(d)?), false)?;
         }
-        let variance = pyops::arith(Op::Div, &squares, &Py::Int(py_len(numbers)), false)?;
+        let variance = pyops::arith(Op::Div, &squares, &Py::Int(pyops::len(numbers)? as i128), false)?;
         let v = pyops::num(&variance).map_or(0.0, Num::as_f64);
         if v < 0.0 {
             return Err("math domain error".into());
@@ -365,7 +281,7 @@ impl MathAPI {
 
     fn round_number(&self, number: &Py, decimal_places: Option<&Py>) -> Result<Py, PyError> {
         let places = decimal_places.unwrap_or(&Py::Int(0));
-        match py_round(number, Some(places)) {
+        match pyops::round(number, Some(places)) {
             Ok(v) => Ok(result(v)),
             Err(e) if e.starts_with("cannot convert") => Err(e),
             Err(_) => Ok(error("First input must be a number, second input must be an integer")),

@@ -6,9 +6,10 @@
 //! posting and ticket classes share (truthiness, `in` on a dict, `len`,
 //! iteration, `+= 1`), each with Python's error text for odd input.
 
+use crate::bfcl::multi_turn::pyops::{dict, error, get_any, increment, lower, no_attribute, plain_dict, truthy};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{req, ApiClass, Args, Method, PyError};
-use crate::bfcl::pyvalue::{str_repr, Py};
+use crate::bfcl::pyvalue::Py;
 
 /// `random_seed` when the configuration gives none.
 const DEFAULT_SEED: i128 = 200_191;
@@ -87,8 +88,8 @@ impl MessageAPI {
     }
 
     fn get_user_id(&self, user: &Py) -> Result<Py, PyError> {
-        match dict_get(&self.user_map, user)? {
-            None => Ok(error(&format!("User '{}' not found in the workspace.", user.str_()))),
+        match get_any(&self.user_map, user)? {
+            None => Ok(error(format!("User '{}' not found in the workspace.", user.str_()))),
             Some(id) => Ok(dict(vec![("user_id", id.clone())])),
         }
     }
@@ -110,7 +111,7 @@ impl MessageAPI {
             return Ok(not_logged_in());
         }
         if !self.user_ids().any(|id| id.py_eq(receiver_id)) {
-            return Ok(error(&format!("Receiver ID '{}' not found.", receiver_id.str_())));
+            return Ok(error(format!("Receiver ID '{}' not found.", receiver_id.str_())));
         }
         let message_id = self.generate_id();
         self.inbox.push(Py::Dict(vec![(receiver_id.str_(), message.clone())]));
@@ -141,7 +142,7 @@ impl MessageAPI {
                 ]));
             }
         }
-        Ok(error(&format!("Receiver ID {} not found.", receiver_id.str_())))
+        Ok(error(format!("Receiver ID {} not found.", receiver_id.str_())))
     }
 
     fn view_messages_sent(&self) -> Result<Py, PyError> {
@@ -161,13 +162,13 @@ impl MessageAPI {
     }
 
     fn add_contact(&mut self, user_name: &Py) -> Result<Py, PyError> {
-        if dict_get(&self.user_map, user_name)?.is_some() {
-            return Ok(error(&format!("User name '{}' already exists.", user_name.str_())));
+        if get_any(&self.user_map, user_name)?.is_some() {
+            return Ok(error(format!("User name '{}' already exists.", user_name.str_())));
         }
         self.user_count = increment(&self.user_count)?;
         let user_id = Py::Str(format!("USR{}", zfill(&self.user_count.str_(), 3)));
         if self.user_ids().any(|id| id.py_eq(&user_id)) {
-            return Ok(error(&format!("User ID '{}' already exists.", user_id.str_())));
+            return Ok(error(format!("User ID '{}' already exists.", user_id.str_())));
         }
         self.user_map.push((user_name.clone(), user_id.clone()));
         Ok(dict(vec![
@@ -297,125 +298,6 @@ fn zfill(text: &str, width: usize) -> String {
     format!("{sign}{}{digits}", "0".repeat(width - len))
 }
 
-// Python operations the messaging, posting and ticket classes share.
-
-/// A dict of string keys in the order given.
-pub(super) fn dict(entries: Vec<(&str, Py)>) -> Py {
-    Py::Dict(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// `{"error": message}`, how these classes report a refused call.
-pub(super) fn error(message: &str) -> Py {
-    dict(vec![("error", Py::Str(message.to_string()))])
-}
-
-/// Python's `bool(value)`.
-pub(super) fn truthy(value: &Py) -> bool {
-    match value {
-        Py::None => false,
-        Py::Bool(b) => *b,
-        Py::Int(i) => *i != 0,
-        Py::Float(f) => *f != 0.0,
-        Py::Str(s) => !s.is_empty(),
-        Py::List(items) => !items.is_empty(),
-        Py::Dict(entries) => !entries.is_empty(),
-    }
-}
-
-/// Python's `AttributeError` text.
-pub(super) fn no_attribute(value: &Py, attribute: &str) -> PyError {
-    format!("'{}' object has no attribute '{attribute}'", value.py_type().name())
-}
-
-/// `value.lower()` of a string.
-pub(super) fn lower(value: &Py) -> Result<String, PyError> {
-    value.as_str().map(str::to_lowercase).ok_or_else(|| no_attribute(value, "lower"))
-}
-
-/// `value += 1`.
-pub(super) fn increment(value: &Py) -> Result<Py, PyError> {
-    match value {
-        Py::Int(i) => Ok(Py::Int(i + 1)),
-        Py::Bool(b) => Ok(Py::Int(i128::from(*b) + 1)),
-        Py::Float(f) => Ok(Py::Float(f + 1.0)),
-        other => Err(match other {
-            Py::Str(_) => "can only concatenate str (not \"int\") to str".to_string(),
-            _ => format!("unsupported operand type(s) for +=: '{}' and 'int'", other.py_type().name()),
-        }),
-    }
-}
-
-/// The items `for x in value` visits: a list's items, a string's
-/// characters, a dict's keys.
-pub(super) fn iterate(value: &Py) -> Result<Vec<Py>, PyError> {
-    match value {
-        Py::List(items) => Ok(items.clone()),
-        Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
-        Py::Dict(entries) => Ok(entries.iter().map(|(k, _)| Py::Str(k.clone())).collect()),
-        other => Err(format!("'{}' object is not iterable", other.py_type().name())),
-    }
-}
-
-/// `len(value)`.
-pub(super) fn py_len(value: &Py) -> Result<usize, PyError> {
-    match value {
-        Py::List(items) => Ok(items.len()),
-        Py::Str(s) => Ok(s.chars().count()),
-        Py::Dict(entries) => Ok(entries.len()),
-        other => Err(format!("object of type '{}' has no len()", other.py_type().name())),
-    }
-}
-
-/// `d[key]` of a string-keyed dict, with Python's `KeyError` text.
-pub(super) fn item<'a>(d: &'a Py, key: &str) -> Result<&'a Py, PyError> {
-    match d {
-        Py::Dict(_) => d.get(key).ok_or_else(|| str_repr(key)),
-        other => Err(format!("'{}' object is not subscriptable", other.py_type().name())),
-    }
-}
-
-/// `d[key] = value`: an existing key keeps its place.
-pub(super) fn set_item(d: &mut Py, key: &str, value: Py) -> Result<(), PyError> {
-    match d {
-        Py::Dict(entries) => {
-            match entries.iter_mut().find(|(k, _)| k == key) {
-                Some(entry) => entry.1 = value,
-                None => entries.push((key.to_string(), value)),
-            }
-            Ok(())
-        }
-        other => Err(format!("'{}' object does not support item assignment", other.py_type().name())),
-    }
-}
-
-/// Where `key` sits in a dict of any keys (`key in d`): equal numbers are
-/// one key, lists and dicts cannot be keys.
-pub(super) fn dict_position(entries: &[(Py, Py)], key: &Py) -> Result<Option<usize>, PyError> {
-    if matches!(key, Py::List(_) | Py::Dict(_)) {
-        return Err(format!("unhashable type: '{}'", key.py_type().name()));
-    }
-    Ok(entries.iter().position(|(k, _)| k.py_eq(key)))
-}
-
-/// `d.get(key)` of a dict of any keys.
-pub(super) fn dict_get<'a>(entries: &'a [(Py, Py)], key: &Py) -> Result<Option<&'a Py>, PyError> {
-    Ok(dict_position(entries, key)?.map(|i| &entries[i].1))
-}
-
-/// A dict of any keys as the differential check writes it: keys as `str(k)`,
-/// a key written twice keeping its first place and its last value.
-pub(super) fn plain_dict(entries: &[(Py, Py)]) -> Py {
-    let mut out: Vec<(String, Py)> = Vec::with_capacity(entries.len());
-    for (k, v) in entries {
-        let key = k.str_();
-        match out.iter_mut().find(|(o, _)| *o == key) {
-            Some(entry) => entry.1 = v.clone(),
-            None => out.push((key, v.clone())),
-        }
-    }
-    Py::Dict(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,9 +418,6 @@ mod tests {
         assert_eq!(zfill("7", 3), "007");
         assert_eq!(zfill("-7", 3), "-07");
         assert_eq!(zfill("1234", 3), "1234");
-        assert_eq!(dict_position(&[], &Py::List(vec![])), Err("unhashable type: 'list'".to_string()));
-        let keys = [(Py::Str("0".into()), Py::Int(1)), (Py::Int(0), Py::Int(2))];
-        assert_eq!(plain_dict(&keys).repr(), "{'0': 2}");
         assert_eq!(first_item(&Py::Dict(vec![])).unwrap_err(), "list index out of range");
     }
 }

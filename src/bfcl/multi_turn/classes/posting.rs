@@ -4,8 +4,8 @@
 //! the caller used, so a loaded `"0"` and a later `0` are two keys, as in
 //! Python.
 
-use super::message::{
-    dict, dict_get, dict_position, error, increment, item, iterate, lower, no_attribute, plain_dict, py_len, set_item, truthy,
+use crate::bfcl::multi_turn::pyops::{
+    self, dict, error, get_any, increment, item, iterate, key_position, lower, no_attribute, plain_dict, set_item, truthy,
 };
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
@@ -68,19 +68,11 @@ const METHODS: &[Method] = &[
 ];
 
 fn not_authenticated(action: &str) -> Py {
-    error(&format!("User not authenticated. Please authenticate before {action}."))
+    error(format!("User not authenticated. Please authenticate before {action}."))
 }
 
 fn tweet_not_found(tweet_id: &Py) -> Py {
-    error(&format!("Tweet with ID {} not found.", tweet_id.str_()))
-}
-
-/// Python's `int(text)` of a dict key written as a string.
-fn int_key(key: &str) -> Py {
-    match key.trim().replace('_', "").parse::<i128>() {
-        Ok(i) => Py::Int(i),
-        Err(_) => Py::Str(key.to_string()),
-    }
+    error(format!("Tweet with ID {} not found.", tweet_id.str_()))
 }
 
 /// A string-keyed configuration dict as a dict of any keys.
@@ -93,7 +85,7 @@ fn keyed(config: &Py, name: &str) -> Vec<(Py, Py)> {
 
 /// `d[key] = value` in a dict of any keys.
 fn insert(entries: &mut Vec<(Py, Py)>, key: Py, value: Py) -> Result<(), PyError> {
-    match dict_position(entries, &key)? {
+    match key_position(entries, &key)? {
         Some(i) => entries[i].1 = value,
         None => entries.push((key, value)),
     }
@@ -149,10 +141,10 @@ impl TwitterAPI {
         if !truthy(&self.authenticated) {
             return Ok(not_authenticated("retweeting"));
         }
-        if dict_position(&self.tweets, tweet_id)?.is_none() {
+        if key_position(&self.tweets, tweet_id)?.is_none() {
             return Ok(tweet_not_found(tweet_id));
         }
-        let at = match dict_position(&self.retweets, &self.username)? {
+        let at = match key_position(&self.retweets, &self.username)? {
             Some(at) => at,
             None => {
                 self.retweets.push((self.username.clone(), Py::List(Vec::new())));
@@ -171,10 +163,10 @@ impl TwitterAPI {
         if !truthy(&self.authenticated) {
             return Ok(not_authenticated("commenting"));
         }
-        if dict_position(&self.tweets, tweet_id)?.is_none() {
+        if key_position(&self.tweets, tweet_id)?.is_none() {
             return Ok(tweet_not_found(tweet_id));
         }
-        let at = match dict_position(&self.comments, tweet_id)? {
+        let at = match key_position(&self.comments, tweet_id)? {
             Some(at) => at,
             None => {
                 self.comments.push((tweet_id.clone(), Py::List(Vec::new())));
@@ -186,7 +178,7 @@ impl TwitterAPI {
     }
 
     fn mention(&mut self, tweet_id: &Py, mentioned_usernames: &Py) -> Result<Py, PyError> {
-        let Some(at) = dict_position(&self.tweets, tweet_id)? else {
+        let Some(at) = key_position(&self.tweets, tweet_id)? else {
             return Ok(tweet_not_found(tweet_id));
         };
         let key = self.tweets[at].0.clone();
@@ -243,7 +235,7 @@ impl TwitterAPI {
     }
 
     fn get_tweet(&self, tweet_id: &Py) -> Result<Py, PyError> {
-        Ok(dict_get(&self.tweets, tweet_id)?.cloned().unwrap_or_else(|| tweet_not_found(tweet_id)))
+        Ok(get_any(&self.tweets, tweet_id)?.cloned().unwrap_or_else(|| tweet_not_found(tweet_id)))
     }
 
     /// The tweets whose `username` equals `username`.
@@ -278,17 +270,17 @@ impl TwitterAPI {
     }
 
     fn get_tweet_comments(&self, tweet_id: &Py) -> Result<Py, PyError> {
-        if dict_position(&self.tweets, tweet_id)?.is_none() {
+        if key_position(&self.tweets, tweet_id)?.is_none() {
             return Ok(tweet_not_found(tweet_id));
         }
-        Ok(dict_get(&self.comments, tweet_id)?.cloned().unwrap_or(Py::List(Vec::new())))
+        Ok(get_any(&self.comments, tweet_id)?.cloned().unwrap_or(Py::List(Vec::new())))
     }
 
     fn get_user_stats(&self, username: &Py) -> Result<Py, PyError> {
         let tweet_count = self.tweets_by(username)?.len();
         let following_count = if username.py_eq(&self.username) { self.following_list.len() } else { 0 };
-        let retweet_count = match dict_get(&self.retweets, username)? {
-            Some(retweeted) => py_len(retweeted)?,
+        let retweet_count = match get_any(&self.retweets, username)? {
+            Some(retweeted) => pyops::len(retweeted)?,
             None => 0,
         };
         Ok(dict(vec![
@@ -310,7 +302,14 @@ impl ApiClass for TwitterAPI {
         self.password = or("password", Py::Str("john123".into()));
         self.authenticated = or("authenticated", Py::Bool(false));
         self.tweets = match config.get("tweets") {
-            Some(Py::Dict(entries)) => entries.iter().map(|(k, v)| (int_key(k), v.clone())).collect(),
+            // BFCL's `int(k)` of each key; one that is no int stays as written.
+            Some(Py::Dict(entries)) => entries
+                .iter()
+                .map(|(k, v)| {
+                    let key = Py::Str(k.clone());
+                    (pyops::int(&key).map_or(key, Py::Int), v.clone())
+                })
+                .collect(),
             _ => Vec::new(),
         };
         self.comments = keyed(config, "comments");

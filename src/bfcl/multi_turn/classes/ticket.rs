@@ -2,7 +2,7 @@
 //! found by their `id`), created, edited, closed and resolved by a
 //! logged-in user.
 
-use super::message::{dict, error, increment, item, lower, no_attribute, set_item, truthy};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, increment, item, lower, no_attribute, set_item, truthy, Cmp};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
@@ -37,25 +37,11 @@ const METHODS: &[Method] = &[
 const EDITABLE: [&str; 4] = ["title", "description", "status", "priority"];
 
 fn ticket_not_found(ticket_id: &Py) -> Py {
-    error(&format!("Ticket with ID {} not found.", ticket_id.str_()))
+    error(format!("Ticket with ID {} not found.", ticket_id.str_()))
 }
 
 fn status(text: String) -> Py {
     dict(vec![("status", Py::Str(text))])
-}
-
-/// Python's `value < bound` (`less`) or `value > bound` for an int bound.
-fn compare(value: &Py, bound: i128, less: bool) -> Result<bool, PyError> {
-    let x = match value {
-        Py::Int(i) => *i as f64,
-        Py::Bool(b) => f64::from(u8::from(*b)),
-        Py::Float(f) => *f,
-        other => {
-            let op = if less { '<' } else { '>' };
-            return Err(format!("'{op}' not supported between instances of '{}' and 'int'", other.py_type().name()));
-        }
-    };
-    Ok(if less { x < bound as f64 } else { x > bound as f64 })
 }
 
 impl TicketAPI {
@@ -74,7 +60,7 @@ impl TicketAPI {
             return Ok(error("User not authenticated. Please log in to create a ticket."));
         }
         let priority = priority.cloned().unwrap_or(Py::Int(1));
-        if compare(&priority, 1, true)? || compare(&priority, 5, false)? {
+        if pyops::compare(Cmp::Lt, &priority, &Py::Int(1))? || pyops::compare(Cmp::Gt, &priority, &Py::Int(5))? {
             return Ok(error("Invalid priority. Priority must be between 1 and 5."));
         }
         let ticket = dict(vec![
@@ -103,7 +89,7 @@ impl TicketAPI {
         };
         let ticket = &mut self.ticket_queue[i];
         if item(ticket, "status")?.py_eq(&Py::Str("Closed".into())) {
-            return Ok(error(&format!("Ticket with ID {} is already closed.", ticket_id.str_())));
+            return Ok(error(format!("Ticket with ID {} is already closed.", ticket_id.str_())));
         }
         set_item(ticket, "status", Py::Str("Closed".into()))?;
         Ok(status(format!("Ticket {} has been closed successfully.", ticket_id.str_())))
@@ -115,7 +101,7 @@ impl TicketAPI {
         };
         let ticket = &mut self.ticket_queue[i];
         if item(ticket, "status")?.py_eq(&Py::Str("Resolved".into())) {
-            return Ok(error(&format!("Ticket with ID {} is already resolved.", ticket_id.str_())));
+            return Ok(error(format!("Ticket with ID {} is already resolved.", ticket_id.str_())));
         }
         set_item(ticket, "status", Py::Str("Resolved".into()))?;
         set_item(ticket, "resolution", resolution.clone())?;
@@ -133,7 +119,7 @@ impl TicketAPI {
         // when there are several; the caller's order is as good as any.
         let invalid: Vec<&str> = updates.iter().map(|(k, _)| k.as_str()).filter(|k| !EDITABLE.contains(k)).collect();
         if !invalid.is_empty() {
-            return Ok(error(&format!("Invalid fields for update: {}", invalid.join(", "))));
+            return Ok(error(format!("Invalid fields for update: {}", invalid.join(", "))));
         }
         for (key, value) in updates {
             if !matches!(value, Py::None) {

@@ -3,13 +3,11 @@
 //! configuration are kept as the Python values they are (an order may be a
 //! string in BFCL's data), so that odd input fails as Python fails.
 
-mod pydatetime;
-
-use super::math::pyops::{self, Cmp, Op};
+use crate::bfcl::multi_turn::pyops::datetime::{self as pydatetime, strptime_arg, DateTime, Format};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
-use pydatetime::{DateTime, Format};
 use std::sync::OnceLock;
 
 /// BFCL's `DEFAULT_STATE`, for the keys an entry's configuration leaves out.
@@ -153,17 +151,8 @@ const METHODS: &[Method] = &[
     Method { name: "notify_price_change", params: &[req("stocks"), req("threshold")] },
 ];
 
-/// A dict of string keys.
-fn dict(entries: &[(&str, Py)]) -> Py {
-    Py::Dict(entries.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect())
-}
-
 fn text(s: impl Into<String>) -> Py {
     Py::Str(s.into())
-}
-
-fn error(message: impl Into<String>) -> Py {
-    dict(&[("error", text(message))])
 }
 
 /// The configuration's value of `key`, or the default's.
@@ -202,13 +191,13 @@ impl TradingBot {
     }
 
     fn get_current_time(&self) -> Py {
-        dict(&[("current_time", text("10:30 AM"))])
+        dict([("current_time", text("10:30 AM"))])
     }
 
     fn get_symbol_by_name(&self, name: &Py) -> Result<Py, PyError> {
         pyops::hashable(name)?;
         let symbol = SYMBOLS.iter().find(|(n, _)| name.as_str() == Some(*n)).map_or("Stock not found", |(_, s)| *s);
-        Ok(dict(&[("symbol", text(symbol))]))
+        Ok(dict([("symbol", text(symbol))]))
     }
 
     fn get_stock_info(&self, symbol: &Py) -> Result<Py, PyError> {
@@ -257,7 +246,7 @@ impl TradingBot {
             return Ok(error(format!("Can't cancel order {}. Order is already completed.", order_id.str_())));
         }
         pyops::set_item(order, "status", text("Cancelled"))?;
-        Ok(dict(&[("order_id", order_id.clone()), ("status", text("Cancelled"))]))
+        Ok(dict([("order_id", order_id.clone()), ("status", text("Cancelled"))]))
     }
 
     fn place_order(&mut self, order_type: &Py, symbol: &Py, price: &Py, amount: &Py) -> Result<Py, PyError> {
@@ -270,13 +259,11 @@ impl TradingBot {
         if pyops::compare(Cmp::Le, price, &Py::Int(0))? || pyops::compare(Cmp::Le, amount, &Py::Int(0))? {
             return Ok(error("Price and amount must be positive values."));
         }
-        let Py::Str(kind) = order_type else {
-            return Err(format!("'{}' object has no attribute 'lower'", pyops::type_name(order_type)));
-        };
+        let kind = pyops::lower(order_type)?;
         // Both passed `<= 0`, so both are numbers.
         let price = pyops::num(price).map_or(0.0, pyops::Num::as_f64);
-        if kind.to_lowercase() == "buy" {
-            let total_cost = price * py_int(amount)? as f64;
+        if kind == "buy" {
+            let total_cost = price * pyops::int(amount)? as f64;
             let balance = self.account_info.get("balance").cloned().unwrap_or(Py::Int(0));
             if pyops::compare(Cmp::Gt, &Py::Float(total_cost), &balance)? {
                 return Ok(error(format!(
@@ -287,7 +274,7 @@ impl TradingBot {
             }
         }
         let order_id = self.order_counter.clone();
-        let order = dict(&[
+        let order = dict([
             ("id", order_id.clone()),
             ("order_type", order_type.clone()),
             ("symbol", symbol.clone()),
@@ -300,7 +287,7 @@ impl TradingBot {
             None => self.orders.push((order_id.clone(), order)),
         }
         self.order_counter = pyops::arith(Op::Add, &self.order_counter, &Py::Int(1), true)?;
-        Ok(dict(&[
+        Ok(dict([
             ("order_id", order_id),
             ("order_type", order_type.clone()),
             ("status", text("Pending")),
@@ -326,8 +313,8 @@ impl TradingBot {
         let new_balance = pyops::arith(Op::Sub, &balance, amount, true)?;
         pyops::set_item(&mut self.account_info, "balance", new_balance.clone())?;
         let timestamp = self.generate_transaction_timestamp();
-        self.transaction_history.push(dict(&[("type", text("withdrawal")), ("amount", amount.clone()), ("timestamp", text(timestamp))]));
-        Ok(dict(&[("status", text("Withdrawal successful")), ("new_balance", new_balance)]))
+        self.transaction_history.push(dict([("type", text("withdrawal")), ("amount", amount.clone()), ("timestamp", text(timestamp))]));
+        Ok(dict([("status", text("Withdrawal successful")), ("new_balance", new_balance)]))
     }
 
     fn get_account_info(&self) -> Py {
@@ -339,22 +326,22 @@ impl TradingBot {
 
     fn trading_login(&mut self) -> Py {
         if self.is_authenticated() {
-            return dict(&[("status", text("Already logged in"))]);
+            return dict([("status", text("Already logged in"))]);
         }
         self.authenticated = Py::Bool(true);
-        dict(&[("status", text("Logged in successfully"))])
+        dict([("status", text("Logged in successfully"))])
     }
 
     fn trading_get_login_status(&self) -> Py {
-        dict(&[("status", Py::Bool(self.is_authenticated()))])
+        dict([("status", Py::Bool(self.is_authenticated()))])
     }
 
     fn trading_logout(&mut self) -> Py {
         if !self.is_authenticated() {
-            return dict(&[("status", text("No user is currently logged in"))]);
+            return dict([("status", text("No user is currently logged in"))]);
         }
         self.authenticated = Py::Bool(false);
-        dict(&[("status", text("Logged out successfully"))])
+        dict([("status", text("Logged out successfully"))])
     }
 
     fn fund_account(&mut self, amount: &Py) -> Result<Py, PyError> {
@@ -368,8 +355,8 @@ impl TradingBot {
         let new_balance = pyops::arith(Op::Add, balance, amount, true)?;
         pyops::set_item(&mut self.account_info, "balance", new_balance.clone())?;
         let timestamp = self.generate_transaction_timestamp();
-        self.transaction_history.push(dict(&[("type", text("deposit")), ("amount", amount.clone()), ("timestamp", text(timestamp))]));
-        Ok(dict(&[("status", text("Account funded successfully")), ("new_balance", new_balance)]))
+        self.transaction_history.push(dict([("type", text("deposit")), ("amount", amount.clone()), ("timestamp", text(timestamp))]));
+        Ok(dict([("status", text("Account funded successfully")), ("new_balance", new_balance)]))
     }
 
     fn remove_stock_from_watchlist(&mut self, symbol: &Py) -> Py {
@@ -380,7 +367,7 @@ impl TradingBot {
             return error(format!("Stock {} not found in watchlist.", symbol.str_()));
         };
         self.watch_list.remove(index);
-        dict(&[("status", text(format!("Stock {} removed from watchlist successfully.", symbol.str_())))])
+        dict([("status", text(format!("Stock {} removed from watchlist successfully.", symbol.str_())))])
     }
 
     fn get_watchlist(&self) -> Py {
@@ -396,14 +383,14 @@ impl TradingBot {
             let sep = if inner.len() > 1 { ", " } else { "" };
             return text(format!("{inner}{sep}Ellipsis]"));
         }
-        dict(&[("watchlist", Py::List(self.watch_list.clone()))])
+        dict([("watchlist", Py::List(self.watch_list.clone()))])
     }
 
     fn get_order_history(&self) -> Py {
         if !self.is_authenticated() {
             return Py::List(vec![error("User not authenticated. Please log in to view order history.")]);
         }
-        dict(&[("history", Py::List(self.orders.iter().map(|(k, _)| k.clone()).collect()))])
+        dict([("history", Py::List(self.orders.iter().map(|(k, _)| k.clone()).collect()))])
     }
 
     fn get_transaction_history(&self, start_date: &Py, end_date: &Py) -> Result<Py, PyError> {
@@ -414,18 +401,12 @@ impl TradingBot {
             if !pyops::truthy(date) {
                 return Ok(unset);
             }
-            match date {
-                Py::Str(s) => pydatetime::strptime(s, Format::Date),
-                other => Err(format!("strptime() argument 1 must be str, not {}", pyops::type_name(other))),
-            }
+            pydatetime::strptime(strptime_arg(date)?, Format::Date)
         };
         let (start, end) = (bound(start_date, pydatetime::MIN)?, bound(end_date, pydatetime::MAX)?);
         let mut filtered = Vec::new();
         for transaction in &self.transaction_history {
-            let when = match pyops::item(transaction, "timestamp")? {
-                Py::Str(s) => pydatetime::strptime(s, Format::DateTime)?,
-                other => return Err(format!("strptime() argument 1 must be str, not {}", pyops::type_name(other))),
-            };
+            let when = pydatetime::strptime(strptime_arg(pyops::item(transaction, "timestamp")?)?, Format::DateTime)?;
             if start <= when && when <= end {
                 filtered.push(transaction.clone());
             }
@@ -433,7 +414,7 @@ impl TradingBot {
         if self.long_context {
             filtered.extend(long_context_data().transaction_history.iter().cloned());
         }
-        Ok(dict(&[("transaction_history", Py::List(filtered))]))
+        Ok(dict([("transaction_history", Py::List(filtered))]))
     }
 
     fn get_available_stocks(&self, sector: &Py) -> Result<Py, PyError> {
@@ -442,13 +423,13 @@ impl TradingBot {
         let mut stocks = match sector.as_str() {
             Some("Technology") => names(&["AAPL", "GOOG", "MSFT", "NVDA"]),
             Some("Automobile") => names(&["TSLA", "F", "GM"]),
-            _ => return Ok(dict(&[("stock_list", Py::List(Vec::new()))])),
+            _ => return Ok(dict([("stock_list", Py::List(Vec::new()))])),
         };
         if self.long_context {
             let data = long_context_data();
             stocks.extend(if sector.as_str() == Some("Technology") { &data.technology } else { &data.automobile }.iter().cloned());
         }
-        Ok(dict(&[("stock_list", Py::List(stocks))]))
+        Ok(dict([("stock_list", Py::List(stocks))]))
     }
 
     /// `self.stocks.get(symbol, {}).get("price", 0)`.
@@ -461,7 +442,7 @@ impl TradingBot {
         match stock {
             None => Ok(Py::Int(0)),
             Some(found @ Py::Dict(_)) => Ok(found.get("price").cloned().unwrap_or(Py::Int(0))),
-            Some(other) => Err(format!("'{}' object has no attribute 'get'", pyops::type_name(other))),
+            Some(other) => Err(pyops::no_attribute(other, "get")),
         }
     }
 
@@ -474,14 +455,14 @@ impl TradingBot {
                 filtered.push(symbol);
             }
         }
-        Ok(dict(&[("filtered_stocks", Py::List(filtered))]))
+        Ok(dict([("filtered_stocks", Py::List(filtered))]))
     }
 
     fn add_to_watchlist(&mut self, stock: &Py) -> Result<Py, PyError> {
         if !stock.py_in(&self.watch_list) && pyops::has_key(&self.stocks, stock)? {
             self.watch_list.push(stock.clone());
         }
-        Ok(dict(&[("watchlist", Py::List(self.watch_list.clone()))]))
+        Ok(dict([("watchlist", Py::List(self.watch_list.clone()))]))
     }
 
     fn notify_price_change(&self, stocks: &Py, threshold: &Py) -> Result<Py, PyError> {
@@ -497,9 +478,9 @@ impl TradingBot {
             }
         }
         if changed.is_empty() {
-            return Ok(dict(&[("notification", text("No significant price changes in the selected stocks."))]));
+            return Ok(dict([("notification", text("No significant price changes in the selected stocks."))]));
         }
-        Ok(dict(&[("notification", text(format!("Stocks {} have significant price changes.", changed.join(", "))))]))
+        Ok(dict([("notification", text(format!("Stocks {} have significant price changes.", changed.join(", "))))]))
     }
 }
 
@@ -507,18 +488,7 @@ impl TradingBot {
 fn copy(value: &Py) -> Result<Py, PyError> {
     match value {
         Py::Dict(_) | Py::List(_) => Ok(value.clone()),
-        other => Err(format!("'{}' object has no attribute 'copy'", pyops::type_name(other))),
-    }
-}
-
-/// Python's `int(x)` of a number.
-fn py_int(v: &Py) -> Result<i128, PyError> {
-    match pyops::num(v) {
-        Some(pyops::Num::Int(i)) => Ok(i),
-        Some(pyops::Num::Float(f)) if f.is_nan() => Err("cannot convert float NaN to integer".into()),
-        Some(pyops::Num::Float(f)) if f.is_infinite() => Err("cannot convert float infinity to integer".into()),
-        Some(pyops::Num::Float(f)) => Ok(f.trunc() as i128),
-        None => Err(format!("int() argument must be a string, a bytes-like object or a real number, not '{}'", pyops::type_name(v))),
+        other => Err(pyops::no_attribute(other, "copy")),
     }
 }
 

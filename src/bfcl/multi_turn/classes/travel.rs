@@ -7,19 +7,17 @@
 //! float cost is a float), so values stay [`Py`] and the arithmetic follows
 //! Python's rules; a wrong type yields the `TypeError` text Python gives.
 
-mod python;
 mod tables;
 #[cfg(test)]
 mod tests;
 
 use std::sync::OnceLock;
 
+use crate::bfcl::multi_turn::pyops::datetime::{strptime, strptime_arg, today, Format};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, item, set_entry, set_item, str_key, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
-use python::{
-    arithmetic, contains, int_of, item, key_of, lookup, lt, parse_ymd, py_float, round2, set_entry, set_item, strptime_arg, today,
-};
 use tables::{Rate, AIRPORTS, BASE_COSTS, EXCHANGE_RATES, NEAREST_AIRPORT};
 
 /// `DEFAULT_STATE["random_seed"]`.
@@ -276,7 +274,7 @@ impl TravelAPI {
             return Ok(error(e));
         }
         // The Python looks the card *number* up among card ids; kept as it is.
-        if contains(&self.credit_card_list, card_number)? {
+        if pyops::has_key(&self.credit_card_list, card_number)? {
             return Ok(error("Card already registered"));
         }
         let card_id = self.random.randint(100_000_000_000, 999_999_999_999).to_string();
@@ -302,11 +300,11 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(error(e));
         }
-        match lookup(&self.credit_card_list, card_id)? {
+        match pyops::get(&self.credit_card_list, card_id)? {
             Some(card) => Ok(dict([("card_balance", item(card, "balance")?.clone())])),
             None => {
                 let ids = Py::List(self.credit_card_list.iter().map(|(k, _)| Py::Str(k.clone())).collect());
-                Ok(error(&format!("Card not registered. Here are a list of card_id's: {}", ids.repr())))
+                Ok(error(format!("Card not registered. Here are a list of card_id's: {}", ids.repr())))
             }
         }
     }
@@ -324,7 +322,7 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(failed(e));
         }
-        let Some(card) = lookup(&self.credit_card_list, card_id)? else {
+        let Some(card) = pyops::get(&self.credit_card_list, card_id)? else {
             return Ok(failed("Card not registered"));
         };
         if card.get("balance").is_none() {
@@ -337,10 +335,10 @@ impl TravelAPI {
         if !travel_to.py_in(&airports) {
             return Ok(failed(&format!("Invalid destination airport code: {}", travel_to.str_())));
         }
-        if parse_ymd(strptime_arg(travel_date)?).is_none() {
+        if strptime(strptime_arg(travel_date)?, Format::Date).is_err() {
             return Ok(failed("Invalid date format. Use YYYY-MM-DD."));
         }
-        key_of(travel_class)?;
+        pyops::hashable(travel_class)?;
         if !matches!(travel_class.as_str(), Some("economy" | "business" | "first")) {
             // Python writes a set here, in an order that varies with string
             // hashing from run to run; this is the order of its literal.
@@ -352,15 +350,15 @@ impl TravelAPI {
             Err(FlightCostError::Type(e)) => return Err(e),
         };
         let balance = item(card, "balance")?;
-        if lt(balance, &travel_cost)? {
+        if pyops::compare(Cmp::Lt, balance, &travel_cost)? {
             return Ok(failed("Insufficient funds"));
         }
-        if !matches!(self.budget_limit, Py::None) && lt(balance, &self.budget_limit)? {
+        if !matches!(self.budget_limit, Py::None) && pyops::compare(Cmp::Lt, balance, &self.budget_limit)? {
             return Ok(failed("Balance is less than budget limit"));
         }
-        let balance = arithmetic(balance, &travel_cost, "-=")?;
-        let card_key = key_of(card_id)?.unwrap_or_default().to_string();
-        set_item(&mut self.credit_card_list, &card_key, "balance", balance)?;
+        let balance = pyops::arith(Op::Sub, balance, &travel_cost, true)?;
+        let card_key = str_key(card_id)?.unwrap_or_default().to_string();
+        set_item(pyops::item_mut(&mut self.credit_card_list, &card_key)?, "balance", balance)?;
         let booking_id = self.random.randint(1_000_000, 9_999_999).to_string();
         let transaction_id = self.random.randint(10_000_000, 99_999_999).to_string();
         let booking = dict([
@@ -386,7 +384,7 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(error(e));
         }
-        let Some(booking) = lookup(&self.booking_record, booking_id)? else {
+        let Some(booking) = pyops::get(&self.booking_record, booking_id)? else {
             return Ok(error("Booking not found"));
         };
         let mut invoice = vec![("booking_id".to_string(), booking_id.clone())];
@@ -408,16 +406,16 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(failed(e));
         }
-        let Some(booking) = lookup(&self.booking_record, booking_id)? else {
+        let Some(booking) = pyops::get(&self.booking_record, booking_id)? else {
             return Ok(failed("Booking not found"));
         };
         let card_id = item(booking, "card_id")?;
         let travel_cost = item(booking, "travel_cost")?;
-        let card = lookup(&self.credit_card_list, card_id)?.ok_or_else(|| card_id.repr())?;
-        let balance = arithmetic(item(card, "balance")?, travel_cost, "+=")?;
-        let card_key = key_of(card_id)?.unwrap_or_default().to_string();
-        set_item(&mut self.credit_card_list, &card_key, "balance", balance)?;
-        let booking_key = key_of(booking_id)?.unwrap_or_default();
+        let card = pyops::get(&self.credit_card_list, card_id)?.ok_or_else(|| card_id.repr())?;
+        let balance = pyops::arith(Op::Add, item(card, "balance")?, travel_cost, true)?;
+        let card_key = str_key(card_id)?.unwrap_or_default().to_string();
+        set_item(pyops::item_mut(&mut self.credit_card_list, &card_key)?, "balance", balance)?;
+        let booking_key = str_key(booking_id)?.unwrap_or_default();
         self.booking_record.retain(|(k, _)| k != booking_key);
         Ok(dict([("cancel_status", Py::Bool(true))]))
     }
@@ -439,11 +437,11 @@ impl TravelAPI {
                 last_name.str_()
             )));
         }
-        let Some((year, month, day)) = parse_ymd(strptime_arg(date_of_birth)?) else {
+        let Ok(birth) = strptime(strptime_arg(date_of_birth)?, Format::Date) else {
             return Ok(failed("Invalid date of birth format. Please use YYYY-MM-DD."));
         };
         let (today_year, today_month, today_day) = today();
-        let age = today_year - year - i64::from((today_month, today_day) < (month, day));
+        let age = today_year - birth.year - i64::from((today_month, today_day) < (birth.month, birth.day));
         if age < 18 {
             return Ok(failed("Traveler must be at least 18 years old."));
         }
@@ -460,7 +458,7 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(error(e));
         }
-        self.budget_limit = Py::Float(py_float(budget_limit)?);
+        self.budget_limit = Py::Float(pyops::float(budget_limit)?);
         Ok(dict([("budget_limit", self.budget_limit.clone())]))
     }
 
@@ -469,24 +467,24 @@ impl TravelAPI {
         if let Some(e) = self.token_error(access_token) {
             return Ok(failed(e));
         }
-        if !matches!(self.budget_limit, Py::None) && lt(&self.budget_limit, insurance_cost)? {
+        if !matches!(self.budget_limit, Py::None) && pyops::compare(Cmp::Lt, &self.budget_limit, insurance_cost)? {
             return Ok(failed("Exceeded budget limit"));
         }
-        if !contains(&self.booking_record, booking_id)? {
+        if !pyops::has_key(&self.booking_record, booking_id)? {
             return Ok(failed("Booking not found"));
         }
-        let Some(card) = lookup(&self.credit_card_list, card_id)? else {
+        let Some(card) = pyops::get(&self.credit_card_list, card_id)? else {
             return Ok(failed("Credit card not registered"));
         };
-        let balance = arithmetic(item(card, "balance")?, insurance_cost, "-=")?;
-        let card_key = key_of(card_id)?.unwrap_or_default().to_string();
-        set_item(&mut self.credit_card_list, &card_key, "balance", balance)?;
+        let balance = pyops::arith(Op::Sub, item(card, "balance")?, insurance_cost, true)?;
+        let card_key = str_key(card_id)?.unwrap_or_default().to_string();
+        set_item(pyops::item_mut(&mut self.credit_card_list, &card_key)?, "balance", balance)?;
         let insurance_id = self.random.randint(100_000_000, 999_999_999).to_string();
         Ok(dict([("insurance_id", Py::Str(insurance_id)), ("insurance_status", Py::Bool(true))]))
     }
 
     fn contact_customer_support(&self, booking_id: &Py) -> Result<Py, PyError> {
-        if !contains(&self.booking_record, booking_id)? {
+        if !pyops::has_key(&self.booking_record, booking_id)? {
             return Ok(error("Booking not found"));
         }
         let message = "Thank you for contacting customer support. Your message has been received and we will get back to you shortly.";
@@ -509,14 +507,14 @@ fn compute_exchange_rate(base_currency: &Py, target_currency: &Py, value: &Py) -
             return Ok(dict([("exchanged_value", Py::Float(times_rate(value, rate)?))]));
         }
         if base == Some(to) && target == Some(from) {
-            return Ok(dict([("exchanged_value", Py::Float(round2(over_rate(value, rate)?)))]));
+            return Ok(dict([("exchanged_value", Py::Float(pyops::round_float(over_rate(value, rate)?, 2)))]));
         }
     }
     Err("No available exchange rate for the given currencies.".into())
 }
 
 fn get_nearest_airport_by_city(location: &Py) -> Result<Py, PyError> {
-    let city = key_of(location)?;
+    let city = str_key(location)?;
     let airport = NEAREST_AIRPORT.iter().find(|(c, _)| Some(*c) == city).map_or("Unknown", |(_, a)| a);
     Ok(dict([("nearest_airport", Py::Str(airport.into()))]))
 }
@@ -548,7 +546,7 @@ impl From<FlightCostError> for PyError {
 /// `get_flight_cost`'s arithmetic: base cost × class factor × 2 when the
 /// date's digits sum to an even number.
 fn flight_costs(travel_from: &Py, travel_to: &Py, travel_date: &Py, travel_class: &Py) -> Result<FlightCosts, FlightCostError> {
-    let (from, to) = (key_of(travel_from).map_err(FlightCostError::Type)?, key_of(travel_to).map_err(FlightCostError::Type)?);
+    let (from, to) = (str_key(travel_from).map_err(FlightCostError::Type)?, str_key(travel_to).map_err(FlightCostError::Type)?);
     let base = BASE_COSTS
         .iter()
         .find(|(f, t, _)| Some(*f) == from && Some(*t) == to)
@@ -572,12 +570,12 @@ fn flight_costs(travel_from: &Py, travel_to: &Py, travel_date: &Py, travel_class
 /// `float(value * rate)`, with Python's rules for an int, float or string value.
 fn times_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
     match (value, rate) {
-        (Py::Int(_) | Py::Bool(_), Rate::Int(r)) => Ok((int_of(value) * r) as f64),
-        (Py::Int(_) | Py::Bool(_), Rate::Float(r)) => Ok(int_of(value) as f64 * r),
+        (Py::Int(_) | Py::Bool(_), Rate::Int(r)) => Ok((pyops::int(value)? * r) as f64),
+        (Py::Int(_) | Py::Bool(_), Rate::Float(r)) => Ok(pyops::int(value)? as f64 * r),
         (Py::Float(v), Rate::Int(r)) => Ok(v * r as f64),
         (Py::Float(v), Rate::Float(r)) => Ok(v * r),
         // A string times an int repeats it; `float` then reads the digits.
-        (Py::Str(s), Rate::Int(r)) => py_float(&Py::Str(s.repeat(usize::try_from(r).unwrap_or(0)))),
+        (Py::Str(s), Rate::Int(r)) => pyops::float(&Py::Str(s.repeat(usize::try_from(r).unwrap_or(0)))),
         (Py::Str(_) | Py::List(_), Rate::Float(_)) => Err("can't multiply sequence by non-int of type 'float'".into()),
         (Py::List(_), Rate::Int(_)) => Err("float() argument must be a string or a real number, not 'list'".into()),
         (other, _) => Err(format!("unsupported operand type(s) for *: '{}' and '{}'", other.py_type().name(), rate.type_name())),
@@ -587,7 +585,7 @@ fn times_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
 /// `value / rate` (true division).
 fn over_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
     let v = match value {
-        Py::Int(_) | Py::Bool(_) => int_of(value) as f64,
+        Py::Int(_) | Py::Bool(_) => pyops::int(value)? as f64,
         Py::Float(v) => *v,
         other => return Err(format!("unsupported operand type(s) for /: '{}' and '{}'", other.py_type().name(), rate.type_name())),
     };
@@ -613,14 +611,4 @@ fn merge_missing(entries: &mut Entries, extension: &[(String, Py)]) {
             entries.push((key.clone(), value.clone()));
         }
     }
-}
-
-/// A dict of these entries, in order.
-fn dict<const N: usize>(entries: [(&str, Py); N]) -> Py {
-    Py::Dict(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// `{"error": message}`.
-fn error(message: &str) -> Py {
-    dict([("error", Py::Str(message.into()))])
 }

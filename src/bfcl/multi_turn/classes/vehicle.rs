@@ -3,19 +3,16 @@
 //! state BFCL's Python class gives for the same calls.
 //!
 //! Numbers stay the Python values the calls passed in (an int temperature
-//! is stored as an int), so arithmetic goes through the small Python-number
-//! helpers of `pynum`. Long-context entries add BFCL's filler
-//! text from `vehicle_long_context.json`.
+//! is stored as an int), so arithmetic goes through the shared
+//! [`pyops`](crate::bfcl::multi_turn::pyops). Long-context entries add
+//! BFCL's filler text from `vehicle_long_context.json`.
 
 use std::sync::LazyLock;
 
+use crate::bfcl::multi_turn::pyops::{self, dict, error, iterate, truthy, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::{str_repr, Py};
-
-mod pynum;
-
-use pynum::{arith, iterate, less, less_eq, number, py_float, truthy};
 
 const MAX_FUEL_LEVEL: i128 = 50;
 const MIN_FUEL_LEVEL: f64 = 0.0;
@@ -273,19 +270,19 @@ impl VehicleControlAPI {
                 self.door_status.iter().filter(|(_, s)| s.as_str() == Some("unlocked")).map(|(d, _)| d.as_str()).collect();
             let message =
                 format!("All doors must be locked before starting the engine. Here are the unlocked doors: {}", unlocked.join(", "));
-            return error(str_py(&message));
+            return error(message);
         }
         if self.brake_pedal_status.as_str() != Some("pressed") {
-            return error(str_py("Brake pedal needs to be pressed when starting the engine."));
+            return error("Brake pedal needs to be pressed when starting the engine.");
         }
         if !self.brake_pedal_force.py_eq(&Py::Float(1000.0)) {
-            return error(str_py("Must press the brake fully before starting the engine."));
+            return error("Must press the brake fully before starting the engine.");
         }
-        if matches!(number(&self.fuel_level), Some(level) if level.f64() < MIN_FUEL_LEVEL) {
-            return error(str_py("Fuel tank is empty."));
+        if matches!(pyops::num(&self.fuel_level), Some(level) if level.as_f64() < MIN_FUEL_LEVEL) {
+            return error("Fuel tank is empty.");
         }
         if mode != Some("START") {
-            return error(str_py("Invalid ignition mode."));
+            return error("Invalid ignition mode.");
         }
         self.engine_state = str_py("running");
         dict([
@@ -296,15 +293,15 @@ impl VehicleControlAPI {
     }
 
     fn fillFuelTank(&mut self, fuel_amount: &Py) -> Result<Py, PyError> {
-        if less(fuel_amount, &Py::Int(0))? {
-            return Ok(error(str_py("Fuel amount cannot be negative.")));
+        if pyops::compare(Cmp::Lt, fuel_amount, &Py::Int(0))? {
+            return Ok(error("Fuel amount cannot be negative."));
         }
-        let filled = arith(&self.fuel_level, '+', fuel_amount)?;
-        if less(&Py::Int(MAX_FUEL_LEVEL), &filled)? {
-            return Ok(error(str_py("Cannot fill gas above the tank capacity.")));
+        let filled = pyops::arith(Op::Add, &self.fuel_level, fuel_amount, false)?;
+        if pyops::compare(Cmp::Lt, &Py::Int(MAX_FUEL_LEVEL), &filled)? {
+            return Ok(error("Cannot fill gas above the tank capacity."));
         }
-        if less(&filled, &Py::Float(MIN_FUEL_LEVEL))? {
-            return Ok(error(str_py("Fuel tank is empty. Min fuel level is 0 gallons.")));
+        if pyops::compare(Cmp::Lt, &filled, &Py::Float(MIN_FUEL_LEVEL))? {
+            return Ok(error("Fuel tank is empty. Min fuel level is 0 gallons."));
         }
         self.fuel_level = filled;
         Ok(dict([("fuelLevel", self.fuel_level.clone())]))
@@ -314,10 +311,8 @@ impl VehicleControlAPI {
         let (wanted, step) = if truthy(unlock) { ("unlocked", 1) } else { ("locked", -1) };
         // Doors before a bad name stay changed, as in Python's loop.
         for d in iterate(door)? {
-            let key = match &d {
-                Py::Str(s) => s.as_str(),
-                Py::List(_) | Py::Dict(_) => return Err(format!("unhashable type: '{}'", d.py_type().name())),
-                other => return Err(other.repr()),
+            let Some(key) = pyops::str_key(&d)? else {
+                return Err(d.repr());
             };
             let Some(entry) = self.door_status.iter_mut().find(|(k, _)| k == key) else {
                 return Err(str_repr(key));
@@ -332,13 +327,13 @@ impl VehicleControlAPI {
     }
 
     fn adjustClimateControl(&mut self, temperature: &Py, unit: &Py, fan_speed: &Py, mode: &Py) -> Result<Py, PyError> {
-        if !(less_eq(&Py::Int(0), fan_speed)? && less_eq(fan_speed, &Py::Int(100))?) {
-            return Ok(error(str_py("Fan speed must be between 0 and 100.")));
+        if !(pyops::compare(Cmp::Le, &Py::Int(0), fan_speed)? && pyops::compare(Cmp::Le, fan_speed, &Py::Int(100))?) {
+            return Ok(error("Fan speed must be between 0 and 100."));
         }
         self.ac_temperature = temperature.clone();
         if unit.as_str() == Some("fahrenheit") {
-            let scaled = arith(&arith(temperature, '-', &Py::Int(32))?, '*', &Py::Int(5))?;
-            self.ac_temperature = arith(&scaled, '/', &Py::Int(9))?;
+            let scaled = pyops::arith(Op::Mul, &pyops::arith(Op::Sub, temperature, &Py::Int(32), false)?, &Py::Int(5), false)?;
+            self.ac_temperature = pyops::arith(Op::Div, &scaled, &Py::Int(9), false)?;
         }
         self.fan_speed = fan_speed.clone();
         self.ac_mode = mode.clone();
@@ -350,7 +345,7 @@ impl VehicleControlAPI {
     }
 
     fn get_outside_temperature_from_google(&mut self) -> Py {
-        let temperature = Py::Float(uniform(&mut self.random, -10.0, 40.0));
+        let temperature = Py::Float(self.random.uniform(-10.0, 40.0));
         if self.long_context {
             // BFCL sets the key on its module-level dict, which has no such
             // key, so it always comes last.
@@ -362,7 +357,7 @@ impl VehicleControlAPI {
     }
 
     fn get_outside_temperature_from_weather_com(&self) -> Py {
-        error(Py::Int(404))
+        dict([("error", Py::Int(404))])
     }
 
     fn setHeadlights(&mut self, mode: &Py) -> Py {
@@ -375,7 +370,7 @@ impl VehicleControlAPI {
                 self.head_light_status = str_py("off");
                 dict([("headlightStatus", str_py("off"))])
             }
-            _ => error(str_py("Invalid headlight mode.")),
+            _ => error("Invalid headlight mode."),
         }
     }
 
@@ -413,7 +408,7 @@ impl VehicleControlAPI {
         let (status, force) = match mode.as_str() {
             Some("engage") => ("engaged", 500.0),
             Some("release") => ("released", 0.0),
-            _ => return error(str_py("Invalid mode")),
+            _ => return error("Invalid mode"),
         };
         self.parking_brake_status = str_py(status);
         self.parking_brake_force = Py::Float(force);
@@ -428,16 +423,16 @@ impl VehicleControlAPI {
     }
 
     fn pressBrakePedal(&mut self, pedal_position: &Py) -> Result<Py, PyError> {
-        if !(less_eq(&Py::Int(0), pedal_position)? && less_eq(pedal_position, &Py::Int(1))?) {
-            return Ok(error(str_py("Pedal position must be between 0 and 1.")));
+        if !(pyops::compare(Cmp::Le, &Py::Int(0), pedal_position)? && pyops::compare(Cmp::Le, pedal_position, &Py::Int(1))?) {
+            return Ok(error("Pedal position must be between 0 and 1."));
         }
         if pedal_position.py_eq(&Py::Int(0)) {
             return Ok(self.releaseBrakePedal());
         }
-        let force = arith(pedal_position, '*', &Py::Int(1000))?;
+        let force = pyops::arith(Op::Mul, pedal_position, &Py::Int(1000), false)?;
         self.brake_pedal_status = str_py("pressed");
         self.brake_pedal_force = force.clone();
-        Ok(dict([("brakePedalStatus", str_py("pressed")), ("brakePedalForce", Py::Float(py_float(&force)?))]))
+        Ok(dict([("brakePedalStatus", str_py("pressed")), ("brakePedalForce", Py::Float(pyops::float(&force)?))]))
     }
 
     fn releaseBrakePedal(&mut self) -> Py {
@@ -447,16 +442,16 @@ impl VehicleControlAPI {
     }
 
     fn setCruiseControl(&mut self, speed: &Py, activate: &Py, distance_to_next_vehicle: &Py) -> Result<Py, PyError> {
-        let distance = py_float(distance_to_next_vehicle)?;
-        let speed = py_float(speed)?;
+        let distance = pyops::float(distance_to_next_vehicle)?;
+        let speed = pyops::float(speed)?;
         if self.engine_state.as_str() == Some("stopped") {
-            return Ok(error(str_py("Start the engine before activating the cruise control.")));
+            return Ok(error("Start the engine before activating the cruise control."));
         }
         self.distance_to_next_vehicle = Py::Float(distance);
         let status = if truthy(activate) {
             // Python's `speed % 5` for the non-negative speeds that reach it.
             if !(0.0..=120.0).contains(&speed) || speed % 5.0 != 0.0 {
-                return Ok(error(str_py("Invalid speed")));
+                return Ok(error("Invalid speed"));
             }
             "active"
         } else {
@@ -467,7 +462,7 @@ impl VehicleControlAPI {
     }
 
     fn get_current_speed(&mut self) -> Py {
-        dict([("currentSpeed", Py::Float(uniform(&mut self.random, 0.0, 120.0)))])
+        dict([("currentSpeed", Py::Float(self.random.uniform(0.0, 120.0)))])
     }
 
     fn display_log(&self, messages: &Py) -> Py {
@@ -475,16 +470,16 @@ impl VehicleControlAPI {
     }
 
     fn estimate_drive_feasibility_by_mileage(&self, distance: &Py) -> Result<Py, PyError> {
-        let range = arith(&self.fuel_level, '*', &Py::Float(MILE_PER_GALLON))?;
-        Ok(dict([("canDrive", Py::Bool(!less(&range, distance)?))]))
+        let range = pyops::arith(Op::Mul, &self.fuel_level, &Py::Float(MILE_PER_GALLON), false)?;
+        Ok(dict([("canDrive", Py::Bool(!pyops::compare(Cmp::Lt, &range, distance)?))]))
     }
 
     fn liter_to_gallon(&self, liter: &Py) -> Result<Py, PyError> {
-        Ok(dict([("gallon", arith(liter, '*', &Py::Float(0.264172))?)]))
+        Ok(dict([("gallon", pyops::arith(Op::Mul, liter, &Py::Float(0.264172), false)?)]))
     }
 
     fn gallon_to_liter(&self, gallon: &Py) -> Result<Py, PyError> {
-        Ok(dict([("liter", arith(gallon, '*', &Py::Float(3.78541))?)]))
+        Ok(dict([("liter", pyops::arith(Op::Mul, gallon, &Py::Float(3.78541), false)?)]))
     }
 
     fn estimate_distance(&self, city_a: &Py, city_b: &Py) -> Py {
@@ -517,10 +512,10 @@ impl VehicleControlAPI {
     fn check_tire_pressure(&self) -> Result<Py, PyError> {
         let mut total = self.front_left_tire_pressure.clone();
         for pressure in [&self.front_right_tire_pressure, &self.rear_left_tire_pressure, &self.rear_right_tire_pressure] {
-            total = arith(&total, '+', pressure)?;
+            total = pyops::arith(Op::Add, &total, pressure, false)?;
         }
-        let mean = arith(&total, '/', &Py::Int(4))?;
-        let healthy = less_eq(&Py::Int(30), &mean)? && less_eq(&mean, &Py::Int(35))?;
+        let mean = pyops::arith(Op::Div, &total, &Py::Int(4), false)?;
+        let healthy = pyops::compare(Cmp::Le, &Py::Int(30), &mean)? && pyops::compare(Cmp::Le, &mean, &Py::Int(35))?;
         let car_info = if self.long_context { LONG_CONTEXT.car_status_metadata.clone() } else { Py::Dict(Vec::new()) };
         Ok(dict([
             ("frontLeftTirePressure", self.front_left_tire_pressure.clone()),
@@ -539,32 +534,6 @@ impl VehicleControlAPI {
 
 fn str_py(s: &str) -> Py {
     Py::Str(s.to_string())
-}
-
-fn dict<'a>(entries: impl IntoIterator<Item = (&'a str, Py)>) -> Py {
-    Py::Dict(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// `{"error": value}`, the class's way of refusing a call.
-fn error(value: Py) -> Py {
-    dict([("error", value)])
-}
-
-/// `random.uniform(a, b)`: `a + (b - a) * random()`.
-fn uniform(rng: &mut PyRandom, a: f64, b: f64) -> f64 {
-    a + (b - a) * random(rng)
-}
-
-/// `random.random()`: 53 bits from two 32-bit words (`a >> 5`, `b >> 6`).
-///
-/// `PyRandom` exposes only `randint`; `randint(0, 2**32 - 2)` draws one
-/// whole word (`getrandbits(32)`) and differs from Python only when the word
-/// is `0xFFFFFFFF` (it then draws again), one word in 2**32.
-fn random(rng: &mut PyRandom) -> f64 {
-    let word = |rng: &mut PyRandom| rng.randint(0, i128::from(u32::MAX) - 1);
-    let a = word(rng) >> 5;
-    let b = word(rng) >> 6;
-    (a as f64 * 67_108_864.0 + b as f64) * (1.0 / 9_007_199_254_740_992.0)
 }
 
 #[cfg(test)]

@@ -1,13 +1,9 @@
 //! Python's string semantics the file system's results depend on:
 //! `str.splitlines()`, `str.split()`'s whitespace and `c in value`.
 
+use crate::bfcl::multi_turn::pyops::type_name;
 use crate::bfcl::multi_turn::PyError;
 use crate::bfcl::pyvalue::Py;
-
-/// `type(value).__name__`.
-pub(super) fn type_name(value: &Py) -> &'static str {
-    value.py_type().name()
-}
 
 /// Python's `str.isspace()` for one character: Unicode's White_Space plus
 /// the four ASCII separators `\x1c`–`\x1f`.

@@ -7,25 +7,9 @@
 //! which is exact up to `precision=15` (53 bits); above that the last
 //! digits can differ from mpmath's.
 
-use super::pyops::{self, Num};
+use crate::bfcl::multi_turn::pyops::{self, Num};
 use crate::bfcl::multi_turn::PyError;
 use crate::bfcl::pyvalue::{str_repr, Py};
-
-/// Python's `int(v)` (as `mp.dps = v` applies it).
-fn py_int(v: &Py) -> Result<i128, PyError> {
-    match v {
-        Py::Int(i) => Ok(*i),
-        Py::Bool(b) => Ok(i128::from(*b)),
-        Py::Float(f) if f.is_nan() => Err("cannot convert float NaN to integer".into()),
-        Py::Float(f) if f.is_infinite() => Err("cannot convert float infinity to integer".into()),
-        Py::Float(f) => Ok(f.trunc() as i128),
-        Py::Str(s) => {
-            let cleaned = s.trim().replace('_', "");
-            cleaned.parse::<i128>().map_err(|_| format!("invalid literal for int() with base 10: {}", str_repr(s)))
-        }
-        other => Err(format!("int() argument must be a string, a bytes-like object or a real number, not '{}'", pyops::type_name(other))),
-    }
-}
 
 /// mpmath's `dps_to_prec`: the bits `mp.dps = n` sets.
 fn dps_to_prec(n: i128) -> i64 {
@@ -183,7 +167,7 @@ fn mp_log(x: f64, prec: i64) -> (f64, f64) {
 /// `repr` writes it (`mpf('2.0')`, or `mpc(real=…, imag=…)` for a negative
 /// value). `Err`: the text of the exception (a division by zero has none).
 pub fn log_ratio(value: &Py, base: &Py, precision: &Py) -> Result<String, PyError> {
-    let prec = dps_to_prec(py_int(precision)?);
+    let prec = dps_to_prec(pyops::int(precision)?);
     let (vr, vi) = mp_log(mp_convert(value)?, prec);
     let (br, bi) = mp_log(mp_convert(base)?, prec);
     let digits = repr_dps(prec);

@@ -277,21 +277,3 @@ fn small_lookups() {
         "Err: unhashable type: 'list'"
     );
 }
-
-#[test]
-fn parses_dates_as_strptime_does() {
-    // datetime.strptime(text, "%Y-%m-%d") in Python 3.11.
-    assert_eq!(python::parse_ymd("2024-1-5"), Some((2024, 1, 5)));
-    assert_eq!(python::parse_ymd("2024-01- 5"), Some((2024, 1, 5)));
-    assert_eq!(python::parse_ymd("2024-02-29"), Some((2024, 2, 29)));
-    for invalid in ["2024-01-05 ", "2024-02-30", "2023-02-29", "0000-01-01", "2024-13-01", "24-01-01", "2024/01/01", ""] {
-        assert_eq!(python::parse_ymd(invalid), None, "{invalid:?}");
-    }
-}
-
-#[test]
-fn dates_from_days_since_the_epoch() {
-    assert_eq!(python::civil_from_days(0), (1970, 1, 1));
-    assert_eq!(python::civil_from_days(19_782), (2024, 2, 29));
-    assert_eq!(python::civil_from_days(-1), (1969, 12, 31));
-}

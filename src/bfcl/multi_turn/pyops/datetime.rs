@@ -1,10 +1,12 @@
-//! The few pieces of Python's `datetime` that `TradingBot` uses: `strptime`
-//! with `%Y-%m-%d` and `%Y-%m-%d %H:%M:%S` (the same regular expressions,
-//! the same `ValueError` messages) and `fromtimestamp(...).strftime(...)` in
-//! UTC, the time zone BFCL's runs here use.
+//! The few pieces of Python's `datetime` that BFCL's classes use:
+//! `strptime` with `%Y-%m-%d` and `%Y-%m-%d %H:%M:%S` (the same regular
+//! expressions, the same `ValueError` messages), `today()`, and
+//! `fromtimestamp(...).strftime(...)` in UTC, the time zone BFCL's runs here
+//! use.
 
 use crate::bfcl::multi_turn::PyError;
-use crate::bfcl::pyvalue::str_repr;
+use crate::bfcl::pyvalue::{str_repr, Py};
+use crate::core::time::UtcTime;
 use std::sync::OnceLock;
 
 /// A naive datetime, ordered as Python orders them.
@@ -24,7 +26,7 @@ pub const MIN: DateTime = DateTime { year: 1, month: 1, day: 1, hour: 0, minute:
 /// `datetime.max`.
 pub const MAX: DateTime = DateTime { year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59, microsecond: 999_999 };
 
-/// The date formats `TradingBot` parses.
+/// The formats BFCL's classes parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// `%Y-%m-%d`
@@ -61,7 +63,12 @@ fn pattern(format: Format) -> &'static regex::Regex {
     cell.get_or_init(|| regex::Regex::new(&text).expect("strptime pattern is valid"))
 }
 
-/// `datetime.strptime(text, format)`.
+/// `strptime`'s first argument, which must be a string (Python's `TypeError` otherwise).
+pub fn strptime_arg(value: &Py) -> Result<&str, PyError> {
+    value.as_str().ok_or_else(|| format!("strptime() argument 1 must be str, not {}", value.py_type().name()))
+}
+
+/// `datetime.strptime(text, format)`; the error is the `ValueError`'s text.
 pub fn strptime(text: &str, format: Format) -> Result<DateTime, PyError> {
     let Some(found) = pattern(format).captures(text) else {
         return Err(format!("time data {} does not match format {}", str_repr(text), str_repr(format.text())));
@@ -90,6 +97,7 @@ fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
+/// The days in a month of the proleptic Gregorian calendar.
 fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if is_leap(year) => 29,
@@ -107,9 +115,15 @@ pub fn timestamp(dt: &DateTime) -> i64 {
 
 /// `datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")` in UTC.
 pub fn format_timestamp(ts: i64) -> String {
-    let (days, secs) = (ts.div_euclid(86_400), ts.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", secs / 3600, secs % 3600 / 60, secs % 60)
+    let t = UtcTime::from_unix(ts);
+    format!("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", t.year, t.month, t.day, t.hour, t.minute, t.second)
+}
+
+/// `datetime.today()`'s date (the machine's clock, read as UTC).
+pub fn today() -> (i64, u32, u32) {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let t = UtcTime::from_unix(i64::try_from(secs).unwrap_or(0));
+    (t.year, t.month as u32, t.day as u32)
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -121,20 +135,6 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
-}
-
-/// The date `days` after 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
@@ -150,6 +150,29 @@ mod tests {
         assert_eq!(strptime("2024-13-01", Format::Date).unwrap_err(), "time data '2024-13-01' does not match format '%Y-%m-%d'");
         assert_eq!(strptime("2024-02-30", Format::Date).unwrap_err(), "day is out of range for month");
         assert_eq!(strptime("2024-02-03x", Format::Date).unwrap_err(), "unconverted data remains: x");
+        // datetime.strptime("0000-01-01", "%Y-%m-%d"); ("2024-1-1 ", ...); (" 2024-1-1", ...)
+        assert_eq!(strptime("0000-01-01", Format::Date).unwrap_err(), "year 0 is out of range");
+        assert_eq!(strptime("2024-1-1 ", Format::Date).unwrap_err(), "unconverted data remains:  ");
+        assert!(strptime(" 2024-1-1", Format::Date).is_err());
+        assert_eq!(strptime_arg(&Py::Int(5)).unwrap_err(), "strptime() argument 1 must be str, not int");
+    }
+
+    #[test]
+    fn dates_as_strptime_parses_them() {
+        // datetime.strptime(text, "%Y-%m-%d") in Python 3.11.
+        let ymd = |text: &str| strptime(text, Format::Date).ok().map(|d| (d.year, d.month, d.day));
+        assert_eq!(ymd("2024-1-5"), Some((2024, 1, 5)));
+        assert_eq!(ymd("2024-01- 5"), Some((2024, 1, 5)));
+        assert_eq!(ymd("2024-02-29"), Some((2024, 2, 29)));
+        for invalid in ["2024-01-05 ", "2024-02-30", "2023-02-29", "0000-01-01", "2024-13-01", "24-01-01", "2024/01/01", ""] {
+            assert_eq!(ymd(invalid), None, "{invalid:?}");
+        }
+    }
+
+    #[test]
+    fn dates_from_seconds_since_the_epoch() {
+        assert_eq!(format_timestamp(0), "1970-01-01 00:00:00");
+        assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59");
     }
 
     #[test]
