@@ -72,29 +72,21 @@ fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: mt (8 scenarios)");
 }
 
+/// Runs two simulated models (one strong with repair, one cheap without) on
+/// `suite` in `mode`, with the cassettes in `recordings`, into `<dir>/<out>`.
+fn run_sims(dir: &Path, suite: &Path, mode: &str, recordings: &Path, out: &str) -> Output {
+    let out = dir.join(out);
+    let args = ["run", "--mode", mode, "--model", "sim-strong@full", "--model", "sim-cheap-types@off"];
+    let paths = ["--suite", suite.to_str().unwrap(), "--recordings", recordings.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    calltape(&[&args[..], &paths[..]].concat(), dir)
+}
+
 #[test]
 fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
     let dir = tempfile::tempdir().unwrap();
     let suite = imported(dir.path());
     let recordings = dir.path().join("rec");
-    let out = calltape(
-        &[
-            "run",
-            "--mode",
-            "record",
-            "--model",
-            "sim-strong@full",
-            "--model",
-            "sim-cheap-types@off",
-            "--suite",
-            suite.to_str().unwrap(),
-            "--recordings",
-            recordings.to_str().unwrap(),
-            "--out",
-            dir.path().join("reports").to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let out = run_sims(dir.path(), &suite, "record", &recordings, "reports");
     assert!(out.status.success() || out.status.code() == Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let reports = dir.path().join("reports/latest");
     let rows: Vec<Value> = {
@@ -144,24 +136,7 @@ fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
     assert!(shown.contains("step 1 · user turn 0") && shown.contains("· user turn 1"), "{shown}");
 
     // Replayed from those recordings, the verdicts are the same.
-    let again = calltape(
-        &[
-            "run",
-            "--mode",
-            "replay",
-            "--model",
-            "sim-strong@full",
-            "--model",
-            "sim-cheap-types@off",
-            "--suite",
-            suite.to_str().unwrap(),
-            "--recordings",
-            recordings.to_str().unwrap(),
-            "--out",
-            dir.path().join("replayed").to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let again = run_sims(dir.path(), &suite, "replay", &recordings, "replayed");
     assert!(again.status.success() || again.status.code() == Some(1), "{}", String::from_utf8_lossy(&again.stderr));
     let first = std::fs::read_to_string(reports.join("scenarios.csv")).unwrap();
     let second = std::fs::read_to_string(dir.path().join("replayed/latest/scenarios.csv")).unwrap();

@@ -260,40 +260,63 @@ impl Py {
     /// Python's `repr(self)`.
     pub fn repr(&self) -> String {
         let mut out = String::new();
-        self.write_repr(&mut out);
+        self.write(&mut out, Written::Repr);
         out
     }
 
-    fn write_repr(&self, out: &mut String) {
-        match self {
-            Py::None => out.push_str("None"),
-            Py::Bool(true) => out.push_str("True"),
-            Py::Bool(false) => out.push_str("False"),
-            Py::Int(i) => out.push_str(&i.to_string()),
-            Py::Float(f) => out.push_str(&float_repr(*f)),
-            Py::Str(s) => out.push_str(&str_repr(s)),
-            Py::List(items) => {
+    /// Writes the value as `repr` or as `json.dumps` does: the two differ
+    /// in scalars and strings, not in how lists and dicts are laid out.
+    fn write(&self, out: &mut String, how: Written) {
+        match (self, how) {
+            (Py::None, Written::Repr) => out.push_str("None"),
+            (Py::None, Written::Json) => out.push_str("null"),
+            (Py::Bool(b), Written::Repr) => out.push_str(if *b { "True" } else { "False" }),
+            (Py::Bool(b), Written::Json) => out.push_str(if *b { "true" } else { "false" }),
+            (Py::Int(i), _) => out.push_str(&i.to_string()),
+            (Py::Float(f), Written::Json) if f.is_nan() => out.push_str("NaN"),
+            (Py::Float(f), Written::Json) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
+            (Py::Float(f), _) => out.push_str(&float_repr(*f)),
+            (Py::Str(s), how) => how.string(s, out),
+            (Py::List(items), how) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    item.write_repr(out);
+                    item.write(out, how);
                 }
                 out.push(']');
             }
-            Py::Dict(entries) => {
+            (Py::Dict(entries), how) => {
                 out.push('{');
                 for (i, (k, v)) in entries.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    out.push_str(&str_repr(k));
+                    how.string(k, out);
                     out.push_str(": ");
-                    v.write_repr(out);
+                    v.write(out, how);
                 }
                 out.push('}');
             }
+        }
+    }
+}
+
+/// How [`Py::write`] writes a value.
+#[derive(Debug, Clone, Copy)]
+enum Written {
+    /// Python's `repr`.
+    Repr,
+    /// Python's `json.dumps` with its defaults.
+    Json,
+}
+
+impl Written {
+    fn string(self, s: &str, out: &mut String) {
+        match self {
+            Written::Repr => out.push_str(&str_repr(s)),
+            Written::Json => json_str(s, out),
         }
     }
 }
@@ -311,43 +334,8 @@ impl Py {
     /// between items, non-ASCII escaped, floats as `repr` writes them.
     pub fn json_dumps(&self) -> String {
         let mut out = String::new();
-        self.write_json(&mut out);
+        self.write(&mut out, Written::Json);
         out
-    }
-
-    fn write_json(&self, out: &mut String) {
-        match self {
-            Py::None => out.push_str("null"),
-            Py::Bool(true) => out.push_str("true"),
-            Py::Bool(false) => out.push_str("false"),
-            Py::Int(i) => out.push_str(&i.to_string()),
-            Py::Float(f) if f.is_nan() => out.push_str("NaN"),
-            Py::Float(f) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
-            Py::Float(f) => out.push_str(&float_repr(*f)),
-            Py::Str(s) => json_str(s, out),
-            Py::List(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item.write_json(out);
-                }
-                out.push(']');
-            }
-            Py::Dict(entries) => {
-                out.push('{');
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json_str(k, out);
-                    out.push_str(": ");
-                    v.write_json(out);
-                }
-                out.push('}');
-            }
-        }
     }
 }
 
