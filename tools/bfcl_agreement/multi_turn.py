@@ -184,10 +184,12 @@ def main():
         raise SystemExit(f"bfcl-judge failed: {out.stderr[-2000:]}")
     ours = {v["n"]: v for v in map(json.loads, out.stdout.splitlines())}
     per = collections.defaultdict(collections.Counter)
+    kinds = collections.Counter()
     disagreements = []
     for r in rows:
         bv, btype = bfcl_verdict(r["entry"], r["truth"], r["turns"], r["category"], r["n"])
         c = ours[r["n"]]
+        kinds[btype or "valid"] += 1
         same = bv == c["valid"]
         same_type = same and (bv or btype == c["error_type"])
         for key in ((r["category"], "all"), (r["category"], r["kind"])):
@@ -208,6 +210,7 @@ def main():
               f"| {c['agree_type']} ({100 * c['agree_type'] / c['n']:.2f}%) |")
         if kind == "all":
             worst = min(worst, c["agree"] / c["n"])
+    print("\nBFCL verdicts by failure type: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     print(f"\n{len(disagreements)} disagreement(s)")
     for d in disagreements:
         print(json.dumps(d)[:1500])
