@@ -178,8 +178,9 @@ fn import_multi_turn(
     let docs = mt::read_func_docs(&docs_dir).map_err(ImportError::Usage)?;
     let text = std::fs::read_to_string(data).map_err(|source| ImportError::Read { path: data.to_path_buf(), source })?;
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
+    let chosen = selection.chosen(count, category);
     let mut out = String::new();
-    for i in selection.chosen(count, category) {
+    for &i in &chosen {
         let (line, raw) = lines[i];
         let id = serde_json::from_str::<Value>(raw).ok().and_then(|v| v.get("id")?.as_str().map(str::to_string)).unwrap_or_default();
         let scenario = mt::scenario_line(category, raw, truth.get(&id), &docs).map_err(|problem| ImportError::Scenario {
@@ -194,7 +195,7 @@ fn import_multi_turn(
     std::fs::create_dir_all(&out_dir).map_err(|source| ImportError::Write { path: out_dir.clone(), source })?;
     let path = out_dir.join(format!("{category}.jsonl"));
     std::fs::write(&path, out).map_err(|source| ImportError::Write { path: path.clone(), source })?;
-    Ok(ImportSummary { category: category.to_string(), entries: count, written: selection.chosen(count, category).len(), path })
+    Ok(ImportSummary { category: category.to_string(), entries: count, written: chosen.len(), path })
 }
 
 /// What an import did.

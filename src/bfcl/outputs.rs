@@ -30,10 +30,15 @@ struct Answer<'a> {
 
 /// The BFCL answer key of every scenario that has one, by scenario id.
 fn answer_keys(suites: &[Suite]) -> Result<HashMap<String, BfclCheck>, JudgeError> {
+    keys_by_id(suites, |expect| expect.bfcl)
+}
+
+/// A key `pick` takes from each scenario's `expect`, by scenario id.
+fn keys_by_id<K>(suites: &[Suite], pick: impl Fn(crate::scenario::Expect) -> Option<K>) -> Result<HashMap<String, K>, JudgeError> {
     let mut keys = HashMap::new();
     for scenario in suites.iter().flat_map(Suite::scenarios) {
         let scenario = Arc::unwrap_or_clone(scenario?);
-        if let Some(key) = scenario.expect.bfcl {
+        if let Some(key) = pick(scenario.expect) {
             keys.insert(scenario.id, key);
         }
     }
@@ -114,7 +119,9 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
     let mut text = String::new();
     let mut input = input;
     input.read_to_string(&mut text).map_err(|source| JudgeError::Read { line: 0, source })?;
-    if text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.contains("\"turns\"")) {
+    // Multi-turn answers carry a "turns" field (a field, not text that happens to say "turns").
+    let first = text.lines().find(|l| !l.trim().is_empty()).and_then(|l| serde_json::from_str::<Value>(l).ok());
+    if first.is_some_and(|v| v.get("turns").is_some()) {
         return judge_multi_turn_lines(suites, &text, out);
     }
     let mut counts = JudgeCounts::default();
@@ -138,13 +145,7 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
 /// BFCL's multi-turn checker; `error_type` is BFCL's failure type.
 fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> Result<JudgeCounts, JudgeError> {
     use super::multi_turn::{judge, pycall};
-    let mut keys = HashMap::new();
-    for scenario in suites.iter().flat_map(Suite::scenarios) {
-        let scenario = Arc::unwrap_or_clone(scenario?);
-        if let Some(key) = scenario.expect.bfcl_multi_turn {
-            keys.insert(scenario.id, key);
-        }
-    }
+    let keys = keys_by_id(suites, |expect| expect.bfcl_multi_turn)?;
     let mut counts = JudgeCounts::default();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = |problem| JudgeError::Answer { line: n + 1, problem };

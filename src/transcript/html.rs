@@ -133,11 +133,10 @@ fn unit_section(out: &mut String, key: &UnitKey, t: Option<&UnitTranscript>) {
     }
     let mut n = 0;
     let user_turns = t.user_turns();
-    let several = user_turns.last().is_some_and(|&last| last > 0);
     for (i, turn) in t.turns.iter().enumerate() {
-        match several {
-            true => _ = writeln!(out, "<h3>step {} · user turn {}</h3>\n<dl>", turn.step, user_turns[i]),
-            false => _ = writeln!(out, "<h3>step {}</h3>\n<dl>", turn.step),
+        match &user_turns {
+            Some(turns) => _ = writeln!(out, "<h3>step {} · user turn {}</h3>\n<dl>", turn.step, turns[i]),
+            None => _ = writeln!(out, "<h3>step {}</h3>\n<dl>", turn.step),
         }
         let said = [
             ("reasoning", &turn.reasoning),

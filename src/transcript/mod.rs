@@ -130,10 +130,11 @@ impl UnitTranscript {
         self.verdict.as_ref().is_some_and(|v| !v.passed)
     }
 
-    /// The user turn (0: the first) of each step. A conversation goes on
-    /// after an answer without calls only when a scripted user turn follows
-    /// it, so such an answer ends a user turn.
-    pub fn user_turns(&self) -> Vec<usize> {
+    /// The user turn (0: the first) of each step, where the unit had more
+    /// than one (`None`: one user turn). A conversation goes on after an
+    /// answer without calls only when a scripted user turn follows it, so
+    /// such an answer ends a user turn.
+    pub fn user_turns(&self) -> Option<Vec<usize>> {
         let mut turn = 0;
         let mut out = Vec::with_capacity(self.turns.len());
         for i in 0..self.turns.len() {
@@ -142,7 +143,7 @@ impl UnitTranscript {
             }
             out.push(turn);
         }
-        out
+        (turn > 0).then_some(out)
     }
 
     /// The last text the model answered with.

@@ -163,12 +163,11 @@ pub fn transcript(t: &UnitTranscript, look: &Look) -> String {
     }
     let mut n = 0;
     let user_turns = t.user_turns();
-    let several = user_turns.last().is_some_and(|&last| last > 0);
     for (i, turn) in t.turns.iter().enumerate() {
         // With several user turns, each step says which (0-based, as BFCL's failure messages count).
-        let title = match several {
-            true => format!("step {} · user turn {}", turn.step, user_turns[i]),
-            false => format!("step {}", turn.step),
+        let title = match &user_turns {
+            Some(turns) => format!("step {} · user turn {}", turn.step, turns[i]),
+            None => format!("step {}", turn.step),
         };
         let _ = writeln!(out, "\n{}", look.bold(&title));
         if let Some(r) = &turn.reasoning {

@@ -157,21 +157,31 @@ impl World {
     }
 }
 
+/// The public methods of a BFCL class, by its name: read once from an
+/// instance of each class, not from a new instance every time.
+pub fn class_methods(name: &str) -> Option<&'static [Method]> {
+    static METHODS: std::sync::OnceLock<Vec<(&'static str, &'static [Method])>> = std::sync::OnceLock::new();
+    let all = METHODS.get_or_init(|| CLASSES.iter().filter_map(|c| Some((*c, new_class(c)?.methods()))).collect());
+    all.iter().find(|(class, _)| *class == name).map(|(_, methods)| *methods)
+}
+
 /// A call's arguments by name, positional ones named after the parameters
 /// of the method that answers it among `involved` classes (`None`: no such
 /// method, or more positional arguments than it takes).
 pub fn named_args(involved: &[String], call: &pycall::Call) -> Option<Vec<(String, Py)>> {
-    let method = involved
-        .iter()
-        .rev()
-        .filter_map(|name| new_class(name))
-        .find_map(|class| class.methods().iter().find(|m| m.name == call.name).copied())?;
+    let method =
+        involved.iter().rev().filter_map(|name| class_methods(name)).find_map(|methods| methods.iter().find(|m| m.name == call.name))?;
     if call.positional.len() > method.params.len() {
         return None;
     }
-    let mut named: Vec<(String, Py)> = method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect();
+    let mut named = positional_named(method, call);
     named.extend(call.keywords.iter().cloned());
     Some(named)
+}
+
+/// The call's positional arguments, named after the method's parameters in order.
+fn positional_named(method: &Method, call: &pycall::Call) -> Vec<(String, Py)> {
+    method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect()
 }
 
 /// Binds a call's arguments to a method's parameters as Python does, with
@@ -189,7 +199,7 @@ fn bind(class: &str, method: &Method, call: &pycall::Call) -> Result<Args, PyErr
         };
         return Err(format!("{qualified} takes {takes} but {} were given", call.positional.len() + 1));
     }
-    let mut bound: Vec<(String, Py)> = method.params.iter().zip(&call.positional).map(|(p, v)| (p.name.to_string(), v.clone())).collect();
+    let mut bound = positional_named(method, call);
     for (name, value) in &call.keywords {
         if !method.params.iter().any(|p| p.name == name) {
             return Err(format!("{qualified} got an unexpected keyword argument '{name}'"));
