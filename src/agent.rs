@@ -208,7 +208,7 @@ impl Unit<'_> {
         step: u32,
         context: &[ChatMessage],
         attempts: &mut HashMap<String, u32>,
-    ) -> Result<(CallVerdict, Option<RepairStage>), EventsError> {
+    ) -> Result<(CallVerdict<'_>, Option<RepairStage>), EventsError> {
         let scenario = self.scenario;
         let mut verdict = pipeline::check_call(call, &scenario.tools, self.options());
         if written_as_text {
@@ -228,7 +228,7 @@ impl Unit<'_> {
                 tool: tool_name.clone(),
                 stage: RepairStage::Local,
                 attempt: 1,
-                fixes: verdict.fixes.clone(),
+                fixes: verdict.fixes.to_vec(),
                 succeeded: verdict.outcome != CallOutcome::Invalid,
                 latency_us: Some(verdict.local_repair_us()),
                 latency_ms: None,
@@ -239,7 +239,7 @@ impl Unit<'_> {
             return Ok((verdict, needed_repair.then_some(RepairStage::Local)));
         }
         // Model repair needs a known tool: its schema is what the model is asked to meet.
-        let Some(tool) = verdict.tool.clone() else { return Ok((verdict, None)) };
+        let Some(tool) = verdict.tool else { return Ok((verdict, None)) };
         if self.repair_mode() != RepairMode::Full {
             return Ok((verdict, None));
         }
@@ -249,7 +249,7 @@ impl Unit<'_> {
             let attempt = *attempt;
             let request = model_repair::repair_request(
                 &self.repairer.model.model_id,
-                &tool,
+                tool,
                 call,
                 &verdict.issues,
                 context,
@@ -257,14 +257,14 @@ impl Unit<'_> {
             );
             let answer = self.ask(self.repairer, &request, step, Some(&tool.spec.name)).await?;
             let (fixed, error) = match &answer.turn {
-                Ok(turn) => match model_repair::answered_call(turn, call, &tool) {
+                Ok(turn) => match model_repair::answered_call(turn, call, tool) {
                     Some(c) => (Some(pipeline::check_call(&c, &scenario.tools, self.options())), None),
                     None => (None, Some("the repair answer held no call".to_string())),
                 },
                 Err(e) => (None, Some(e.clone())),
             };
             let succeeded =
-                fixed.as_ref().is_some_and(|f| f.outcome != CallOutcome::Invalid && f.tool.as_ref().is_some_and(|t| Arc::ptr_eq(t, &tool)));
+                fixed.as_ref().is_some_and(|f| f.outcome != CallOutcome::Invalid && f.tool.as_ref().is_some_and(|t| Arc::ptr_eq(t, tool)));
             let mut fixes = vec![Fix {
                 stage: FixStage::Model,
                 kind: "model_rewrite".into(),
@@ -298,7 +298,13 @@ impl Unit<'_> {
     }
 
     /// Records a judged call as a `tool_call` event.
-    fn emit_call(&self, step: u32, call: &ToolCall, verdict: &CallVerdict, repaired_by: Option<RepairStage>) -> Result<(), EventsError> {
+    fn emit_call(
+        &self,
+        step: u32,
+        call: &ToolCall,
+        verdict: &CallVerdict<'_>,
+        repaired_by: Option<RepairStage>,
+    ) -> Result<(), EventsError> {
         self.events.emit(EventKind::ToolCall(ToolCallEvent {
             unit: self.key.clone(),
             step,
@@ -309,9 +315,9 @@ impl Unit<'_> {
             outcome: verdict.outcome,
             repaired_by,
             invalid_kinds: verdict.invalid_kinds(),
-            issues: verdict.first_issues.clone(),
+            issues: verdict.first_issues.to_vec(),
             remaining_kinds: verdict.remaining_kinds(),
-            fixes: verdict.fixes.clone(),
+            fixes: verdict.fixes.to_vec(),
             timings: verdict.timings,
             final_arguments: if verdict.outcome == CallOutcome::Invalid { None } else { verdict.args.clone() },
         }))

@@ -38,8 +38,8 @@ pub fn repair_report(arguments: &str, tool: &Arc<Tool>, mode: RepairMode, rules:
     json!({
         "outcome": outcome,
         "args": v.args,
-        "fixes": v.fixes,
-        "errors": if v.outcome == CallOutcome::Invalid { &v.issues } else { &v.first_issues },
+        "fixes": v.fixes.as_slice(),
+        "errors": if v.outcome == CallOutcome::Invalid { v.issues.as_slice() } else { v.first_issues.as_slice() },
     })
 }
 

@@ -12,7 +12,13 @@ use calltape::core::tools::ToolSpec;
 use calltape::pipeline::tool::{compile_tool, Tool};
 use calltape::pipeline::{check_call, validate::validate_args, CallOutcome, PipelineOptions, RepairRules};
 
-fn tools() -> Vec<Arc<Tool>> {
+/// The tools, made once: a verdict borrows its tool from them.
+fn tools() -> &'static [Arc<Tool>] {
+    static TOOLS: std::sync::OnceLock<Vec<Arc<Tool>>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(make_tools)
+}
+
+fn make_tools() -> Vec<Arc<Tool>> {
     let spec = |name: &str, parameters: Value| ToolSpec { name: name.into(), description: String::new(), parameters, sensitive: false };
     vec![
         Arc::new(
@@ -132,9 +138,9 @@ fn apply(m: &Mutation, args: &Map<String, Value>) -> String {
     Value::Object(a).to_string()
 }
 
-fn run(name: &str, text: &str) -> calltape::pipeline::CallVerdict {
+fn run(name: &str, text: &str) -> calltape::pipeline::CallVerdict<'static> {
     let call = ToolCall { id: "c".into(), name: name.into(), arguments: text.into() };
-    check_call(&call, &tools(), PipelineOptions { repair: RepairMode::Local, rules: &rules() })
+    check_call(&call, tools(), PipelineOptions { repair: RepairMode::Local, rules: &rules() })
 }
 
 proptest! {
@@ -179,7 +185,7 @@ proptest! {
     fn no_input_panics_the_pipeline(text in ".{0,80}", name in "[a-zA-Z_]{0,12}") {
         let v = run(&name, &text);
         if v.outcome != CallOutcome::Invalid {
-            let tool = v.tool.clone().unwrap();
+            let tool = v.tool.unwrap();
             prop_assert!(validate_args(&tool.validator, v.args.as_ref().unwrap()).is_empty());
         }
     }

@@ -21,6 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use crate::chat::ToolCall;
 use crate::core::modes::RepairMode;
@@ -82,14 +83,22 @@ fn kind_name(kind: impl Into<&'static str>) -> Cow<'static, str> {
     Cow::Borrowed(kind.into())
 }
 
-/// Microseconds spent in each stage.
+/// Microseconds spent in each stage. The clock is read once per stage
+/// boundary and no more: on a call of a few bytes each read costs about a
+/// twentieth of the call, so work that only ever runs as part of a repair
+/// is timed as repair.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageTimings {
     /// Name matching beyond an exact name (0 for exact names, which are not timed).
     pub resolve_us: f64,
+    /// The strict JSON parse (0 when the text's shape or the syntax scan
+    /// ruled JSON out without one: that scan is the start of repair).
     pub parse_us: f64,
+    /// Validating the arguments as the model sent them, when they were JSON
+    /// (0 for arguments read leniently: their validation is repair's).
     pub validate_us: f64,
-    /// Lenient parsing and schema repair, including validating again.
+    /// Repair: lenient reading and validating what it read, schema repair
+    /// and validating again.
     pub repair_us: f64,
 }
 
@@ -100,11 +109,20 @@ pub struct PipelineOptions<'a> {
     pub rules: &'a RepairRules,
 }
 
-/// The pipeline's verdict on one call.
+/// A verdict's issues: as a rule none or one (a parse error, a wrong
+/// type), kept inline; an allocation per list was a twentieth of a small call.
+pub type Issues = SmallVec<[CallIssue; 1]>;
+
+/// A verdict's fixes: as a rule one or two, kept inline.
+pub type Fixes = SmallVec<[Fix; 2]>;
+
+/// The pipeline's verdict on one call, borrowing the tool it resolved to
+/// from the tools it was given (a reference count taken and dropped per
+/// call cost a twentieth of a small one).
 #[derive(Debug, Clone)]
-pub struct CallVerdict {
+pub struct CallVerdict<'t> {
     /// The tool the call resolved to.
-    pub tool: Option<Arc<Tool>>,
+    pub tool: Option<&'t Arc<Tool>>,
     pub name_match: NameMatch,
     /// The tool a misspelled name most likely meant, for reporting, even when
     /// repair is off and the call was not resolved to it.
@@ -113,15 +131,15 @@ pub struct CallVerdict {
     pub args: Option<Value>,
     pub outcome: CallOutcome,
     /// What was wrong with the call as the model sent it.
-    pub first_issues: Vec<CallIssue>,
+    pub first_issues: Issues,
     /// What is still wrong (empty unless the outcome is invalid).
-    pub issues: Vec<CallIssue>,
+    pub issues: Issues,
     /// Fixes applied, in order.
-    pub fixes: Vec<Fix>,
+    pub fixes: Fixes,
     pub timings: StageTimings,
 }
 
-impl CallVerdict {
+impl CallVerdict<'_> {
     /// The tool name reports file the call under: resolved, else intended, else as written.
     pub fn report_name(&self, call: &ToolCall) -> String {
         match (&self.tool, &self.intended_tool) {
@@ -273,11 +291,11 @@ fn push_number_itoa(to: &mut String, n: usize) {
     to.push_str(itoa::Buffer::new().format(n));
 }
 
-/// Appends to a verdict's list; an empty one takes the items collected at
-/// their exact size (a moved Vec keeps its buffer) instead of growing.
-fn append<T>(to: &mut Vec<T>, items: impl Iterator<Item = T>) {
+/// Appends the validator's issues to a verdict's list; an empty one takes
+/// their buffer as it is.
+fn append(to: &mut Issues, items: Vec<CallIssue>) {
     if to.is_empty() {
-        *to = items.collect();
+        *to = Issues::from_vec(items);
     } else {
         to.extend(items);
     }
@@ -290,7 +308,7 @@ fn issue(kind: InvalidKind, message: String) -> CallIssue {
 /// Runs one call through the local stages: resolve the tool, parse the
 /// arguments (strictly, then leniently), validate, and repair against the
 /// schema — as far as `options.repair` allows.
-pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions<'_>) -> CallVerdict {
+pub fn check_call<'t>(call: &ToolCall, tools: &'t [Arc<Tool>], options: PipelineOptions<'_>) -> CallVerdict<'t> {
     let repairing = options.repair != RepairMode::Off;
     let mut v = CallVerdict {
         tool: None,
@@ -298,9 +316,9 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         intended_tool: None,
         args: None,
         outcome: CallOutcome::Invalid,
-        first_issues: Vec::new(),
-        issues: Vec::new(),
-        fixes: Vec::new(),
+        first_issues: Issues::new(),
+        issues: Issues::new(),
+        fixes: Fixes::new(),
         timings: StageTimings::default(),
     };
 
@@ -317,33 +335,29 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     };
     v.name_match = name_match;
     let Some(tool) = tool else {
-        if !repairing {
-            v.intended_tool = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On).0.map(|t| t.spec.name.clone());
-        }
-        let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", quoted(&call.name)));
-        v.first_issues.push(unknown.clone());
-        v.issues.push(unknown);
+        unknown_tool(&mut v, call, tools, repairing);
         return v;
     };
     if name_match != NameMatch::Exact {
-        v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", quoted(&call.name))));
-        v.fixes.push(Fix {
-            stage: FixStage::Name,
-            kind: kind_name(name_match),
-            path: String::new(),
-            detail: format!("`{}` → `{}`", call.name, tool.spec.name),
-        });
+        inexact_name(&mut v, call, tool);
     }
-    v.tool = Some(tool.clone());
+    v.tool = Some(tool);
 
     // Strict JSON first, unless the text's shape or a syntax scan already
     // rules it out: a failed serde attempt builds values up to the error
     // and then its error, which cost a tenth of a corpus call.
+    // Text ruled out is timed as repair from here on: no strict parse was made.
     let parsed = match repairing.then(|| parse::strict_ruled_out(&call.arguments)).flatten() {
         Some(index) => Err(NotJson::RuledOut(index)),
-        None => parse::parse_strict(&call.arguments).map_err(NotJson::Strict),
+        None => {
+            let parsed = parse::parse_strict(&call.arguments).map_err(NotJson::Strict);
+            v.timings.parse_us = clock.lap();
+            parsed
+        }
     };
-    v.timings.parse_us = clock.lap();
+    // Arguments read leniently are validated as part of their repair: one
+    // clock read at the end covers lenient reading, validation and schema repair.
+    let mut read_leniently = false;
     let args = match parsed {
         Ok(args) => args,
         Err(NotJson::Strict(e)) if !repairing => {
@@ -354,34 +368,21 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
         }
         Err(not_json) => {
             let lenient = lenient::parse_lenient(&call.arguments);
-            v.timings.repair_us += clock.lap();
             match lenient {
                 Ok((args, fixes)) => {
-                    if v.first_issues.capacity() == 0 {
-                        // The room `push` would make (for the schema's
-                        // issues too), without going through its growth path.
-                        v.first_issues = Vec::with_capacity(4);
-                    }
+                    read_leniently = true;
                     v.first_issues.push(issue(InvalidKind::ParseError, read_leniently_message(&call.arguments, &not_json, &fixes)));
-                    // Pushed one by one into exact room, made by
-                    // `with_capacity` where the list is empty (the usual
-                    // case): a collected iterator and `reserve_exact` each
-                    // went through an out-of-line call.
-                    if v.fixes.is_empty() {
-                        v.fixes = Vec::with_capacity(fixes.len());
-                    } else {
-                        v.fixes.reserve_exact(fixes.len());
-                    }
-                    for f in &fixes {
-                        v.fixes.push(Fix { stage: FixStage::Syntax, kind: kind_name(*f), path: String::new(), detail: String::new() });
-                    }
+                    v.fixes.extend(fixes.iter().map(|f| Fix {
+                        stage: FixStage::Syntax,
+                        kind: kind_name(*f),
+                        path: String::new(),
+                        detail: String::new(),
+                    }));
                     args
                 }
                 Err(e) => {
-                    let strict = not_json.into_strict_error(&call.arguments);
-                    let message = strict.map_or_else(|| "arguments are not valid JSON".to_owned(), |e| strict_error_message(&e));
-                    v.first_issues.push(issue(InvalidKind::ParseError, message));
-                    v.issues.push(issue(InvalidKind::ParseError, format!("arguments are not valid JSON, even leniently: {e}")));
+                    v.timings.repair_us = clock.lap();
+                    unreadable(&mut v, call, not_json, e);
                     return v;
                 }
             }
@@ -389,23 +390,28 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     };
 
     let issues = validate::validate_args(&tool.validator, &args);
-    v.timings.validate_us = clock.lap();
+    if !read_leniently {
+        v.timings.validate_us = clock.lap();
+    }
     let schema_invalid = !issues.is_empty();
     let schema_issues_from = v.first_issues.len();
     if schema_invalid {
-        append(&mut v.first_issues, issues.into_iter());
+        append(&mut v.first_issues, issues);
     }
     let args = if schema_invalid && repairing {
         let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
-        v.timings.repair_us += clock.lap();
+        v.timings.repair_us = clock.lap();
         let schema_fixes =
             repaired.fixes.into_iter().map(|f| Fix { stage: FixStage::Schema, kind: kind_name(f.kind), path: f.path, detail: f.detail });
-        append(&mut v.fixes, schema_fixes);
-        v.issues = repaired.remaining;
+        v.fixes.extend(schema_fixes);
+        v.issues = Issues::from_vec(repaired.remaining);
         repaired.args
     } else {
+        if read_leniently {
+            v.timings.repair_us = clock.lap();
+        }
         if schema_invalid {
-            v.issues = v.first_issues[schema_issues_from..].to_vec();
+            v.issues = Issues::from(&v.first_issues[schema_issues_from..]);
         }
         args
     };
@@ -420,10 +426,48 @@ pub fn check_call(call: &ToolCall, tools: &[Arc<Tool>], options: PipelineOptions
     v
 }
 
+// The paths below are rare: kept out of line, so that `check_call`'s
+// usual path stays small.
+
+/// A call whose tool could not be resolved.
+#[cold]
+#[inline(never)]
+fn unknown_tool(v: &mut CallVerdict<'_>, call: &ToolCall, tools: &[Arc<Tool>], repairing: bool) {
+    if !repairing {
+        v.intended_tool = resolve::resolve_tool(&call.name, tools, resolve::NameRepair::On).0.map(|t| t.spec.name.clone());
+    }
+    let unknown = issue(InvalidKind::UnknownTool, format!("unknown tool `{}`", quoted(&call.name)));
+    v.first_issues.push(unknown.clone());
+    v.issues.push(unknown);
+}
+
+/// A call resolved to `tool` by a name that was not exact.
+#[cold]
+#[inline(never)]
+fn inexact_name(v: &mut CallVerdict<'_>, call: &ToolCall, tool: &Tool) {
+    v.first_issues.push(issue(InvalidKind::UnknownTool, format!("tool name `{}` is not exact", quoted(&call.name))));
+    v.fixes.push(Fix {
+        stage: FixStage::Name,
+        kind: kind_name(v.name_match),
+        path: String::new(),
+        detail: format!("`{}` → `{}`", call.name, tool.spec.name),
+    });
+}
+
+/// Arguments not read even leniently.
+#[cold]
+#[inline(never)]
+fn unreadable(v: &mut CallVerdict<'_>, call: &ToolCall, not_json: NotJson, e: lenient::LenientError) {
+    let strict = not_json.into_strict_error(&call.arguments);
+    let message = strict.map_or_else(|| "arguments are not valid JSON".to_owned(), |e| strict_error_message(&e));
+    v.first_issues.push(issue(InvalidKind::ParseError, message));
+    v.issues.push(issue(InvalidKind::ParseError, format!("arguments are not valid JSON, even leniently: {e}")));
+}
+
 /// Marks a call that the model wrote as text in its answer (see
 /// `text_calls`): that is an invalid call of its own kind, which repair
 /// recovers by taking the call out of the text.
-pub fn mark_written_as_text(v: &mut CallVerdict, repair: RepairMode) {
+pub fn mark_written_as_text(v: &mut CallVerdict<'_>, repair: RepairMode) {
     let written = issue(InvalidKind::TextCall, "the call was written as text in the answer, not made as a tool call".into());
     v.first_issues.insert(0, written.clone());
     if repair == RepairMode::Off {
@@ -452,7 +496,13 @@ mod tests {
     use crate::pipeline::tool::compile_tool;
     use serde_json::json;
 
-    fn tools() -> Vec<Arc<Tool>> {
+    /// The tools, made once: a verdict borrows its tool from them.
+    fn tools() -> &'static [Arc<Tool>] {
+        static TOOLS: OnceLock<Vec<Arc<Tool>>> = OnceLock::new();
+        TOOLS.get_or_init(make_tools)
+    }
+
+    fn make_tools() -> Vec<Arc<Tool>> {
         let spec = ToolSpec {
             name: "read_file".into(),
             description: String::new(),
@@ -468,8 +518,8 @@ mod tests {
         ToolCall { id: "c1".into(), name: name.into(), arguments: args.into() }
     }
 
-    fn run(name: &str, args: &str, repair: RepairMode) -> CallVerdict {
-        check_call(&call(name, args), &tools(), PipelineOptions { repair, rules: &RepairRules::default() })
+    fn run(name: &str, args: &str, repair: RepairMode) -> CallVerdict<'static> {
+        check_call(&call(name, args), tools(), PipelineOptions { repair, rules: &RepairRules::default() })
     }
 
     /// Fix kinds are named by strum (static) in the pipeline and by serde in
@@ -530,7 +580,7 @@ mod tests {
         let ts = tools();
         let v = run("write_file", "{}", RepairMode::Full);
         assert_eq!(v.invalid_kinds(), vec![InvalidKind::UnknownTool]);
-        let msg = v.error_message(&call("write_file", "{}"), &ts);
+        let msg = v.error_message(&call("write_file", "{}"), ts);
         assert!(msg.starts_with("invalid tool call: unknown tool `write_file`; available tools: read_file"), "{msg}");
 
         let v = run("read_file", r#"{"target_file":"a",}"#, RepairMode::Off);

@@ -66,7 +66,7 @@ fn is_whole_json(text: &str) -> bool {
 /// close and validate still runs, so the turn goes on as it would have,
 /// with the fixes that closed it listed; one it could not stays invalid,
 /// and the model is told its output was cut.
-pub fn mark_truncated(v: &mut CallVerdict, call: &ToolCall, cut: &Cut) {
+pub fn mark_truncated(v: &mut CallVerdict<'_>, call: &ToolCall, cut: &Cut) {
     let chars = call.arguments.chars().count();
     let message = match cut {
         Cut::Limit(reason) => format!(
@@ -80,9 +80,9 @@ pub fn mark_truncated(v: &mut CallVerdict, call: &ToolCall, cut: &Cut) {
         ),
     };
     let cut_issue = issue(InvalidKind::Truncated, message);
-    v.first_issues = vec![cut_issue.clone()];
+    v.first_issues = smallvec::smallvec![cut_issue.clone()];
     if v.outcome == CallOutcome::Invalid {
-        v.issues = vec![cut_issue];
+        v.issues = smallvec::smallvec![cut_issue];
     } else {
         v.outcome = CallOutcome::Truncated;
     }

@@ -466,8 +466,9 @@ impl Parser<'_> {
     /// Items up to and with the `close` bracket (`]`, `)` or a set's `}`);
     /// sets `last_closed`. Returns the items and whether a comma was seen.
     pub(super) fn parse_items(&mut self, close: u8) -> R<(Vec<Value>, bool)> {
-        // The room the first `push` would make, without its growth path.
-        let mut items = if self.at(self.i) == close { Vec::new() } else { Vec::with_capacity(4) };
+        // The room the first `push` would make, without its growth path
+        // (none for an empty array or one cut off at its bracket).
+        let mut items = if self.i >= self.len() || self.at(self.i) == close { Vec::new() } else { Vec::with_capacity(4) };
         let mut initial = true;
         let mut commas = false;
         while self.i < self.len() && self.at(self.i) != close {
