@@ -404,9 +404,16 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
     u.events.emit(EventKind::ScenarioStarted(ScenarioStartedEvent { unit: u.key.clone() }))?;
     let mut c = Conversation::start(u.scenario, u.mcp.clone());
     let max_steps = u.scenario.expect.max_steps.unwrap_or(u.config.run.max_steps);
+    let per_turn = u.scenario.expect.max_steps_per_turn;
+    // The user turn the conversation is in, and the steps before it.
+    let (mut turn, mut steps_before_turn) = (0, 0);
     loop {
-        if c.steps == max_steps {
-            c.transcript.step_limit = Some(max_steps);
+        if c.transcript.turn_starts.len() != turn {
+            (turn, steps_before_turn) = (c.transcript.turn_starts.len(), c.steps);
+        }
+        let turn_limit = per_turn.filter(|&limit| c.steps - steps_before_turn == limit);
+        if c.steps == max_steps || turn_limit.is_some() {
+            c.transcript.step_limit = Some(turn_limit.unwrap_or(max_steps));
             u.follow_denials(&mut c.pending_denials, &mut c.denial_ids, None, &mut c.transcript)?;
             break;
         }

@@ -60,6 +60,7 @@ fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
     assert_eq!(key["ground_truth"].as_array().unwrap().len(), followups.len() + 1);
     // BFCL's step limit, 20 a turn.
     assert_eq!(s["expect"]["max_steps"], 20 * (followups.len() as u64 + 1));
+    assert_eq!(s["expect"]["max_steps_per_turn"], 20, "BFCL's limit a turn");
     // The starting state keeps BFCL's order ("Drafts" before "ArchivedProjects"): `ls` lists a folder in it.
     let text = std::fs::read_to_string(suite.join("multi_turn_miss_func.jsonl")).unwrap();
     let first = text.lines().next().unwrap();

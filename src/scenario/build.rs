@@ -147,7 +147,8 @@ fn check_steps(steps: &[ExpectedStep], at: &str, names: &HashSet<String>, proble
     }
 }
 
-/// A BFCL answer key is whole, names offered tools, and stands alone.
+/// A BFCL answer key is whole, names offered tools, and stands alone; the
+/// other expectations agree with each other.
 fn check_bfcl(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Problems<'_, '_>) {
     if let Some(bfcl) = &file.expect.bfcl {
         for problem in bfcl.problems() {
@@ -167,6 +168,9 @@ fn check_bfcl(file: &ScenarioFile, names: &HashSet<String>, problems: &mut Probl
     }
     if file.expect.no_call && !file.expect.calls.is_empty() {
         problems.at("/expect/no_call", "expect.no_call contradicts expect.calls");
+    }
+    if file.expect.max_steps_per_turn == Some(0) {
+        problems.at("/expect/max_steps_per_turn", "a turn's step limit must be at least 1 (leave it out for none)");
     }
 }
 

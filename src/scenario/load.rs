@@ -459,6 +459,19 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_step_limit_of_zero_is_refused_where_it_is_written() {
+        let text = "{\"id\": \"a\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}],\n \"expect\": {\"max_steps_per_turn\": 0}}";
+        let dir = write_suite(&[("a.json", text)]);
+        let errors = load_suite(dir.path()).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, 2);
+        assert!(errors[0].message.contains("a turn's step limit must be at least 1"), "{}", errors[0]);
+        let one = text.replace("\"max_steps_per_turn\": 0", "\"max_steps_per_turn\": 1");
+        let dir = write_suite(&[("a.json", &one)]);
+        assert_eq!(load_suite(dir.path()).unwrap().len(), 1);
+    }
+
+    #[test]
     fn invalid_schema_and_duplicate_ids_and_bad_regex() {
         let dup = r#"{"id": "a", "messages": [{"role": "user", "content": "x"}]}"#;
         let bad_schema =

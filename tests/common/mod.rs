@@ -47,3 +47,17 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let headers = reader.headers().unwrap().clone();
     reader.records().map(|r| headers.iter().map(str::to_string).zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
 }
+
+/// Runs the calltape binary with `args` in `cwd` (and `env`) off the async
+/// runtime, so a wiremock server on it can answer; fails the test if it
+/// panicked.
+pub async fn calltape_blocking(args: Vec<String>, cwd: std::path::PathBuf, env: Vec<(String, String)>) -> std::process::Output {
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_calltape")).args(&args).envs(env).current_dir(&cwd).output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    output
+}

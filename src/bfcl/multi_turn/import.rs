@@ -22,8 +22,8 @@ pub const CATEGORIES: [&str; 4] = ["multi_turn_base", "multi_turn_miss_func", "m
 /// What BFCL's handler says when it adds held-out functions (its turn has no message).
 pub const ADDED_FUNCTIONS_PROMPT: &str = "I have updated some more functions you can choose from. What about now?";
 
-/// BFCL's steps a turn at most (`MAXIMUM_STEP_LIMIT`): the scenario's step
-/// limit is this many per turn.
+/// BFCL's steps a turn at most (`MAXIMUM_STEP_LIMIT`): the scenario's
+/// `max_steps_per_turn`, and its `max_steps` this many for each turn.
 const STEPS_PER_TURN: u32 = 20;
 
 /// The function-doc file of each class (BFCL's `MULTI_TURN_FUNC_DOC_FILE_MAPPING`).
@@ -76,6 +76,7 @@ struct ScenarioOut {
 struct ExpectOut {
     bfcl_multi_turn: MultiTurnKey,
     max_steps: u32,
+    max_steps_per_turn: u32,
 }
 
 /// Makes a tool's schema accept a ground-truth call: BFCL's docs mark some
@@ -218,7 +219,7 @@ pub fn scenario_line(
         tools,
         messages,
         followups,
-        expect: ExpectOut { max_steps: STEPS_PER_TURN * questions.len() as u32, bfcl_multi_turn: key },
+        expect: ExpectOut { max_steps: STEPS_PER_TURN * questions.len() as u32, max_steps_per_turn: STEPS_PER_TURN, bfcl_multi_turn: key },
     };
     serde_json::to_string(&scenario).map_err(|e| e.to_string())
 }

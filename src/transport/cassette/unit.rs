@@ -158,7 +158,13 @@ pub(super) fn stale_reason(recorded: &BTreeMap<String, SimSource>, now: &BTreeMa
 /// request: `None` for a model that is not simulated.
 pub fn sim_source(model: &ModelConfig, scenario: &Scenario, seed: u64) -> Option<SimSource> {
     let profile = serde_json::to_value(model.sim.as_ref()?).ok()?;
-    let expect = serde_json::to_value(&scenario.expect).ok()?;
+    let mut expect = serde_json::to_value(&scenario.expect).ok()?;
+    // A turn's step limit decides where asking stops, not what the model
+    // answers; left out, recordings made before it was set stay fresh.
+    // (`max_steps` stays in, as every recording's digest has it.)
+    if let Some(fields) = expect.as_object_mut() {
+        fields.remove("max_steps_per_turn");
+    }
     Some(SimSource { seed, profile: value_digest(&profile), expect: value_digest(&expect) })
 }
 
