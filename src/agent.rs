@@ -587,10 +587,7 @@ impl Unit<'_> {
                 c.transcript.turn_starts.push(c.transcript.calls.len());
                 Ok(Next::Continue)
             }
-            None => {
-                c.transcript.all_turns_answered = true;
-                Ok(Next::Stop)
-            }
+            None => Ok(Next::Stop),
         }
     }
 

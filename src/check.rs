@@ -42,8 +42,6 @@ pub struct Transcript {
     pub outcome: Option<OutcomeReport>,
     /// Where each scripted user turn after the first begins in `calls`.
     pub turn_starts: Vec<usize>,
-    /// The model answered the last user turn (no step limit or error cut it short).
-    pub all_turns_answered: bool,
 }
 
 /// How a stateful scenario's outcome expectations came out: which milestones
@@ -305,21 +303,20 @@ impl Verdict {
     }
 }
 
-/// BFCL's multi-turn verdict on the executed calls of each user turn; a
-/// conversation that did not answer its last turn counts only the turns it
-/// finished (BFCL's "force-terminated").
+/// BFCL's multi-turn verdict on the executed calls of each user turn. A
+/// conversation stopped by a step limit counts the turn it was stopped in,
+/// as BFCL's inference keeps a force-quit turn: stopped before its last
+/// turn, it has fewer turns than the ground truth ("force-terminated");
+/// stopped in its last, that turn is judged as it stands.
 fn multi_turn_verdict(key: &crate::bfcl::multi_turn::judge::MultiTurnKey, t: &Transcript) -> Verdict {
     use crate::bfcl::multi_turn::pycall::Call;
     let mut bounds: Vec<usize> = vec![0];
     bounds.extend(&t.turn_starts);
     bounds.push(t.calls.len());
-    let mut turns: Vec<Vec<Call>> = bounds
+    let turns: Vec<Vec<Call>> = bounds
         .windows(2)
         .map(|w| t.calls[w[0]..w[1]].iter().filter(|c| !c.denied).map(|c| Call::from_json(&c.tool, &c.args)).collect())
         .collect();
-    if !t.all_turns_answered {
-        turns.pop();
-    }
     match crate::bfcl::multi_turn::judge::judge(key, &turns) {
         Ok(()) => Verdict::pass(),
         Err(failure) => {
@@ -518,6 +515,27 @@ mod tests {
 
     fn transcript(calls: Vec<MadeCall>) -> Transcript {
         Transcript { attempted_calls: calls.len(), calls, final_text: Some("done".into()), ..Default::default() }
+    }
+
+    /// A conversation stopped by a step limit counts the turn it was in, as
+    /// BFCL keeps a force-quit turn: short of the last turn it is
+    /// force-terminated; in the last, that turn is judged as it stands.
+    #[test]
+    fn a_multi_turn_conversation_cut_by_a_step_limit_keeps_its_turn() {
+        let config = json!({"GorillaFileSystem": {"root": {"workspace": {"type": "directory", "contents": {
+            "document": {"type": "directory", "contents": {"a.txt": {"type": "file", "content": "x"}}}}}}}});
+        let s = scenario(json!({"max_steps_per_turn": 21, "bfcl_multi_turn": {
+            "category": "multi_turn_base", "involved_classes": ["GorillaFileSystem"], "initial_config": config,
+            "long_context": false,
+            "ground_truth": [["cd(folder='document')"], ["mkdir(dir_name='temp')"]]}}));
+        let (cd, mkdir) = (call("cd", json!({"folder": "document"})), call("mkdir", json!({"dir_name": "temp"})));
+        // Stopped while still in the first turn: one turn of two.
+        let cut_early = Transcript { step_limit: Some(21), final_text: None, ..transcript(vec![cd.clone(), cd.clone()]) };
+        let v = check(&s, &cut_early);
+        assert_eq!(v.expectation.and_then(|e| e.expected).as_deref(), Some("multi_turn:force_terminated"), "{}", v.reason);
+        // Stopped in the last turn after its calls ran: judged, and right.
+        let cut_last = Transcript { step_limit: Some(21), final_text: None, turn_starts: vec![1], ..transcript(vec![cd, mkdir]) };
+        assert!(check(&s, &cut_last).passed, "{}", check(&s, &cut_last).reason);
     }
 
     #[test]

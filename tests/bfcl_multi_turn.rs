@@ -58,9 +58,9 @@ fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
     assert_eq!(key["category"], "multi_turn_miss_func");
     assert_eq!(key["involved_classes"], serde_json::json!(["MessageAPI", "GorillaFileSystem"]));
     assert_eq!(key["ground_truth"].as_array().unwrap().len(), followups.len() + 1);
-    // BFCL's step limit, 20 a turn.
-    assert_eq!(s["expect"]["max_steps"], 20 * (followups.len() as u64 + 1));
-    assert_eq!(s["expect"]["max_steps_per_turn"], 20, "BFCL's limit a turn");
+    // BFCL's step limit: it quits a turn after a 21st request's calls have run.
+    assert_eq!(s["expect"]["max_steps"], 21 * (followups.len() as u64 + 1));
+    assert_eq!(s["expect"]["max_steps_per_turn"], 21, "BFCL runs a 21st request's calls, then quits the turn");
     // The starting state keeps BFCL's order ("Drafts" before "ArchivedProjects"): `ls` lists a folder in it.
     let text = std::fs::read_to_string(suite.join("multi_turn_miss_func.jsonl")).unwrap();
     let first = text.lines().next().unwrap();

@@ -22,9 +22,12 @@ pub const CATEGORIES: [&str; 4] = ["multi_turn_base", "multi_turn_miss_func", "m
 /// What BFCL's handler says when it adds held-out functions (its turn has no message).
 pub const ADDED_FUNCTIONS_PROMPT: &str = "I have updated some more functions you can choose from. What about now?";
 
-/// BFCL's steps a turn at most (`MAXIMUM_STEP_LIMIT`): the scenario's
-/// `max_steps_per_turn`, and its `max_steps` this many for each turn.
-const STEPS_PER_TURN: u32 = 20;
+/// Model requests a user turn at most, as BFCL's inference allows them: it
+/// counts a step when its calls have run and quits the turn once the count
+/// passes `MAXIMUM_STEP_LIMIT` (20), so a 21st request's calls still run.
+/// The scenario's `max_steps_per_turn`, and its `max_steps` this many for
+/// each turn.
+const REQUESTS_PER_TURN: u32 = 21;
 
 /// The function-doc file of each class (BFCL's `MULTI_TURN_FUNC_DOC_FILE_MAPPING`).
 fn func_doc_file(class: &str) -> Option<&'static str> {
@@ -219,7 +222,11 @@ pub fn scenario_line(
         tools,
         messages,
         followups,
-        expect: ExpectOut { max_steps: STEPS_PER_TURN * questions.len() as u32, max_steps_per_turn: STEPS_PER_TURN, bfcl_multi_turn: key },
+        expect: ExpectOut {
+            max_steps: REQUESTS_PER_TURN * questions.len() as u32,
+            max_steps_per_turn: REQUESTS_PER_TURN,
+            bfcl_multi_turn: key,
+        },
     };
     serde_json::to_string(&scenario).map_err(|e| e.to_string())
 }
