@@ -398,23 +398,23 @@ pub fn check_call<'t>(call: &ToolCall, tools: &'t [Arc<Tool>], options: Pipeline
     if schema_invalid {
         append(&mut v.first_issues, issues);
     }
-    let args = if schema_invalid && repairing {
+    let repairing_schema = schema_invalid && repairing;
+    let args = if repairing_schema {
         let repaired = repair::repair_locally(tool, args, &v.first_issues[schema_issues_from..], options.rules);
-        v.timings.repair_us = clock.lap();
         let schema_fixes =
             repaired.fixes.into_iter().map(|f| Fix { stage: FixStage::Schema, kind: kind_name(f.kind), path: f.path, detail: f.detail });
         v.fixes.extend(schema_fixes);
         v.issues = Issues::from_vec(repaired.remaining);
         repaired.args
     } else {
-        if read_leniently {
-            v.timings.repair_us = clock.lap();
-        }
         if schema_invalid {
             v.issues = Issues::from(&v.first_issues[schema_issues_from..]);
         }
         args
     };
+    if read_leniently || repairing_schema {
+        v.timings.repair_us = clock.lap();
+    }
     v.outcome = if !v.issues.is_empty() {
         CallOutcome::Invalid
     } else if v.first_issues.is_empty() {

@@ -178,8 +178,9 @@ pub struct Expect {
     /// Step limit (model requests) for this scenario; the run default if unset.
     #[serde(default)]
     pub max_steps: Option<u32>,
-    /// Step limit within one user turn (BFCL's 20 a turn): reaching it ends
-    /// the conversation, as reaching `max_steps` does.
+    /// Step limit (model requests) within one user turn: reaching it ends
+    /// the conversation, as reaching `max_steps` does (BFCL's multi-turn
+    /// entries: 21, as its inference allows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps_per_turn: Option<u32>,
     /// No executed calls beyond the expected ones.

@@ -160,8 +160,9 @@ pub fn sim_source(model: &ModelConfig, scenario: &Scenario, seed: u64) -> Option
     let profile = serde_json::to_value(model.sim.as_ref()?).ok()?;
     let mut expect = serde_json::to_value(&scenario.expect).ok()?;
     // A turn's step limit decides where asking stops, not what the model
-    // answers; left out, recordings made before it was set stay fresh.
-    // (`max_steps` stays in, as every recording's digest has it.)
+    // answers, so it is left out. (`max_steps` is no different, but stays
+    // in: every recording's digest has it, and leaving it out would make
+    // all of them stale.)
     if let Some(fields) = expect.as_object_mut() {
         fields.remove("max_steps_per_turn");
     }
