@@ -113,29 +113,43 @@ impl Parser<'_> {
         }
         self.tick()?;
         self.skip_ws_comments(true);
-        let (v, unquoted) = match self.at(self.i) {
-            b'{' => (Some(self.parse_object()?), false),
-            b'[' => (Some(self.parse_array()?), false),
-            b'(' => (Some(self.parse_tuple()?), false),
+        // A scalar read sets `last_unquoted` itself (as a flag rather than a
+        // returned pair: a larger result cost a stall on every value moved).
+        let mut scalar = false;
+        let v = match self.at(self.i) {
+            b'{' => Some(self.parse_object()?),
+            b'[' => Some(self.parse_array()?),
+            b'(' => Some(self.parse_tuple()?),
             // No function name starts with a quote.
-            b'"' => self.parse_scalar(ctx)?,
+            b'"' => {
+                scalar = true;
+                self.parse_scalar(ctx)?
+            }
             // No string, keyword or function name starts here: a number
             // first, the order `parse_scalar` tries (it tries the number
             // again, reading nothing, when this is none).
             b'0'..=b'9' | b'-' if fast_paths() => match self.parse_number(ctx) {
-                Some(number) => (Some(number), false),
-                None => self.parse_scalar(ctx)?,
+                Some(number) => Some(number),
+                None => {
+                    scalar = true;
+                    self.parse_scalar(ctx)?
+                }
             },
             _ => match if fast_paths() { self.parse_keyword(ctx) } else { None } {
                 // A keyword is no function name either (`true (`).
-                Some(keyword) => (Some(keyword), false),
+                Some(keyword) => Some(keyword),
                 None => match if is_fn_start(self.at(self.i)) { self.function_call_at(self.i) } else { None } {
-                    Some(open) => (Some(self.parse_function_call(open)?), false),
-                    None => self.parse_scalar(ctx)?,
+                    Some(open) => Some(self.parse_function_call(open)?),
+                    None => {
+                        scalar = true;
+                        self.parse_scalar(ctx)?
+                    }
                 },
             },
         };
-        self.last_unquoted = unquoted;
+        if !scalar {
+            self.last_unquoted = false;
+        }
         self.skip_ws_comments(true);
         self.depth -= 1;
         Ok(v)
@@ -143,30 +157,32 @@ impl Parser<'_> {
 
     #[cold]
     #[inline(never)]
-    pub(super) fn depth_error(&self) -> LenientError {
+    pub(super) fn depth_error(&self) -> Box<LenientError> {
         self.err(format!("Nesting deeper than {MAX_DEPTH}"), self.i)
     }
 
-    /// A scalar: string, number, keyword, unquoted string or regex. Returns
-    /// the value and whether it was an unquoted string.
+    /// A scalar: string, number, keyword, unquoted string or regex; sets
+    /// `last_unquoted` to whether it was an unquoted string.
     #[inline(never)]
-    pub(super) fn parse_scalar(&mut self, ctx: Ctx) -> R<(Option<Value>, bool)> {
+    pub(super) fn parse_scalar(&mut self, ctx: Ctx) -> R<Option<Value>> {
+        self.last_unquoted = false;
         if let Some(s) = self.parse_string_concat()? {
-            return Ok((Some(Value::String(s)), false));
+            return Ok(Some(Value::String(s)));
         }
         if let Some(v) = self.parse_number(ctx) {
-            return Ok((Some(v), false));
+            return Ok(Some(v));
         }
         if let Some(v) = self.parse_keyword(ctx) {
-            return Ok((Some(v), false));
+            return Ok(Some(v));
         }
         if let Some(v) = self.parse_literal_any_case(ctx) {
-            return Ok((Some(v), false));
+            return Ok(Some(v));
         }
         if let Some(v) = self.parse_unquoted(false, ctx)? {
-            return Ok((Some(v), true));
+            self.last_unquoted = true;
+            return Ok(Some(v));
         }
-        Ok((self.parse_regex(), false))
+        Ok(self.parse_regex())
     }
 
     /// At a function call like `NumberLong(` or `callback (`: the offset of

@@ -149,7 +149,7 @@ pub fn parse_lenient(text: &str) -> Result<(Value, LenientFixes), LenientError> 
             return Ok(found);
         }
         let mut p = Parser::new(text, 0);
-        return p.parse_document(false).map(|v| (v, p.fixes));
+        return p.parse_document(false).map(|v| (v, p.fixes)).map_err(|e| *e);
     }
     let mut p = Parser::new(text, 0);
     let main = p.parse_document(false);
@@ -162,7 +162,7 @@ pub fn parse_lenient(text: &str) -> Result<(Value, LenientFixes), LenientError> 
             return Ok(found);
         }
     }
-    main.map(|v| (v, p.fixes))
+    main.map(|v| (v, p.fixes)).map_err(|e| *e)
 }
 
 /// Whether the text may open with a plain word: not when it opens with a

@@ -398,6 +398,15 @@ const PIECES: &[&str] = &[
     "\"",
 ];
 
+/// A parse step's result moves like the value it carries (see `parser::R`):
+/// an error kept inline would make every result larger than the value.
+#[test]
+fn a_parse_result_is_no_larger_than_its_value() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<parser::R<Option<Value>>>(), size_of::<Value>());
+    assert_eq!(size_of::<parser::R<Value>>(), size_of::<Value>());
+}
+
 fn json_like() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     (any::<bool>(), proptest::collection::vec(proptest::sample::select(PIECES), 0..24)).prop_map(|(open, pieces)| {
