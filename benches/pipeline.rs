@@ -57,6 +57,8 @@ fn stages(c: &mut Criterion) {
     g.bench_function("resolve/exact", |b| b.iter(|| resolve::resolve_tool(black_box("read_file"), &tools, resolve::NameRepair::On)));
     g.bench_function("resolve/near", |b| b.iter(|| resolve::resolve_tool(black_box("read_fiel"), &tools, resolve::NameRepair::On)));
     g.bench_function("parse_strict/valid", |b| b.iter(|| parse::parse_strict(black_box(valid))));
+    // What a valid call pays for the scan that spares broken ones a failing strict parse.
+    g.bench_function("syntax_scan/valid", |b| b.iter(|| parse::strict_ruled_out(black_box(valid))));
     g.bench_function("parse_lenient/badly_broken", |b| b.iter(|| lenient::parse_lenient(black_box(CASES[5].2))));
     let args: Value = serde_json::from_str(valid).expect("valid JSON");
     g.bench_function("validate/valid", |b| b.iter(|| validate::validate_args(&tool.validator, black_box(&args))));
