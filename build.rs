@@ -1,5 +1,6 @@
-//! Compiles the bundled default's suites and recordings into the binary, so
-//! an installed `calltape run` works outside the repository: writes
+//! Compiles the bundled default's suites and recordings (real models' only:
+//! simulators are computed) into the binary, so an installed `calltape run`
+//! works outside the repository: writes
 //! `$OUT_DIR/bundled.rs` with one `include_bytes!` per file under
 //! `scenarios/` and `recordings/` (the folders `calltape.toml` names), and a
 //! digest of them all that names their unpacked copy.

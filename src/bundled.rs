@@ -1,9 +1,11 @@
-//! The bundled default's suites and recordings, compiled into the binary
-//! (`build.rs`), so that `calltape run` with the embedded configuration works
-//! from any folder, as an installed binary is used. Suites and cassettes are
-//! read from folders, so the files are unpacked once per build into the
-//! user's cache (`$XDG_CACHE_HOME/calltape/`, else `~/.cache/calltape/`) and
-//! read from there. Imports nothing of calltape's.
+//! The bundled default's suites and real-model recordings, compiled into the
+//! binary (`build.rs`), so that `calltape run` with the embedded configuration
+//! works from any folder, as an installed binary is used. (Simulated models
+//! are computed, so only a few MB are bundled.) Suites and cassettes are read
+//! from folders, so the files are unpacked once per build into the user's
+//! cache (`$XDG_CACHE_HOME/calltape/`, else `~/.cache/calltape/`), which is
+//! said on stderr when it happens, and read from there; copies left by other
+//! builds are removed then. Imports nothing of calltape's.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +27,50 @@ pub enum BundledError {
 /// into the cache the first time a build of calltape needs them.
 pub fn unpacked() -> Result<PathBuf, BundledError> {
     let cache = cache_dir().ok_or(BundledError::NoCacheDir)?;
-    unpack_into(&cache.join("calltape"))
+    let parent = cache.join("calltape");
+    let (dir, fresh) = unpack_into(&parent)?;
+    if fresh {
+        let bytes: usize = FILES.iter().map(|(_, b)| b.len()).sum();
+        let removed = remove_stale_copies(&parent, &dir);
+        let removed = match removed {
+            0 => String::new(),
+            n => format!("; removed {n} older cop{} of other builds", if n == 1 { "y" } else { "ies" }),
+        };
+        eprintln!(
+            "note: unpacked the bundled suites and recordings ({:.1} MB) into {}, once for this build of calltape{removed}",
+            bytes as f64 / 1e6,
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// Removes the copies under `parent` that other builds unpacked (never
+/// `keep`, never anything not named as calltape names its copies, never
+/// through a link), and partial copies an interrupted unpack left over an
+/// hour ago. Returns how many copies were removed; one that cannot be
+/// removed is left for next time.
+fn remove_stale_copies(parent: &Path, keep: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(parent) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        // symlink_metadata: a link is never followed (and is not a dir here).
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if !meta.is_dir() || path == keep {
+            continue;
+        }
+        let old_partial = name.starts_with(".bundled-")
+            && name.contains(".partial-")
+            && meta.modified().ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age.as_secs() > 3600);
+        let other_build = name.starts_with("bundled-");
+        if old_partial || other_build {
+            let gone = std::fs::remove_dir_all(&path).is_ok();
+            removed += usize::from(gone && other_build);
+        }
+    }
+    removed
 }
 
 fn cache_dir() -> Option<PathBuf> {
@@ -34,13 +79,14 @@ fn cache_dir() -> Option<PathBuf> {
 }
 
 /// Unpacks into `<parent>/bundled-<version>-<digest>`, unless a complete copy
-/// is there. Files go to a private folder first, renamed into place whole, so
-/// two runs starting at once never read a half-written copy.
-fn unpack_into(parent: &Path) -> Result<PathBuf, BundledError> {
+/// is there; says whether it unpacked. Files go to a private folder first,
+/// renamed into place whole, so two runs starting at once never read a
+/// half-written copy.
+fn unpack_into(parent: &Path) -> Result<(PathBuf, bool), BundledError> {
     let name = format!("bundled-{}-{DIGEST:016x}", env!("CARGO_PKG_VERSION"));
     let dest = parent.join(&name);
     if dest.is_dir() {
-        return Ok(dest);
+        return Ok((dest, false));
     }
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let partial = parent.join(format!(".{name}.partial-{}-{nanos}", std::process::id()));
@@ -61,8 +107,9 @@ fn unpack_into(parent: &Path) -> Result<PathBuf, BundledError> {
         if !dest.is_dir() {
             return Err(BundledError::Write { path: dest, source });
         }
+        return Ok((dest, false));
     }
-    Ok(dest)
+    Ok((dest, true))
 }
 
 #[cfg(test)]
@@ -75,23 +122,45 @@ mod tests {
         assert!(
             has("scenarios/coding/") && has("scenarios/bfcl-sample/") && has("scenarios/stateful/") && has("scenarios/bfcl-multi-turn/")
         );
-        for arm in ["off", "local", "full"] {
-            for suite in ["coding", "stateful", "bfcl-multi-turn"] {
-                assert!(has(&format!("recordings/{suite}/sim-strong@{arm}/")), "{suite} {arm}");
+        for arm in ["off", "full"] {
+            for suite in ["coding", "stateful", "bfcl-sample"] {
+                assert!(has(&format!("recordings/{suite}/qwen2.5-coder-0.5b-local@{arm}/")), "{suite} {arm}");
             }
         }
+        // Simulators are computed: none of their answers is bundled.
+        assert!(!FILES.iter().any(|(p, _)| p.contains("/sim-")));
     }
 
     #[test]
     fn unpacks_once_whole_and_reuses_the_copy() {
         let dir = tempfile::tempdir().unwrap();
-        let first = unpack_into(dir.path()).unwrap();
+        let (first, fresh) = unpack_into(dir.path()).unwrap();
+        assert!(fresh);
         let (rel, bytes) = FILES[0];
         assert_eq!(std::fs::read(first.join(rel)).unwrap(), bytes);
         assert_eq!(walk_count(&first), FILES.len());
         // A second call finds the copy; nothing partial is left beside it.
-        assert_eq!(unpack_into(dir.path()).unwrap(), first);
+        assert_eq!(unpack_into(dir.path()).unwrap(), (first, false));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn copies_of_other_builds_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let (keep, _) = unpack_into(dir.path()).unwrap();
+        let other = dir.path().join("bundled-0.0.9-00000000deadbeef");
+        std::fs::create_dir_all(other.join("scenarios")).unwrap();
+        let fresh_partial = dir.path().join(".bundled-0.1.0-1.partial-7-8");
+        std::fs::create_dir_all(&fresh_partial).unwrap();
+        let mine = dir.path().join("notes");
+        std::fs::create_dir_all(&mine).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("bundled-linked")).unwrap();
+        assert_eq!(remove_stale_copies(dir.path(), &keep), 1);
+        assert!(keep.is_dir() && !other.exists() && mine.is_dir() && outside.path().is_dir());
+        // Another run may be unpacking into a fresh partial copy right now.
+        assert!(fresh_partial.is_dir());
     }
 
     fn walk_count(dir: &Path) -> usize {

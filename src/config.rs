@@ -384,6 +384,12 @@ pub struct ModelConfig {
     /// how many runs each model made, and pairs compare shared runs only.
     #[serde(default)]
     pub scenarios: Vec<String>,
+    /// The most trials this model runs, whatever `[run] trials` or
+    /// `--trials` ask (default: as many). For a real model replayed from
+    /// recordings of that many trials: the trials beyond them have nothing
+    /// to replay. Reports say how many runs each model made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_trials: Option<u32>,
     /// The arms this model runs under, instead of `[run] arms` (`[]`: none,
     /// one run per unit as configured), e.g. a slow local model on fewer arms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -403,6 +409,13 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// Whether calltape computes this model's answers itself (a simulated
+    /// model): nothing outside calltape answers it, so it is never recorded
+    /// or replayed, whatever the mode.
+    pub fn is_simulated(&self) -> bool {
+        self.provider == ProviderKind::Sim
+    }
+
     /// The configured model's name: the name, or a variant's base.
     pub fn base_name(&self) -> &str {
         self.arm.as_ref().map_or(&self.name, |a| &a.base)
@@ -411,6 +424,11 @@ impl ModelConfig {
     /// The repair mode of this model's units: its arm's, else the configuration's.
     pub fn repair(&self, configured: RepairMode) -> RepairMode {
         self.arm.as_ref().map_or(configured, |a| a.repair)
+    }
+
+    /// The trials this model runs when the run asks for `run_trials`.
+    pub fn trials(&self, run_trials: u32) -> u32 {
+        self.max_trials.map_or(run_trials, |most| most.min(run_trials))
     }
 
     /// Whether this model runs the scenario with this id.
@@ -579,6 +597,9 @@ impl Config {
             in_range(field("concurrency"), m.concurrency as u64, limits::MAX_CONCURRENCY, 1)?;
             in_range(field("timeout_secs"), m.timeout_secs, limits::MAX_TIMEOUT_SECS, 1)?;
             in_range(field("max_retries"), m.max_retries.into(), limits::MAX_RETRIES, 0)?;
+            if let Some(most) = m.max_trials {
+                in_range(field("max_trials"), most.into(), limits::MAX_TRIALS, 1)?;
+            }
             finite(field("price.input"), m.price.input, limits::MAX_PRICE)?;
             finite(field("price.output"), m.price.output, limits::MAX_PRICE)?;
             finite(field("price.cached_input"), m.price.cached_input, limits::MAX_PRICE)?;

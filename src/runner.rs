@@ -26,7 +26,7 @@ use crate::plan::RunPlan;
 use crate::provider::{self, Provider};
 use crate::run_folder;
 use crate::scenario::{McpToolset, Scenario, Suite};
-use crate::transport::cassette::{sim_source, CassetteOutcome, CassetteSummary, RecordAdvice, Recordings, SecretScan, UnitCassette};
+use crate::transport::cassette::{CassetteOutcome, CassetteSummary, RecordAdvice, Recordings, SecretScan, UnitCassette};
 use crate::transport::live::LiveTransport;
 use crate::transport::sim::SimTransport;
 use crate::transport::Transport;
@@ -151,8 +151,8 @@ fn record_advice(config: &Config, config_origin: &str) -> RecordAdvice {
 
 /// Every (model, scenario, trial) unit of the run, done or not.
 fn count_units(config: &Config, suites: &[Suite]) -> u64 {
-    config.models.iter().map(|m| suites.iter().flat_map(Suite::ids).filter(|id| m.runs(id)).count() as u64).sum::<u64>()
-        * u64::from(config.run.trials)
+    let runs = |m: &ModelConfig| suites.iter().flat_map(Suite::ids).filter(|id| m.runs(id)).count() as u64;
+    config.models.iter().map(|m| runs(m) * u64::from(m.trials(config.run.trials))).sum()
 }
 
 fn progress_bar(show: bool, total: u64) -> ProgressBar {
@@ -242,7 +242,12 @@ async fn dispatch(
             let key =
                 |lane: &Lane, trial| UnitKey { model: lane.model.name.clone(), suite: suite.name.clone(), scenario: id.into(), trial };
             let pending: Vec<(UnitKey, &Lane)> = (0..trials)
-                .flat_map(|trial| lanes.iter().filter(|l| l.model.runs(id)).map(move |lane| (key(lane, trial), lane)))
+                .flat_map(|trial| {
+                    lanes
+                        .iter()
+                        .filter(move |l| l.model.runs(id) && trial < l.model.trials(trials))
+                        .map(move |lane| (key(lane, trial), lane))
+                })
                 .filter(|(key, _)| !done.contains(key))
                 .collect();
             if pending.is_empty() {
@@ -343,12 +348,12 @@ async fn run_one(
     shared: Arc<Shared>,
     stop: StopFlag,
 ) -> Result<(bool, Option<CassetteOutcome>), EventsError> {
-    let _permit = lane.limit.acquire_owned().await.expect("semaphore never closes");
+    let _permit = lane.limit.clone().acquire_owned().await.expect("semaphore never closes");
     if stop.is_set() {
         return Ok((false, None));
     }
     let Shared { events, config, progress, rules, person, live, recordings } = &*shared;
-    let transports = unit_transports(&key, &lane.model, &lane.repairer, &scenario, config, recordings, live);
+    let transports = unit_transports(&key, &lane, &scenario, config, recordings, live, mcp.is_some());
     let mcp = mcp.map(|set| mcp_link(&set, transports.cassette.as_ref(), config.mode_for(&lane.model)));
     let unit = Unit {
         key,
@@ -427,36 +432,37 @@ struct UnitTransports {
     cassette: Option<UnitCassette>,
 }
 
-/// The unit's transports in its model's cassette mode. The repair model's
-/// requests go through the same cassette: they are part of this unit's
-/// exchanges, whatever mode the repair model has on its own.
+/// The unit's transports. A simulated model is computed in-process in every
+/// mode: it answers through its own transport, never a cassette (there is
+/// nothing outside calltape to record). The other models go through the
+/// unit's cassette in their mode, and so do the repair model's requests:
+/// they are part of this unit's exchanges, whatever mode the repair model
+/// has on its own. A unit with an MCP toolset keeps a cassette for the
+/// server's exchanges even when its model is simulated.
 fn unit_transports(
     key: &UnitKey,
-    model: &Arc<ModelConfig>,
-    repairer: &Arc<ModelConfig>,
+    Lane { model, repairer, .. }: &Lane,
     scenario: &Arc<Scenario>,
     config: &Config,
     recordings: &Arc<Recordings>,
     live: &LiveTransports,
+    mcp: bool,
 ) -> UnitTransports {
     let trial = key.trial;
     let mode = config.mode_for(model);
-    if mode == CassetteMode::Live {
-        return UnitTransports {
-            model: transport_for(model, scenario, config, trial, live),
-            repair: transport_for(repairer, scenario, config, trial, live),
-            cassette: None,
-        };
-    }
-    let sim = [model, repairer].iter().filter_map(|m| Some((m.name.clone(), sim_source(m, scenario, config.run.seed)?))).collect();
-    let cassette = recordings.open(mode, key.clone(), sim);
-    // A replay has nothing under the cassette: no network, no key.
-    let inner = |m: &Arc<ModelConfig>| (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial, live));
-    UnitTransports {
-        model: Box::new(cassette.endpoint(&model.name, inner(model))),
-        repair: Box::new(cassette.endpoint(&repairer.name, inner(repairer))),
-        cassette: Some(cassette),
-    }
+    let recorded = |m: &Arc<ModelConfig>| !m.is_simulated();
+    let needs_cassette = mode != CassetteMode::Live && (recorded(model) || recorded(repairer) || mcp);
+    let cassette = needs_cassette.then(|| recordings.open(mode, key.clone()));
+    let endpoint = |m: &Arc<ModelConfig>| -> Box<dyn Transport> {
+        match &cassette {
+            Some(c) if recorded(m) => {
+                // A replay has nothing under the cassette: no network, no key.
+                Box::new(c.endpoint(&m.name, (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial, live))))
+            }
+            _ => transport_for(m, scenario, config, trial, live),
+        }
+    };
+    UnitTransports { model: endpoint(model), repair: endpoint(repairer), cassette }
 }
 
 /// The scan every cassette passes before it is written (and `cassettes

@@ -4,11 +4,13 @@
 //! quoting, has no recording: each unit's "Record it with" command is taken
 //! from scenarios.csv, run exactly as printed by `sh -c` with the binary on
 //! PATH, and must record the unit so that the same run then replays and
-//! passes.
+//! passes. The model is a remote one: the strong simulator served over HTTP
+//! (`common::served`).
 
 use std::path::Path;
 use std::process::{Command, Output};
 
+use calltape::config::{Config, EMBEDDED_DEFAULT};
 use calltape::exit_codes;
 
 mod common;
@@ -19,14 +21,15 @@ fn root() -> &'static Path {
 }
 
 fn calltape(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+    // Off the runtime's own threads: the model's server runs on them.
+    tokio::task::block_in_place(|| Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs"))
 }
 
 /// A shell command line run as a user would paste it, `calltape` found on PATH.
 fn shell(line: &str, cwd: &Path) -> Output {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_calltape")).parent().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    Command::new("sh").arg("-c").arg(line).current_dir(cwd).env("PATH", path).output().expect("sh runs")
+    tokio::task::block_in_place(|| Command::new("sh").arg("-c").arg(line).current_dir(cwd).env("PATH", path).output().expect("sh runs"))
 }
 
 /// The names of the files anywhere under `dir`.
@@ -49,13 +52,19 @@ fn advice(reason: &str) -> Option<String> {
     Some(reason[start..start + len].to_string())
 }
 
-#[test]
-fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
+#[tokio::test(flavor = "multi_thread")]
+async fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     copy_dir(&root().join("scenarios/coding"), &cwd.join("my suite"));
     std::fs::create_dir(cwd.join("cfg dir")).unwrap();
-    std::fs::copy(root().join("calltape.toml"), cwd.join("cfg dir/calltape.toml")).unwrap();
+    let suites = calltape::scenario::load_suites(&[cwd.join("my suite")]).unwrap();
+    let server = common::served::serve_profiles(&Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap(), &suites).await;
+    let remote = format!(
+        "{EMBEDDED_DEFAULT}\n[[models]]\nname = \"remote-strong\"\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel_id = \"sim-strong\"\ntier = \"strong\"\n",
+        server.uri()
+    );
+    std::fs::write(cwd.join("cfg dir/calltape.toml"), remote).unwrap();
     // Two trials: the second trial's advice must carry --trials too; the
     // default's three arms: each advice names its arm's variant.
     let run = [
@@ -67,7 +76,7 @@ fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
         "--recordings",
         "my tapes",
         "--model",
-        "sim-strong",
+        "remote-strong",
         "--filter",
         "read-cargo-tom?",
         "--trials",
@@ -84,7 +93,7 @@ fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     commands.dedup();
     assert_eq!(commands.len(), 6, "one command per arm and trial: {commands:?}");
     for command in &commands {
-        assert!(["off", "local", "full"].iter().any(|a| command.contains(&format!("--model sim-strong@{a} "))), "{command}");
+        assert!(["off", "local", "full"].iter().any(|a| command.contains(&format!("--model remote-strong@{a} "))), "{command}");
         assert!(command.contains("--suite "), "{command}");
         assert!(command.contains("--config 'cfg dir/calltape.toml'"), "{command}");
         assert!(command.contains("--recordings 'my tapes'"), "{command}");

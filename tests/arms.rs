@@ -105,17 +105,39 @@ fn every_unit_runs_once_per_arm_and_the_arms_are_paired() {
     assert!(html.contains("What each arm buys"));
 }
 
-#[test]
-fn arms_record_one_cassette_per_unit_and_arm_and_replay_them() {
+#[tokio::test(flavor = "multi_thread")]
+async fn arms_record_one_cassette_per_unit_and_arm_and_replay_them() {
+    // A remote model (the cheap simulator served over HTTP): simulated
+    // models themselves are computed, never recorded.
     let dir = tempfile::tempdir().unwrap();
+    let mut suites = calltape::scenario::load_suites(&[project_root().join("scenarios/bfcl-sample")]).unwrap();
+    suites[0].retain(|id| id.starts_with("simple_python_"));
+    let embedded = calltape::config::Config::parse(calltape::config::EMBEDDED_DEFAULT, "embedded").unwrap();
+    let server = common::served::serve_profiles(&embedded, &suites).await;
+    let config = dir.path().join("calltape.toml");
+    let remote = format!(
+        "{}\n[[models]]\nname = \"remote-cheap\"\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel_id = \"sim-cheap-types\"\ntier = \"cheap\"\n",
+        calltape::config::EMBEDDED_DEFAULT,
+        server.uri()
+    );
+    std::fs::write(&config, remote).unwrap();
     let rec = dir.path().join("rec");
-    let out = arms_run(&dir.path().join("r1"), "record", ARMS, &["--recordings", rec.to_str().unwrap()]);
+    let run = |out: &str, mode: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--config", config.to_str().unwrap(), "--mode", mode, "--model", "remote-cheap", "--arms", ARMS];
+        args.extend_from_slice(&["--suite", "scenarios/bfcl-sample", "--filter", "simple_python_*", "--recordings", rec.to_str().unwrap()]);
+        let out = dir.path().join(out);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        tokio::task::block_in_place(|| calltape(&args, project_root()))
+    };
+    let out = run("r1", "record", &[]);
     assert!(out.status.success(), "{}", text(&out));
     for arm in ["off", "local", "full"] {
-        let folder = rec.join(format!("bfcl-sample/sim-cheap-types@{arm}"));
+        let folder = rec.join(format!("bfcl-sample/remote-cheap@{arm}"));
         assert!(folder.join("simple_python_100.t0.json").is_file(), "{}", folder.display());
     }
-    let replay = arms_run(&dir.path().join("r2"), "replay", ARMS, &["--recordings", rec.to_str().unwrap(), "--strict"]);
+    drop(server);
+    let replay = run("r2", "replay", &["--strict"]);
     assert!(replay.status.success(), "{}", text(&replay));
     assert_eq!(common::csv_tables(&dir.path().join("r1/latest")), common::csv_tables(&dir.path().join("r2/latest")));
 

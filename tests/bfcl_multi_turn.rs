@@ -1,7 +1,8 @@
 //! BFCL's multi-turn categories through the binary: import (turns, held-out
 //! functions, answer keys), check (each reference meets its key), run on
-//! the API classes with the simulated models (tools offered turn by turn,
-//! verdicts with BFCL's failure types) and bfcl-judge on hand-made
+//! the API classes with the simulated models, served over HTTP so they are
+//! recorded like remote ones (tools offered turn by turn, verdicts with
+//! BFCL's failure types) and bfcl-judge on hand-made
 //! trajectories. The data is a few real BFCL entries (tests/fixtures/bfcl-multi-turn).
 
 use std::path::{Path, PathBuf};
@@ -9,10 +10,17 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+
 const CATEGORIES: [&str; 4] = ["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"];
 
 fn calltape(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
+    // Off a runtime's own threads, where a test serves models on them.
+    let run = || Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs");
+    match tokio::runtime::Handle::try_current() {
+        Ok(_) => tokio::task::block_in_place(run),
+        Err(_) => run(),
+    }
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -73,21 +81,44 @@ fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok: mt (8 scenarios)");
 }
 
-/// Runs two simulated models (one strong with repair, one cheap without) on
-/// `suite` in `mode`, with the cassettes in `recordings`, into `<dir>/<out>`.
-fn run_sims(dir: &Path, suite: &Path, mode: &str, recordings: &Path, out: &str) -> Output {
+/// A configuration with two remote models served at `base_url`: the strong
+/// and the cheap simulators (`remote-strong`, `remote-cheap`).
+fn remote_config(dir: &Path, base_url: &str) -> PathBuf {
+    let model = |name: &str, id: &str, tier: &str| {
+        format!(
+            "\n[[models]]\nname = \"{name}\"\nprovider = \"openai\"\nbase_url = \"{base_url}\"\nmodel_id = \"{id}\"\ntier = \"{tier}\"\n"
+        )
+    };
+    let text = [
+        calltape::config::EMBEDDED_DEFAULT.to_string(),
+        model("remote-strong", "sim-strong", "strong"),
+        model("remote-cheap", "sim-cheap-types", "cheap"),
+    ];
+    let path = dir.join("remote.toml");
+    std::fs::write(&path, text.concat()).unwrap();
+    path
+}
+
+/// Runs two remote models (one strong with repair, one cheap without) of
+/// `config` on `suite` in `mode`, with the cassettes in `recordings`, into `<dir>/<out>`.
+fn run_sims(dir: &Path, config: &Path, suite: &Path, mode: &str, recordings: &Path, out: &str) -> Output {
     let out = dir.join(out);
-    let args = ["run", "--mode", mode, "--model", "sim-strong@full", "--model", "sim-cheap-types@off"];
+    let args =
+        ["run", "--config", config.to_str().unwrap(), "--mode", mode, "--model", "remote-strong@full", "--model", "remote-cheap@off"];
     let paths = ["--suite", suite.to_str().unwrap(), "--recordings", recordings.to_str().unwrap(), "--out", out.to_str().unwrap()];
     calltape(&[&args[..], &paths[..]].concat(), dir)
 }
 
-#[test]
-fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
     let dir = tempfile::tempdir().unwrap();
     let suite = imported(dir.path());
+    let suites = calltape::scenario::load_suites(std::slice::from_ref(&suite)).unwrap();
+    let embedded = calltape::config::Config::parse(calltape::config::EMBEDDED_DEFAULT, "embedded").unwrap();
+    let server = common::served::serve_profiles(&embedded, &suites).await;
+    let config = remote_config(dir.path(), &format!("{}/v1", server.uri()));
     let recordings = dir.path().join("rec");
-    let out = run_sims(dir.path(), &suite, "record", &recordings, "reports");
+    let out = run_sims(dir.path(), &config, &suite, "record", &recordings, "reports");
     assert!(out.status.success() || out.status.code() == Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let reports = dir.path().join("reports/latest");
     let rows: Vec<Value> = {
@@ -102,11 +133,11 @@ fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
         assert_eq!(row["errored"], "false", "{row}");
     }
     // The cheap model without repair misses some (BFCL's types make it through).
-    assert!(rows.iter().any(|r| r["model"] == "sim-strong@full" && r["passed"] == "true"));
+    assert!(rows.iter().any(|r| r["model"] == "remote-strong@full" && r["passed"] == "true"));
 
     // The held-out function is absent from the requests before its turn and offered after.
     let cassette: Value =
-        serde_json::from_str(&std::fs::read_to_string(recordings.join("mt/sim-strong@full/multi_turn_miss_func_46.t0.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(recordings.join("mt/remote-strong@full/multi_turn_miss_func_46.t0.json")).unwrap())
             .unwrap();
     let held = lines(&suite.join("multi_turn_miss_func.jsonl"))[0]["followups"]
         .as_array()
@@ -131,13 +162,16 @@ fn a_run_offers_held_out_tools_from_their_turn_and_judges_by_state() {
     assert!(!offered[0] && *offered.last().unwrap(), "{offered:?}");
 
     // `show` says which user turn each step belongs to (BFCL's failure types name the turn).
-    let shown =
-        calltape(&["show", reports.to_str().unwrap(), "--scenario", "multi_turn_miss_func_46", "--model", "sim-strong@full"], dir.path());
+    let shown = calltape(
+        &["show", reports.to_str().unwrap(), "--scenario", "multi_turn_miss_func_46", "--model", "remote-strong@full"],
+        dir.path(),
+    );
     let shown = String::from_utf8_lossy(&shown.stdout);
     assert!(shown.contains("step 1 · user turn 0") && shown.contains("· user turn 1"), "{shown}");
 
-    // Replayed from those recordings, the verdicts are the same.
-    let again = run_sims(dir.path(), &suite, "replay", &recordings, "replayed");
+    // Replayed from those recordings with no server, the verdicts are the same.
+    drop(server);
+    let again = run_sims(dir.path(), &config, &suite, "replay", &recordings, "replayed");
     assert!(again.status.success() || again.status.code() == Some(1), "{}", String::from_utf8_lossy(&again.stderr));
     let first = std::fs::read_to_string(reports.join("scenarios.csv")).unwrap();
     let second = std::fs::read_to_string(dir.path().join("replayed/latest/scenarios.csv")).unwrap();

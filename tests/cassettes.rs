@@ -1,11 +1,16 @@
-//! Cassettes through the runner: a suite recorded from the simulated models
+//! Cassettes through the runner: a suite recorded from models behind a real
+//! HTTP server (the simulators, served by wiremock: see `common::served`)
 //! and replayed with nothing under the cassettes gives the same events and
-//! tables as the live run, apart from run ids and wall-clock times; missing,
-//! unused and stale recordings are reported as a user needs them to be.
+//! tables as the live run, apart from run ids and wall-clock times; missing
+//! and unused recordings are reported as a user needs them to be; and a
+//! simulated model is computed in-process whatever the mode.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
-use calltape::config::{Config, ProviderKind, EMBEDDED_DEFAULT};
+use calltape::config::{Config, EMBEDDED_DEFAULT};
+use common::served::{as_remote, serve_sims};
 
 use calltape::core::modes::CassetteMode;
 use calltape::events::{self, CassetteEvent, Event, EventKind, ModelRequestEvent, ScenarioFinishedEvent, UnitKey};
@@ -34,6 +39,17 @@ fn config(models: &[&str], out: &Path, recordings: &Path, mode: CassetteMode) ->
     config
 }
 
+/// `config`, with the simulated models as remote ones that no server
+/// answers: only their recordings can.
+fn remote_config(models: &[&str], out: &Path, recordings: &Path, mode: CassetteMode) -> Config {
+    let mut config = config(models, out, recordings, mode);
+    as_remote(&mut config, NO_SERVER);
+    config
+}
+
+/// A base URL where nothing listens.
+const NO_SERVER: &str = "http://127.0.0.1:9/v1";
+
 async fn run(config: &Config, suites: &[Suite]) -> (RunFolder, Vec<Event>, Tables) {
     let folder =
         runner::run(config, "test", suites, false, runner::RunTarget::New(&calltape::plan::RunPlan::whole(config.clone(), "test")))
@@ -55,6 +71,8 @@ fn comparable(events: &[Event]) -> Vec<Value> {
             let mut v = serde_json::to_value(e).unwrap();
             let o = v.as_object_mut().unwrap();
             o.remove("ts_ms");
+            // Measured on the wall clock over HTTP: differs between live runs.
+            o.remove("latency_ms");
             match o["event"].as_str().unwrap() {
                 "run_started" => {
                     o.remove("run_id");
@@ -88,7 +106,7 @@ fn reproducible(df: &DataFrame) -> DataFrame {
     let measured: Vec<String> = df
         .get_column_names()
         .iter()
-        .filter(|c| c.starts_with("repair_local_") || c.as_str() == "latency_us")
+        .filter(|c| c.starts_with("repair_local_") || c.starts_with("repair_model_p") || c.contains("latency"))
         .map(|c| c.to_string())
         .collect();
     df.drop_many(measured)
@@ -96,7 +114,14 @@ fn reproducible(df: &DataFrame) -> DataFrame {
 
 fn assert_same_tables(a: &Tables, b: &Tables, what: &str) {
     for ((name, x), (_, y)) in a.named().into_iter().zip(b.named()) {
-        assert!(reproducible(x).equals_missing(&reproducible(y)), "{what}: {name} differs\n{x}\n{y}");
+        let (x, y) = (reproducible(x), reproducible(y));
+        let differ: Vec<String> = x
+            .get_column_names()
+            .iter()
+            .filter(|c| x.column(c.as_str()).ok().zip(y.column(c.as_str()).ok()).is_none_or(|(a, b)| !a.equals_missing(b)))
+            .map(|c| c.to_string())
+            .collect();
+        assert!(x.equals_missing(&y), "{what}: {name} differs in {differ:?}");
     }
 }
 
@@ -109,6 +134,7 @@ async fn a_replay_with_nothing_under_the_cassettes_equals_the_live_run() {
     let models = ["sim-strong", "sim-cheap-types", "sim-cheap-names"];
     let mut live = config(&models, &dir.path().join("live"), &recordings, CassetteMode::Live);
     live.run.trials = 2;
+    let server = serve_sims(&mut live, &suites).await;
     let (live_folder, live_events, live_tables) = run(&live, &suites).await;
     assert_eq!(live_folder.cassettes.units, 0, "a live run has no cassettes");
     assert!(!recordings.exists());
@@ -124,25 +150,21 @@ async fn a_replay_with_nothing_under_the_cassettes_equals_the_live_run() {
     assert_eq!(comparable(&record_events), comparable(&live_events), "recording changed what the run saw");
     assert_same_tables(&record_tables, &live_tables, "record vs live");
 
-    // Replay as if the models were remote ones with no server behind them:
-    // nothing but the cassettes can answer.
+    // Replay with no server behind the models: nothing but the cassettes can answer.
+    drop(server);
     let mut replay = live.clone();
     replay.run.mode = CassetteMode::Replay;
     replay.run.out_dir = dir.path().join("replay");
+    as_remote(&mut replay, NO_SERVER);
     for m in &mut replay.models {
-        m.provider = ProviderKind::Openai;
-        m.base_url = Some("http://127.0.0.1:9/v1".into());
-        m.sim = None;
+        m.base_url = Some(NO_SERVER.into());
     }
     let (folder, replay_events, replay_tables) = run(&replay, &suites).await;
     let c = &folder.cassettes;
     assert_eq!((c.missing, c.unused, c.recorded, c.written), (0, 0, 0, 0), "{:?}", c.warnings);
     assert!(c.replayed > units, "every unit made at least one request");
     assert!(!replay_events.iter().any(|e| matches!(e.kind, EventKind::Cassette(CassetteEvent { .. }))), "an exact replay reports nothing");
-    let mut expected = comparable(&live_events);
-    // The run's model list says what was configured: the provider kind differs, by design of this test.
-    expected[0]["models"].as_array_mut().unwrap().iter_mut().for_each(|m| m["provider"] = "openai".into());
-    assert_eq!(comparable(&replay_events), expected);
+    assert_eq!(comparable(&replay_events), comparable(&live_events));
     assert_same_tables(&replay_tables, &live_tables, "replay vs live");
 }
 
@@ -153,6 +175,7 @@ async fn requests_to_a_repair_model_are_recorded_in_the_unit_that_made_them() {
     let suites = coding_suite();
     let mut record = config(&["sim-cheap-types", "sim-strong"], &dir.path().join("record"), &recordings, CassetteMode::Record);
     record.pipeline.repair_model = Some("sim-strong".into());
+    let _server = serve_sims(&mut record, &suites).await;
     let (_, record_events, record_tables) = run(&record, &suites).await;
     let repairs_by_strong = record_events
         .iter()
@@ -165,26 +188,33 @@ async fn requests_to_a_repair_model_are_recorded_in_the_unit_that_made_them() {
         let c: Value = serde_json::from_str(&text).unwrap();
         let by_strong = c["interactions"].as_array().unwrap().iter().filter(|i| i["model"] == "sim-strong").count();
         cassettes_with_repairs += usize::from(by_strong > 0);
-        if by_strong > 0 {
-            assert!(c["sim"]["sim-strong"]["seed"] == 42, "the repair model's source is recorded too: {}", c["sim"]);
-        }
     }
     assert!(cassettes_with_repairs > 0);
 
     let mut replay = record.clone();
     replay.run.mode = CassetteMode::Replay;
     replay.run.out_dir = dir.path().join("replay");
+    for m in &mut replay.models {
+        m.base_url = Some(NO_SERVER.into());
+    }
     let (folder, replay_events, replay_tables) = run(&replay, &suites).await;
     assert_eq!((folder.cassettes.missing, folder.cassettes.unused), (0, 0));
     assert_eq!(comparable(&replay_events), comparable(&record_events));
     assert_same_tables(&replay_tables, &record_tables, "replay vs record, with a repair model");
 }
 
-/// Records the three `parallel-*` scenarios of one model into `recordings`.
-async fn record_some(dir: &Path, recordings: &Path, model: &str) -> Vec<Suite> {
+/// The three `parallel-*` scenarios of the coding suite.
+fn parallel_reads() -> Vec<Suite> {
     let mut suites = coding_suite();
     suites[0].retain(|id| id.starts_with("parallel-read"));
-    let record = config(&[model], &dir.join("record"), recordings, CassetteMode::Record);
+    suites
+}
+
+/// Records the three `parallel-*` scenarios of one (served) model into `recordings`.
+async fn record_some(dir: &Path, recordings: &Path, model: &str) -> Vec<Suite> {
+    let suites = parallel_reads();
+    let mut record = config(&[model], &dir.join("record"), recordings, CassetteMode::Record);
+    let _server = serve_sims(&mut record, &suites).await;
     run(&record, &suites).await;
     suites
 }
@@ -197,7 +227,7 @@ async fn a_missing_recording_is_an_error_row_that_says_how_to_record_it() {
     let gone = recordings.join("coding/sim-cheap-syntax/parallel-read-two-ranges.t0.json");
     std::fs::remove_file(&gone).unwrap();
 
-    let replay = config(&["sim-cheap-syntax"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
+    let replay = remote_config(&["sim-cheap-syntax"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
     let (folder, events, tables) = run(&replay, &suites).await;
     assert_eq!(folder.cassettes.missing, 1);
     assert!(folder.cassettes.errors.is_empty(), "not strict: a warning, and the row is an error");
@@ -261,7 +291,7 @@ fn request_key_of(events: &[Event]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn unused_stale_and_auto() {
+async fn unused_auto_and_simulated() {
     let dir = tempfile::tempdir().unwrap();
     let recordings = dir.path().join("recordings");
     let suites = record_some(dir.path(), &recordings, "sim-cheap-extra").await;
@@ -274,7 +304,7 @@ async fn unused_stale_and_auto() {
     extra["request"]["body"]["messages"][1]["content"] = "something nobody asks".into();
     cassette["interactions"].as_array_mut().unwrap().push(extra);
     std::fs::write(&file, serde_json::to_string_pretty(&cassette).unwrap()).unwrap();
-    let mut replay = config(&["sim-cheap-extra"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
+    let mut replay = remote_config(&["sim-cheap-extra"], &dir.path().join("replay"), &recordings, CassetteMode::Replay);
     let (folder, events, _) = run(&replay, &suites).await;
     assert_eq!((folder.cassettes.unused, folder.cassettes.missing), (1, 0));
     let n = cassette["interactions"].as_array().unwrap().len();
@@ -290,26 +320,21 @@ async fn unused_stale_and_auto() {
     assert_eq!(folder.cassettes.errors.len(), 1);
     replay.cassettes.strict = false;
 
-    // Another seed would make the simulator answer otherwise: the cassette is stale, not silently replayed.
-    replay.run.seed = 7;
-    let (folder, events, _) = run(&replay, &suites).await;
-    assert_eq!(folder.cassettes.missing, suites[0].len());
-    let reason = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::ScenarioFinished(ScenarioFinishedEvent { unit, reason, .. }) if unit.scenario == "parallel-read-client-server" => {
-                Some(reason.clone())
-            }
-            _ => None,
-        })
-        .unwrap();
-    assert!(reason.contains("is stale: its answers from sim-cheap-extra were recorded with seed 42 (now 7)"), "{reason}");
+    // The simulated model itself is computed in replay mode too: its
+    // recordings are neither read nor needed, with any seed.
+    let mut simulated = config(&["sim-cheap-extra"], &dir.path().join("simulated"), &recordings, CassetteMode::Replay);
+    simulated.run.seed = 7;
+    simulated.cassettes.strict = true;
+    let (folder, events, _) = run(&simulated, &suites).await;
+    assert_eq!((folder.cassettes.units, folder.remaining), (0, 0), "no unit of a simulated model opens a cassette");
+    assert!(!events.iter().any(|e| matches!(&e.kind, EventKind::ScenarioFinished(ScenarioFinishedEvent { error: true, .. }))));
 
     // Auto: replays what is there, records what is not, and drops what went unused.
     let two_ranges = recordings.join("coding/sim-cheap-extra/parallel-read-two-ranges.t0.json");
     let two_ranges_text = std::fs::read_to_string(&two_ranges).unwrap();
     std::fs::remove_file(&two_ranges).unwrap();
-    let auto = config(&["sim-cheap-extra"], &dir.path().join("auto"), &recordings, CassetteMode::Auto);
+    let mut auto = config(&["sim-cheap-extra"], &dir.path().join("auto"), &recordings, CassetteMode::Auto);
+    let _server = serve_sims(&mut auto, &suites).await;
     let (folder, _, _) = run(&auto, &suites).await;
     assert_eq!(folder.cassettes.written, 1, "only the missing cassette is written; the one with an unused interaction is kept");
     assert!(folder.cassettes.warnings[0].contains("left unused in"));
@@ -317,35 +342,32 @@ async fn unused_stale_and_auto() {
 }
 
 fn without_date(text: &str) -> String {
-    text.lines().filter(|l| !l.contains("\"recorded_at\"")).collect::<Vec<_>>().join("\n")
+    // The date, and the latency measured over HTTP, differ between recordings.
+    text.lines().filter(|l| !l.contains("\"recorded_at\"") && !l.contains("\"latency_ms\"")).collect::<Vec<_>>().join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_bundled_recordings_replay_the_default_run_exactly() {
-    // The default configuration replays recordings/; this fails when a scenario,
-    // profile or the agent loop changed without re-recording them
-    // (`cargo run -- run --mode record`).
+    // The default configuration replays the real local models from
+    // recordings/ and computes the simulators; this fails when a scenario
+    // or the agent loop changed without re-recording the real models
+    // (README: "Comparing real local models").
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
     replay.expand_arms().unwrap();
     let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
     assert_eq!(suites.len(), 4, "scenarios/coding, scenarios/bfcl-sample, scenarios/stateful and scenarios/bfcl-multi-turn");
+    // The recorded models only: the simulators are computed, with no cassette.
+    replay.models.retain(|m| !m.is_simulated());
+    assert!(replay.models.iter().any(|m| m.name.contains("local")), "the real local models are part of the default run");
     let out = tempfile::tempdir().unwrap();
     assert_eq!(replay.run.mode, CassetteMode::Replay, "the default run replays");
     replay.run.out_dir = out.path().join("replay");
     replay.cassettes.dir = root().join("recordings");
     replay.cassettes.strict = true;
-    let (folder, _, replay_tables) = run(&replay, &suites).await;
+    let (folder, _, _) = run(&replay, &suites).await;
     let c = &folder.cassettes;
     assert!(c.errors.is_empty() && c.warnings.is_empty(), "bundled recordings are out of date; re-record them:\n{:?}", c.errors);
     let units: usize = replay.models.iter().map(|m| suites.iter().flat_map(|s| s.ids()).filter(|id| m.runs(id)).count()).sum();
     assert_eq!(c.units, units);
-    assert!(replay.models.iter().any(|m| m.name.contains("local")), "the real local models are part of the default run");
-
-    // The real local models replay whatever --mode says (their own `mode`),
-    // so the live run below compares the simulators and replays them.
-    let mut live = replay.clone();
-    live.run.mode = CassetteMode::Live;
-    live.run.out_dir = out.path().join("live");
-    let (_, _, live_tables) = run(&live, &suites).await;
-    assert_same_tables(&replay_tables, &live_tables, "bundled replay vs live");
+    assert_eq!(c.replayed, c.units.max(c.replayed), "every unit replayed");
 }

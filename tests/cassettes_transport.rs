@@ -3,7 +3,6 @@
 //! replay with their event offsets; identical requests replay in order;
 //! keys planted in headers, URL and body never reach the disk.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -91,7 +90,7 @@ fn body(user: &str) -> Value {
 async fn streams_record_and_replay_in_order_with_their_offsets_and_no_keys() {
     let dir = tempfile::tempdir().unwrap();
     let rec = recordings(dir.path(), ReplayTiming::Instant, 1.0);
-    let cassette = rec.open(CassetteMode::Record, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Record, unit());
     let remote = cassette.endpoint("remote", Some(Box::new(FakeStream::default())));
     // The same request twice (the caller id differs: it is ignored by default), then another.
     let first = remote.send(&request(body("u-1"))).await.unwrap();
@@ -122,7 +121,7 @@ async fn streams_record_and_replay_in_order_with_their_offsets_and_no_keys() {
     assert_eq!(c["interactions"][0]["key"], c["interactions"][1]["key"], "identical requests, one key");
 
     // Replay with no transport underneath: the same responses, in the recorded order.
-    let cassette = rec.open(CassetteMode::Replay, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Replay, unit());
     let remote = cassette.endpoint("remote", None);
     assert_eq!(remote.send(&request(body("u-9"))).await.unwrap(), first);
     assert_eq!(remote.send(&request(other)).await.unwrap(), third);
@@ -140,7 +139,7 @@ async fn streams_record_and_replay_in_order_with_their_offsets_and_no_keys() {
 async fn a_key_in_the_body_refuses_the_write_and_leaves_the_old_cassette_alone() {
     let dir = tempfile::tempdir().unwrap();
     let rec = recordings(dir.path(), ReplayTiming::Instant, 1.0);
-    let cassette = rec.open(CassetteMode::Record, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Record, unit());
     cassette.endpoint("remote", Some(Box::new(FakeStream::default()))).send(&request(body("u"))).await.unwrap();
     let path = cassette.path().to_path_buf();
     assert!(cassette.finish().written);
@@ -152,7 +151,7 @@ async fn a_key_in_the_body_refuses_the_write_and_leaves_the_old_cassette_alone()
         (format!("Authorization: Bearer {}", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjF9"), "a bearer token"),
         (format!("use {LOCAL_KEY} please"), "the value of $LOCAL_MODEL_KEY"),
     ] {
-        let cassette = rec.open(CassetteMode::Record, unit(), BTreeMap::new());
+        let cassette = rec.open(CassetteMode::Record, unit());
         let remote = cassette.endpoint("remote", Some(Box::new(FakeStream::default())));
         let mut leaky = body("u");
         leaky["messages"][0]["content"] = planted.clone().into();
@@ -188,7 +187,7 @@ async fn a_failed_exchange_leaves_no_cassette_and_recorded_timing_waits() {
     }
     let dir = tempfile::tempdir().unwrap();
     let rec = recordings(dir.path(), ReplayTiming::Recorded, 10.0);
-    let cassette = rec.open(CassetteMode::Record, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Record, unit());
     let err = cassette.endpoint("remote", Some(Box::new(Down))).send(&request(body("u"))).await.unwrap_err();
     assert_eq!(err, TransportError::Connection("connection refused".into()));
     let path = cassette.path().to_path_buf();
@@ -198,10 +197,10 @@ async fn a_failed_exchange_leaves_no_cassette_and_recorded_timing_waits() {
 
     // Record for real, then replay keeping the recorded timing at 10× speed:
     // the stream's 191 ms take at least 19 ms, and the figures stay the recorded ones.
-    let cassette = rec.open(CassetteMode::Record, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Record, unit());
     let recorded = cassette.endpoint("remote", Some(Box::new(FakeStream::default()))).send(&request(body("u"))).await.unwrap();
     assert!(cassette.finish().written);
-    let cassette = rec.open(CassetteMode::Replay, unit(), BTreeMap::new());
+    let cassette = rec.open(CassetteMode::Replay, unit());
     let started = std::time::Instant::now();
     let replayed = cassette.endpoint("remote", None).send(&request(body("u"))).await.unwrap();
     assert!(started.elapsed() >= std::time::Duration::from_millis(19));

@@ -43,18 +43,15 @@ fn a_suite_with_no_recording_errors_and_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let suite = unrecorded_suite(dir.path());
     let config = root().join("calltape.toml").display().to_string();
-    let out = calltape(
-        &["run", "--no-arms", "--config", &config, "--suite", &suite, "--model", "sim-strong", "--filter", "read-*"],
-        dir.path(),
-        &[],
-    );
+    let out =
+        calltape(&["run", "--no-arms", "--config", &config, "--suite", &suite, "--model", "qwen2.5-coder-0.5b-local"], dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");
-    assert!(stderr.contains("error: sim-strong: 6 of 6 units errored and are not in its pass rates; most often no recording to replay (6), e.g. request failed: no recording for model sim-strong"), "{stderr}");
-    assert!(stderr.contains("error: a model never answered (every unit errored): sim-strong;"), "{stderr}");
+    assert!(stderr.contains("error: qwen2.5-coder-0.5b-local: 6 of 6 units errored and are not in its pass rates; most often no recording to replay (6), e.g. request failed: no recording for model qwen2.5-coder-0.5b-local"), "{stderr}");
+    assert!(stderr.contains("error: a model never answered (every unit errored): qwen2.5-coder-0.5b-local;"), "{stderr}");
 
     let summary = csv_rows(&dir.path().join("reports/latest/summary.csv"));
-    let strong = row_of(&summary, "sim-strong");
+    let strong = row_of(&summary, "qwen2.5-coder-0.5b-local");
     assert_eq!((strong["scenarios"].as_str(), strong["errored"].as_str(), strong["passed"].as_str()), ("0", "6", "0"));
     let runs = csv_rows(&dir.path().join("reports/latest/scenarios.csv"));
     assert_eq!(runs.len(), 6);
@@ -79,9 +76,7 @@ fn errored_units_are_left_out_of_the_pass_rate_of_a_model_that_answered_others()
         "--recordings",
         &recordings,
         "--model",
-        "sim-strong@full",
-        "--filter",
-        "read-*",
+        "qwen2.5-coder-0.5b-local-text@full",
     ];
     let out = calltape(&args, dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -89,12 +84,12 @@ fn errored_units_are_left_out_of_the_pass_rate_of_a_model_that_answered_others()
     assert_eq!(out.status.code(), Some(exit_codes::SUCCESS), "{stderr}");
     assert!(
         stderr
-            .contains("error: sim-strong@full: 6 of 12 units errored and are not in its pass rates; most often no recording to replay (6)"),
+            .contains("error: qwen2.5-coder-0.5b-local-text@full: 6 of 12 units errored and are not in its pass rates; most often no recording to replay (6)"),
         "{stderr}"
     );
 
     let summary = csv_rows(&dir.path().join("reports/latest/summary.csv"));
-    let strong = row_of(&summary, "sim-strong@full");
+    let strong = row_of(&summary, "qwen2.5-coder-0.5b-local-text@full");
     let (answered, passed): (u64, u64) = (strong["scenarios"].parse().unwrap(), strong["passed"].parse().unwrap());
     assert_eq!((answered, strong["errored"].as_str()), (6, "6"));
     let rate: f64 = strong["pass_rate"].parse().unwrap();

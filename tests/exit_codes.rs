@@ -119,12 +119,12 @@ fn a_cassette_miss_is_typed_and_says_how_to_record() {
         unit: "u".into(),
         model: None,
         key: "k".into(),
-        why: Box::new(NoRecording::Stale { path: "c.json".into(), reason: "its scenario changed".into() }),
+        why: Box::new(NoRecording::NotHeld { path: "c.json".into() }),
         record: "r".into(),
     };
     assert_eq!(
         own.to_string(),
-        "no recording for u (request key k): the cassette c.json is stale: its scenario changed. Record it with `r`, or run with --mode live"
+        "no recording for u (request key k): c.json holds no recording of it. Record it with `r`, or run with --mode live"
     );
 }
 

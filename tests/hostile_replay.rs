@@ -14,7 +14,7 @@ fn calltape(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(root()).output().expect("binary runs")
 }
 
-const CASSETTE: &str = "coding/sim-strong@full/read-cargo-toml.t0.json";
+const CASSETTE: &str = "coding/qwen2.5-coder-0.5b-local@full/read-cargo-toml.t0.json";
 
 /// A copy of the bundled recordings of one unit, its text changed by `edit`.
 fn recordings_with(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
@@ -32,7 +32,7 @@ fn recordings_with(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf
 #[test]
 fn a_cassette_with_absurd_recorded_times_is_a_clear_error_row_not_a_panic_or_a_hang() {
     for (latency, shown) in [("1e300", "1e300"), ("-5", "-5.0"), ("86400001", "86400001.0")] {
-        let (dir, recordings) = recordings_with(|t| t.replacen("\"latency_ms\": 1046.483", &format!("\"latency_ms\": {latency}"), 1));
+        let (dir, recordings) = recordings_with(|t| t.replacen("\"latency_ms\": 34840.130363", &format!("\"latency_ms\": {latency}"), 1));
         let out = dir.path().join("out");
         let started = Instant::now();
         let output = calltape(&[
@@ -40,7 +40,7 @@ fn a_cassette_with_absurd_recorded_times_is_a_clear_error_row_not_a_panic_or_a_h
             "--mode",
             "replay",
             "--model",
-            "sim-strong@full",
+            "qwen2.5-coder-0.5b-local@full",
             "--filter",
             "read-cargo-toml",
             "--recordings",
@@ -96,7 +96,17 @@ fn a_slow_replay_stops_promptly_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--mode", "replay", "--model", "sim-strong@full", "--filter", "read-cargo-toml", "--replay-timing", "recorded"])
+        .args([
+            "run",
+            "--mode",
+            "replay",
+            "--model",
+            "qwen2.5-coder-0.5b-local@full",
+            "--filter",
+            "read-cargo-toml",
+            "--replay-timing",
+            "recorded",
+        ])
         .args(["--replay-speed", "0.001", "--out", out.to_str().unwrap()])
         .current_dir(root())
         .stdout(std::process::Stdio::null())

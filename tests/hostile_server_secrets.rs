@@ -17,6 +17,9 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+mod common;
+use common::copy_dir;
+
 /// The key the library tests read; distinctive, so a find is never chance.
 const KEY_VAR: &str = "CALLTAPE_HOSTILE_SECRETS_KEY";
 const KEY: &str = "ct-hostile-9Q7zX2mK4pL8vR3nW5";
@@ -322,14 +325,10 @@ fn cassettes_verify_fails_on_a_key_split_across_events_or_in_a_url() {
     let rec = dir.path().join("rec");
     let r = rec.to_str().unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--no-arms", "--mode", "record", "--recordings", r, "--model", "sim-strong", "--filter", "read-*"])
-        .args(["--out", dir.path().join("out").to_str().unwrap()])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let folder = rec.join("coding/sim-strong");
+    // The bundled recordings of a real local model's runs of the coding suite.
+    let model = "qwen2.5-coder-0.5b-local@full";
+    let folder = rec.join("coding").join(model);
+    copy_dir(&Path::new(root).join("recordings/coding").join(model), &folder);
     let mut names: Vec<String> =
         std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();

@@ -50,13 +50,8 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
     let suites = load_suites(&suite_paths).map_err(|_| Failure::BadInput(None))?;
     // The same scan a run applies before writing a cassette.
     let scan = crate::runner::secret_scan(&config, &suites);
-    let scope = cassette::verify::Scope {
-        suites: &suites,
-        models: &config.models,
-        seed: config.run.seed,
-        ignore_fields: &config.cassettes.ignore_fields,
-        scan: &scan,
-    };
+    let scope =
+        cassette::verify::Scope { suites: &suites, models: &config.models, ignore_fields: &config.cassettes.ignore_fields, scan: &scan };
     let report = cassette::verify::verify(&dir, &scope).map_err(Failure::bad)?;
     let Some(dry_run) = prune else {
         for finding in &report.findings {

@@ -183,6 +183,13 @@ pub async fn run(args: RunArgs) -> Outcome {
         e => Failure::bad(e),
     })?;
     let config = plan.effective_config();
+    // A run with simulated models says they were computed, not replayed.
+    if config.models.iter().any(|m| m.is_simulated()) {
+        eprintln!("{}", how_models_answer(&config));
+    }
+    for note in simulated_mode_note(&config, plan.mode).into_iter().chain(trials_note(&config)) {
+        eprintln!("note: {note}");
+    }
     let target = match target_dir {
         Some(dir) => {
             let done = plan::prepare_resume(&dir).map_err(Failure::bad)?;
@@ -237,6 +244,70 @@ pub async fn run(args: RunArgs) -> Outcome {
     println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
     let cassettes = report_cassettes(&folder.cassettes, &config.cassettes.dir);
     report_errored(&tables).and(cassettes)
+}
+
+/// The run's first line: how each model is answered. A simulated model is
+/// computed in-process from the seed in every mode; the others as their
+/// cassette mode says.
+fn how_models_answer(config: &Config) -> String {
+    let mut groups: Vec<(&'static str, Vec<&str>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for m in config.models.iter().filter(|m| seen.insert(m.base_name())) {
+        let how = if m.is_simulated() {
+            "computed in-process"
+        } else {
+            match config.mode_for(m) {
+                CassetteMode::Replay => "replayed from cassettes",
+                CassetteMode::Record => "live, recorded to cassettes",
+                CassetteMode::Auto => "replayed, or live and recorded where no cassette",
+                CassetteMode::Live => "live",
+            }
+        };
+        match groups.iter_mut().find(|(h, _)| *h == how) {
+            Some((_, names)) => names.push(m.base_name()),
+            None => groups.push((how, vec![m.base_name()])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(how, names)| {
+            let what = if names.len() == 1 { format!("1 model {how}") } else { format!("{} models {how}", names.len()) };
+            let seed = if *how == "computed in-process" { format!(" (simulated, seed {})", config.run.seed) } else { String::new() };
+            format!("{what}{seed}")
+        })
+        .collect();
+    let dir = config.cassettes.dir.display();
+    let cassettes = if groups.iter().any(|(how, _)| how.contains("cassettes")) { format!("; cassettes in {dir}") } else { String::new() };
+    format!("models: {}{cassettes}", parts.join(", "))
+}
+
+/// What `--mode` means for simulated models, when it names a mode they
+/// take no part in: they have nothing outside calltape to record or replay.
+fn simulated_mode_note(config: &Config, mode: Option<CassetteMode>) -> Option<String> {
+    let mode = mode.filter(|m| *m != CassetteMode::Live)?;
+    let mut names: Vec<&str> = config.models.iter().filter(|m| m.is_simulated()).map(|m| m.base_name()).collect();
+    names.dedup();
+    if names.is_empty() {
+        return None;
+    }
+    let shown = if names.len() > 3 { format!("{} and {} more", names[..3].join(", "), names.len() - 3) } else { names.join(", ") };
+    Some(format!(
+        "--mode {} does not apply to simulated models ({shown}): they are computed in-process from the seed, never recorded or replayed",
+        mode.name()
+    ))
+}
+
+/// The models that run fewer trials than the run asks (their `max_trials`).
+fn trials_note(config: &Config) -> Option<String> {
+    let trials = config.run.trials;
+    let mut capped: Vec<String> = Vec::new();
+    for m in config.models.iter().filter(|m| m.trials(trials) < trials) {
+        let line = format!("{} runs {}", m.base_name(), m.trials(trials));
+        if !capped.contains(&line) {
+            capped.push(line);
+        }
+    }
+    (!capped.is_empty()).then(|| format!("{} of the {trials} trials asked (their max_trials in the configuration)", capped.join(", ")))
 }
 
 /// A run in which some model never answered: its zero is not a score.
@@ -422,6 +493,30 @@ mod tests {
         RunArgs { suites: vec!["src".into()], ..RunArgs::default() }.apply_to(&mut config);
         assert!(config.run.suites[0].is_absolute());
         assert!(config.run.suites[0].ends_with("src"));
+    }
+
+    #[test]
+    fn the_first_line_says_how_each_model_is_answered() {
+        let mut config = Config::parse(crate::config::EMBEDDED_DEFAULT, "embedded").unwrap();
+        config.expand_arms().unwrap();
+        assert_eq!(
+            how_models_answer(&config),
+            "models: 8 models computed in-process (simulated, seed 42), 3 models replayed from cassettes; cassettes in recordings"
+        );
+        assert_eq!(simulated_mode_note(&config, Some(CassetteMode::Live)), None);
+        let note = simulated_mode_note(&config, Some(CassetteMode::Record)).unwrap();
+        assert!(
+            note.starts_with("--mode record does not apply to simulated models (sim-strong, sim-cheap-types, sim-cheap-syntax and 5 more)")
+        );
+        assert_eq!(trials_note(&config), None, "one trial asked: no model runs fewer");
+        config.run.trials = 3;
+        let note = trials_note(&config).unwrap();
+        assert!(
+            note.starts_with(
+                "qwen2.5-coder-0.5b-local runs 1, qwen2.5-coder-0.5b-local-text runs 1, qwen2.5-coder-1.5b-local runs 1 of the 3 trials"
+            ),
+            "{note}"
+        );
     }
 
     #[test]

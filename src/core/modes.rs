@@ -58,7 +58,8 @@ impl RepairMode {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum CassetteMode {
-    /// Straight to the model (the simulator or the network); nothing is read or written.
+    /// Straight to the model over the network; nothing is read or written.
+    /// (A simulated model is computed in-process in every mode.)
     #[default]
     Live,
     /// To the model, and every exchange of a unit is written to its cassette (replacing it).

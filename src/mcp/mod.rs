@@ -30,9 +30,12 @@ use crate::transport::{BoxFuture, HttpRequest, HttpResponse, Transport, Transpor
 pub use client::{McpClient, McpError};
 pub use executor::{McpExecutor, McpLink};
 
+/// What the names of MCP toolsets start with where they are recorded as models.
+pub const CASSETTE_MODEL_PREFIX: &str = "mcp:";
+
 /// The name a toolset's exchanges are recorded under in a unit's cassette.
 pub fn cassette_model(toolset: &str) -> String {
-    format!("mcp:{toolset}")
+    format!("{CASSETTE_MODEL_PREFIX}{toolset}")
 }
 
 /// The URL requests to a server carry: its own for HTTP; for a child

@@ -278,6 +278,7 @@ mod tests {
             sim: None,
             tool_format: ToolFormat::Native,
             scenarios: Vec::new(),
+            max_trials: None,
             arms: None,
             arm: None,
             strict_tools: false,

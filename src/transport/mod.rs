@@ -99,8 +99,6 @@ pub enum NoRecording {
     NotHeld { path: std::path::PathBuf },
     #[error("there is no cassette {}", path.display())]
     Absent { path: std::path::PathBuf },
-    #[error("the cassette {} is stale: {reason}", path.display())]
-    Stale { path: std::path::PathBuf, reason: String },
     #[error("cannot use the cassette: {message}")]
     Broken { message: String },
 }

@@ -3,6 +3,8 @@
 // Each test crate compiles this module and uses only some of it.
 #![allow(dead_code)]
 
+pub mod served;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -44,24 +44,13 @@ pub struct Cassette {
     pub recorded_at: String,
     /// The unit it belongs to; must agree with where the file lies.
     pub unit: UnitKey,
-    /// For each simulated model that answered: what its answers depend on
-    /// besides the request. A replay with other values would be silently wrong.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub sim: BTreeMap<String, SimSource>,
+    /// A simulated model's answers, written by calltape before simulators
+    /// were computed in-process: read so that such a file is known for what
+    /// it is (`cassettes verify` calls it an orphan), never written.
+    #[serde(default, rename = "sim", skip_serializing)]
+    pub simulated: Option<serde_json::Value>,
     /// The exchanges, in the order they happened.
     pub interactions: Vec<Interaction>,
-}
-
-/// What a simulated model's answers depend on that the request does not carry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SimSource {
-    /// The run's seed.
-    pub seed: u64,
-    /// Digest of the model's `[models.sim]` profile.
-    pub profile: String,
-    /// Digest of the scenario's `expect` (what the simulator knows to answer).
-    pub expect: String,
 }
 
 /// One request and its response.
@@ -256,13 +245,13 @@ fn usage_of(body: &RecordedBody) -> Option<Value> {
 
 impl Cassette {
     /// A new cassette stamped with this calltape and the time now.
-    pub fn new(unit: UnitKey, sim: BTreeMap<String, SimSource>, interactions: Vec<Interaction>) -> Cassette {
+    pub fn new(unit: UnitKey, interactions: Vec<Interaction>) -> Cassette {
         Cassette {
             format: FORMAT_VERSION,
             calltape_version: env!("CARGO_PKG_VERSION").to_string(),
             recorded_at: utc_now_rfc3339(),
             unit,
-            sim,
+            simulated: None,
             interactions,
         }
     }
@@ -320,7 +309,7 @@ impl Cassette {
     /// Whether two cassettes hold the same exchanges for the same unit and
     /// sources, whenever, with whatever and in which format they were recorded.
     pub fn same_content(&self, other: &Cassette) -> bool {
-        self.unit == other.unit && self.sim == other.sim && self.interactions == other.interactions
+        self.unit == other.unit && self.interactions == other.interactions
     }
 }
 
@@ -393,7 +382,7 @@ mod tests {
             latency_ms: 12.5,
         };
         let i = Interaction::record("m", RecordedRequest::of(&request()), &response, &[]);
-        let c = Cassette::new(unit(), BTreeMap::new(), vec![i]);
+        let c = Cassette::new(unit(), vec![i]);
         let text = c.to_text();
         assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
         assert!(text.starts_with("{\n  \"calltape_version\": "), "{text}");
@@ -418,7 +407,7 @@ mod tests {
         let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events.clone()), latency_ms: 43.0 };
         let i = Interaction::record("m", RecordedRequest::of(&request()), &response, &[]);
         assert_eq!(i.usage, Some(json!({"input_tokens": 5})));
-        let c = Cassette::new(unit(), BTreeMap::new(), vec![i]);
+        let c = Cassette::new(unit(), vec![i]);
         let back = Cassette::parse(&c.to_text(), Path::new("x.json")).unwrap();
         assert_eq!(back.interactions[0].response(), response.clone());
     }
@@ -444,7 +433,7 @@ mod tests {
     fn recorded_times_outside_a_day_are_refused_on_load() {
         let events = vec![SseEvent { offset_ms: 5.0, event: None, data: "[DONE]".into() }];
         let response = HttpResponse { status: 200, headers: vec![], body: ResponseBody::Events(events), latency_ms: 6.0 };
-        let good = Cassette::new(unit(), BTreeMap::new(), vec![Interaction::record("m", RecordedRequest::of(&request()), &response, &[])]);
+        let good = Cassette::new(unit(), vec![Interaction::record("m", RecordedRequest::of(&request()), &response, &[])]);
         let p = Path::new("c.json");
         assert!(Cassette::parse(&good.to_text(), p).is_ok());
         for (from, to, field) in [
@@ -489,7 +478,7 @@ mod tests {
             .iter()
             .map(|b| Interaction::record("m", RecordedRequest::of(&HttpRequest { body: b.clone(), ..request() }), &response, &[]))
             .collect();
-        let cassette = Cassette::new(unit(), BTreeMap::new(), interactions);
+        let cassette = Cassette::new(unit(), interactions);
         let text = cassette.to_text();
         assert_eq!(text.matches("a long description").count(), 1, "{text}");
         assert!(text.contains("\"as_before\": [") && text.contains("\"continues\": {") && text.contains("\"messages\": 1"), "{text}");

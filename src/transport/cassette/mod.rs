@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 pub use format::{Cassette, Interaction, FORMAT_VERSION};
 pub use secrets::{SecretFinding, SecretScan};
-pub use unit::{sim_source, CassetteOutcome, CassetteSummary, CassetteTransport, RecordAdvice, Recordings, UnitCassette};
+pub use unit::{CassetteOutcome, CassetteSummary, CassetteTransport, RecordAdvice, Recordings, UnitCassette};
 
 /// Why a cassette could not be read or written.
 #[derive(Debug, thiserror::Error)]

@@ -303,7 +303,7 @@ mod tests {
         // As a hand-made file may hold it, whatever `recorded_path` would keep.
         interaction.request.path = path.to_string();
         let unit = crate::events::UnitKey { model: "m".into(), suite: "s".into(), scenario: "a".into(), trial: 0 };
-        Cassette::new(unit, BTreeMap::new(), vec![interaction])
+        Cassette::new(unit, vec![interaction])
     }
 
     fn delta(text: &str) -> String {

@@ -13,16 +13,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::format::{Cassette, Interaction, RecordedBody, RecordedRequest, SimSource};
-use super::key::value_digest;
+use super::format::{Cassette, Interaction, RecordedBody, RecordedRequest};
 use super::secrets::SecretScan;
 use super::{store, CassetteError};
-use crate::config::ModelConfig;
 use crate::core::cassette::CassetteSettings;
 use crate::core::modes::{CassetteMode, ReplayTiming};
 use crate::events::{CassetteEvent, EventKind, UnitKey};
 use crate::interrupt::StopFlag;
-use crate::scenario::Scenario;
 use crate::transport::{BoxFuture, CassetteMiss, HttpRequest, HttpResponse, NoRecording, Transport, TransportError};
 
 /// The cassette folder of a run, with the settings every unit shares.
@@ -100,21 +97,20 @@ impl Recordings {
     }
 
     /// Opens a unit's cassette. `mode` must not be `Live` (a live unit has no
-    /// cassette); `sim` holds, for each simulated model the unit may ask,
-    /// what its answers depend on besides the request.
-    pub fn open(self: &Arc<Self>, mode: CassetteMode, unit: UnitKey, sim: BTreeMap<String, SimSource>) -> UnitCassette {
+    /// cassette).
+    pub fn open(self: &Arc<Self>, mode: CassetteMode, unit: UnitKey) -> UnitCassette {
         debug_assert!(mode != CassetteMode::Live, "a live unit has no cassette");
         let path = store::cassette_path(&self.settings.dir, &unit);
         let loaded = match mode {
             // Record never replays; the old file is read at the end only to see whether anything changed.
             CassetteMode::Record | CassetteMode::Live => Loaded::Absent,
-            CassetteMode::Replay | CassetteMode::Auto => self.load(&path, &unit, &sim),
+            CassetteMode::Replay | CassetteMode::Auto => self.load(&path, &unit),
         };
         let state = State { loaded, log: Vec::new(), replayed: 0, recorded: 0, missing: Vec::new(), failure: None };
-        UnitCassette { shared: Arc::new(Shared { recordings: self.clone(), mode, path, unit, sim, state: Mutex::new(state) }) }
+        UnitCassette { shared: Arc::new(Shared { recordings: self.clone(), mode, path, unit, state: Mutex::new(state) }) }
     }
 
-    fn load(&self, path: &std::path::Path, unit: &UnitKey, sim: &BTreeMap<String, SimSource>) -> Loaded {
+    fn load(&self, path: &std::path::Path, unit: &UnitKey) -> Loaded {
         if !path.exists() {
             return Loaded::Absent;
         }
@@ -127,46 +123,10 @@ impl Recordings {
                 message: format!("{} holds the cassette of another unit ({:?}): it is misfiled", path.display(), cassette.unit),
             };
         }
-        if let Some(reason) = stale_reason(&cassette.sim, sim) {
-            return Loaded::Stale { reason };
-        }
         let keys = cassette.interactions.iter().map(|i| i.request.key(&self.settings.ignore_fields)).collect();
         let used = vec![false; cassette.interactions.len()];
         Loaded::Present { interactions: cassette.interactions, keys, used }
     }
-}
-
-/// Why recorded simulator answers are not this run's, if they are not.
-pub(super) fn stale_reason(recorded: &BTreeMap<String, SimSource>, now: &BTreeMap<String, SimSource>) -> Option<String> {
-    for (model, now) in now {
-        let Some(then) = recorded.get(model) else { continue };
-        let why = if then.seed != now.seed {
-            format!("with seed {} (now {})", then.seed, now.seed)
-        } else if then.profile != now.profile {
-            "with another [models.sim] profile".to_string()
-        } else if then.expect != now.expect {
-            "when the scenario expected other calls".to_string()
-        } else {
-            continue;
-        };
-        return Some(format!("its answers from {model} were recorded {why}"));
-    }
-    None
-}
-
-/// What a simulated model's answers in a scenario depend on besides the
-/// request: `None` for a model that is not simulated.
-pub fn sim_source(model: &ModelConfig, scenario: &Scenario, seed: u64) -> Option<SimSource> {
-    let profile = serde_json::to_value(model.sim.as_ref()?).ok()?;
-    let mut expect = serde_json::to_value(&scenario.expect).ok()?;
-    // A turn's step limit decides where asking stops, not what the model
-    // answers, so it is left out. (`max_steps` is no different, but stays
-    // in: every recording's digest has it, and leaving it out would make
-    // all of them stale.)
-    if let Some(fields) = expect.as_object_mut() {
-        fields.remove("max_steps_per_turn");
-    }
-    Some(SimSource { seed, profile: value_digest(&profile), expect: value_digest(&expect) })
 }
 
 /// What the unit's file held when the unit started.
@@ -179,8 +139,6 @@ enum Loaded {
         keys: Vec<String>,
         used: Vec<bool>,
     },
-    /// Recorded from a simulator that would answer differently now.
-    Stale { reason: String },
     /// Unreadable, or not this unit's.
     Broken { message: String },
 }
@@ -202,7 +160,6 @@ struct Shared {
     mode: CassetteMode,
     path: PathBuf,
     unit: UnitKey,
-    sim: BTreeMap<String, SimSource>,
     state: Mutex<State>,
 }
 
@@ -278,7 +235,7 @@ impl UnitCassette {
             outcome.error = Some(CassetteError::Incomplete { path: shared.path.clone(), reason });
             return outcome;
         }
-        let cassette = Cassette::new(shared.unit.clone(), shared.sim.clone(), std::mem::take(&mut state.log));
+        let cassette = Cassette::new(shared.unit.clone(), std::mem::take(&mut state.log));
         drop(state);
         // Re-recording what is already there leaves the file (and its date) alone: no diff.
         if shared.mode == CassetteMode::Record && store::read(&shared.path).is_ok_and(|old| old.same_content(&cassette)) {
@@ -333,10 +290,9 @@ impl CassetteTransport {
                 }
             }
             Loaded::Absent if shared.mode == CassetteMode::Replay => NoRecording::Absent { path: path() },
-            Loaded::Stale { reason } if shared.mode == CassetteMode::Replay => NoRecording::Stale { path: path(), reason: reason.clone() },
             Loaded::Broken { message } => NoRecording::Broken { message: message.clone() },
-            // Auto records what is absent or stale; record mode never replays.
-            Loaded::Absent | Loaded::Stale { .. } => return Ok(None),
+            // Auto records what is absent; record mode never replays.
+            Loaded::Absent => return Ok(None),
         };
         let miss = CassetteMiss::NoRecording {
             unit: shared.unit_label(),
@@ -606,19 +562,5 @@ mod tests {
         let started = tokio::time::Instant::now();
         sleep_unless_stopped(Duration::from_millis(1234), &StopFlag::default()).await;
         assert_eq!(started.elapsed(), Duration::from_millis(1234));
-    }
-
-    #[test]
-    fn a_changed_seed_profile_or_expectation_makes_a_cassette_stale() {
-        let src = |seed, profile: &str| SimSource { seed, profile: profile.into(), expect: "e".into() };
-        let recorded = BTreeMap::from([("sim-a".to_string(), src(42, "p"))]);
-        assert_eq!(stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(42, "p"))])), None);
-        // A model the cassette has no answers from cannot make it stale.
-        assert_eq!(stale_reason(&recorded, &BTreeMap::from([("sim-b".to_string(), src(7, "q"))])), None);
-        assert_eq!(stale_reason(&recorded, &BTreeMap::new()), None);
-        let why = stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(7, "p"))])).unwrap();
-        assert_eq!(why, "its answers from sim-a were recorded with seed 42 (now 7)");
-        let why = stale_reason(&recorded, &BTreeMap::from([("sim-a".to_string(), src(42, "q"))])).unwrap();
-        assert!(why.contains("[models.sim] profile"), "{why}");
     }
 }

@@ -1,8 +1,9 @@
 //! `calltape cassettes verify` and `prune`: read every cassette under a
 //! folder and say what is wrong with it — unreadable, misfiled, holding a
-//! key-shaped string, stale against the configured simulators — and which
-//! files no configured suite, scenario or model needs any more (orphans,
-//! which `prune` deletes).
+//! key-shaped string — and which files no configured suite, scenario or
+//! model needs any more (orphans, which `prune` deletes), among them a
+//! simulated model's answers recorded by an older calltape (simulators are
+//! computed in-process now, never replayed).
 //!
 //! Which recorded interactions a run leaves unused can only be known by
 //! running it: `calltape run --mode replay --strict` does that.
@@ -13,17 +14,14 @@ use std::path::{Path, PathBuf};
 
 use super::format::Cassette;
 use super::secrets::SecretScan;
-use super::unit::{sim_source, stale_reason};
 use super::{store, CassetteError};
 use crate::config::ModelConfig;
-use crate::scenario::{Scenario, Suite};
+use crate::scenario::Suite;
 
 /// What the cassettes are checked against.
 pub struct Scope<'a> {
     pub suites: &'a [Suite],
     pub models: &'a [ModelConfig],
-    /// The seed simulated models run with.
-    pub seed: u64,
     pub ignore_fields: &'a [String],
     pub scan: &'a SecretScan,
 }
@@ -174,15 +172,12 @@ pub fn verify(dir: &Path, scope: &Scope<'_>) -> Result<Report, CassetteError> {
         for message in content_warnings(&cassette, &text, scope.ignore_fields) {
             finding(Severity::Warning, message);
         }
-        let scenario = scenario.and_then(|&i| suite.map(|s| s.scenario(i)));
-        match scenario {
-            Some(Err(e)) => finding(Severity::Error, format!("its scenario cannot be read: {e}")),
-            Some(Ok(scenario)) => {
-                if let Some(why) = stale(&cassette, &scenario, &models, scope.seed) {
-                    finding(Severity::Error, format!("stale: {why}; replay fails until it is re-recorded"));
-                }
-            }
-            None => {}
+        // A simulator's answers are computed, never replayed; a simulated
+        // model's cassette is needed only for the MCP exchanges it holds.
+        let simulated = models.get(model_name.as_str()).is_some_and(|m| m.is_simulated());
+        let only_model = cassette.interactions.iter().all(|i| !i.model.starts_with(crate::mcp::CASSETTE_MODEL_PREFIX));
+        if cassette.simulated.is_some() || (simulated && only_model) {
+            finding(Severity::Orphan, "a simulated model's answers: simulators are computed in-process and never replayed".into());
         }
     }
     report.findings.sort_by(|a, b| (a.severity, &a.path).cmp(&(b.severity, &b.path)));
@@ -233,14 +228,6 @@ fn content_warnings(cassette: &Cassette, text: &str, ignore_fields: &[String]) -
         }
     }
     warnings
-}
-
-/// Why the recorded simulator answers are not what the configured
-/// simulators would answer now, if so.
-fn stale(cassette: &Cassette, scenario: &Scenario, models: &BTreeMap<&str, &ModelConfig>, seed: u64) -> Option<String> {
-    let now =
-        cassette.sim.keys().filter_map(|name| Some((name.clone(), sim_source(models.get(name.as_str())?, scenario, seed)?))).collect();
-    stale_reason(&cassette.sim, &now)
 }
 
 /// Every `*.json` file under `dir`, and our temporary files, sorted.
