@@ -623,6 +623,12 @@ impl Config {
         self.run.mode_override.or(model.mode).unwrap_or(self.run.mode)
     }
 
+    /// Whether a model's requests go to its provider over the network:
+    /// simulated models answer in-process and replayed ones from cassettes.
+    pub fn reaches_provider(&self, model: &ModelConfig) -> bool {
+        model.provider != ProviderKind::Sim && self.mode_for(model) != CassetteMode::Replay
+    }
+
     /// Keeps only the named models, in the order named; a name may be a glob
     /// (`sim-*`). A name that matches no model is an error listing the known ones.
     pub fn select_models(&mut self, names: &[String]) -> Result<(), ConfigProblem> {

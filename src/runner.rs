@@ -12,7 +12,7 @@ use tokio::sync::Semaphore;
 
 use crate::agent::{run_unit, Endpoint, Unit};
 use crate::approver::{NoTerminal, PersonApprover};
-use crate::config::{Config, ModelConfig, ProviderKind};
+use crate::config::{Config, ModelConfig};
 use crate::core::modes::ApprovalMode;
 use crate::core::modes::CassetteMode;
 use crate::core::time::UtcTime;
@@ -394,7 +394,7 @@ type LiveTransports = HashMap<String, Arc<LiveTransport>>;
 fn live_transports(config: &Config) -> Result<LiveTransports, RunError> {
     let mut live = HashMap::new();
     // A replayed model needs no network and no key.
-    for m in config.models.iter().filter(|m| m.provider != ProviderKind::Sim && config.mode_for(m) != CassetteMode::Replay) {
+    for m in config.models.iter().filter(|m| config.reaches_provider(m)) {
         let transport = LiveTransport::for_model(m)?;
         live.insert(m.name.clone(), Arc::new(transport));
     }

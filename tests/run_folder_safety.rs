@@ -250,8 +250,9 @@ fn a_bad_plan_is_an_error_naming_the_file_and_field() {
     cut_after(&run, 1);
     let good: Value = serde_json::from_str(&std::fs::read_to_string(run.join("plan.json")).unwrap()).unwrap();
     type Edit = fn(&mut Value);
-    let cases: [(&str, Edit); 13] = [
+    let cases: [(&str, Edit); 14] = [
         ("shard", |p| p["shard"] = json!({"index": 0, "count": 0})),
+        ("shard_limits", |p| p["shard_limits"] = json!("all")),
         ("shard", |p| p["shard"] = json!({"index": 3, "count": 2})),
         ("shard.index", |p| p["shard"] = json!({"index": -1, "count": 2})),
         ("run.trials", |p| p["config"]["run"]["trials"] = json!(0)),

@@ -161,3 +161,74 @@ async fn sigint_stops_cleanly_and_resume_finishes_the_run() {
 async fn sigkill_loses_nothing_that_resume_cannot_redo() {
     interrupted_then_resumed("-KILL").await;
 }
+
+/// A shard takes its share of a live model's provider limits, says so as it
+/// starts, and saves the divided figures in its plan, which a resume runs
+/// with; a simulated model keeps its own. `--shard-limits whole` keeps them all.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shard_takes_its_share_of_a_live_models_limits() {
+    let server = slow_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("calltape.toml");
+    let text = format!(
+        "[run]\nsuites = [\"{}/scenarios/coding\"]\n\
+         [[models]]\nname = \"gpt-4.1-mini\"\nprovider = \"openai\"\nmodel_id = \"gpt-4.1-mini\"\ntier = \"cheap\"\nbase_url = \"{}/v1\"\n\
+         requests_per_minute = 500\ntokens_per_minute = 200001\nconcurrency = 4\n\
+         [[models]]\nname = \"sim\"\nprovider = \"sim\"\nmodel_id = \"sim\"\ntier = \"cheap\"\nconcurrency = 8\n[models.sim]\n",
+        env!("CARGO_MANIFEST_DIR"),
+        server.uri()
+    );
+    std::fs::write(&config, text).unwrap();
+    let config = config.display().to_string();
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args: Vec<String> =
+            ["run", "--config", &config, "--shard", "1/2", "--filter", "read-*", "--out"].map(String::from).to_vec();
+        args.push(out.display().to_string());
+        args.extend(extra.iter().map(|a| a.to_string()));
+        common::calltape_blocking(args, env!("CARGO_MANIFEST_DIR").into(), Vec::new())
+    };
+    let limits = |run: &Path| {
+        let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("plan.json")).unwrap()).unwrap();
+        let models = plan["config"]["models"].as_array().unwrap().clone();
+        let figures = models.iter().map(|m| json!([m["requests_per_minute"], m["tokens_per_minute"], m["concurrency"]])).collect();
+        (plan["shard_limits"].clone(), figures)
+    };
+    let line = "shard 1/2: gpt-4.1-mini gets 250 requests/min, 100000 tokens/min, 2 concurrent (1/2 of its limits; --shard-limits whole keeps them whole)";
+
+    let out = dir.path().join("shared");
+    let shared = run(&out, &[]).await;
+    let stderr = String::from_utf8_lossy(&shared.stderr);
+    assert!(shared.status.success(), "{stderr}");
+    assert!(stderr.lines().any(|l| l == line), "{stderr}");
+    assert_eq!(stderr.matches("shard 1/2:").count(), 1, "the simulated model is not divided: {stderr}");
+    assert!(!server.received_requests().await.unwrap().is_empty(), "the live model was asked");
+    let shard_run = run_dir(&out);
+    assert_eq!(limits(&shard_run), (json!("share"), vec![json!([250, 100000, 2]), json!([null, null, 8])]));
+
+    // A resume runs with the plan's figures, and says them again.
+    let resumed = common::calltape_blocking(
+        vec!["run".into(), "--resume".into(), shard_run.display().to_string(), "--config".into(), config.clone()],
+        env!("CARGO_MANIFEST_DIR").into(),
+        Vec::new(),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{stderr}");
+    assert!(stderr.lines().any(|l| l == line), "{stderr}");
+    assert_eq!(limits(&shard_run).1[0], json!([250, 100000, 2]));
+
+    let out = dir.path().join("whole");
+    let whole = run(&out, &["--shard-limits", "whole"]).await;
+    let stderr = String::from_utf8_lossy(&whole.stderr);
+    assert!(whole.status.success(), "{stderr}");
+    assert!(!stderr.contains("shard 1/2:"), "{stderr}");
+    assert_eq!(limits(&run_dir(&out)), (json!("whole"), vec![json!([500, 200001, 4]), json!([null, null, 8])]));
+
+    // The flag shapes a shard's plan: refused without --shard, and on a resume.
+    let alone = calltape(&["run", "--shard-limits", "whole"]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("--shard <i/n>"), "{}", String::from_utf8_lossy(&alone.stderr));
+    let resume = calltape(&["run", "--resume", shard_run.to_str().unwrap(), "--shard-limits", "whole"]);
+    assert_eq!(resume.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&resume.stderr).contains("cannot be used with"), "{}", String::from_utf8_lossy(&resume.stderr));
+}

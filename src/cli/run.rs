@@ -58,11 +58,16 @@ pub struct RunArgs {
     /// the same on every machine; `calltape merge` joins the shards' runs.
     #[arg(long, value_name = "i/n")]
     pub shard: Option<plan::Shard>,
+    /// With --shard i/n: what the shard gets of each live model's provider limits
+    /// (requests_per_minute, tokens_per_minute, concurrency; default: share).
+    /// Simulated and replayed models keep theirs.
+    #[arg(long, value_enum, value_name = "HOW", requires = "shard")]
+    pub shard_limits: Option<plan::share::ShardLimits>,
     /// Finish an interrupted run: runs only the units of RUN_DIR that did not
     /// complete, with the plan it was started with (other flags are refused,
     /// but --config: the configuration the plan's endpoints are checked against).
     /// RUN_DIR may be reports/latest: the run it copies is resumed.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "shard_limits", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
     pub resume: Option<PathBuf>,
     /// With --resume: use the plan's models even where their base URL, key
     /// variable or headers differ from your configuration (a run folder from
@@ -198,6 +203,10 @@ pub async fn run(args: RunArgs) -> Outcome {
         }
         None => runner::RunTarget::New(&plan),
     };
+    // What this shard asks of each provider: from the plan, so a resume says it again.
+    for line in plan.shared_limits_lines() {
+        eprintln!("{}", crate::report::encode::terminal(&line));
+    }
     let already_done = match &target {
         runner::RunTarget::Resume { done, .. } => done.len() as u64,
         runner::RunTarget::New(_) => 0,
@@ -386,8 +395,18 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     config.select_models(&args.models).map_err(Failure::bad)?;
     config.expand_arms().map_err(Failure::bad)?;
     config.keep_variants(&args.models);
-    let plan =
-        plan::RunPlan { config, config_origin: origin, approve: args.approve, mode: args.mode, filters: args.filters, shard: args.shard };
+    let mut plan = plan::RunPlan {
+        config,
+        config_origin: origin,
+        approve: args.approve,
+        mode: args.mode,
+        filters: args.filters,
+        shard: None,
+        shard_limits: None,
+    };
+    if let Some(shard) = args.shard {
+        plan = plan.into_shard(shard, args.shard_limits.unwrap_or_default());
+    }
     plan.check().map_err(Failure::bad)?;
     Ok(plan)
 }

@@ -1,12 +1,14 @@
 //! The run plan: what a run was asked to do (configuration, filters, shard),
 //! saved as `plan.json` in its folder, so `calltape run --resume RUN_DIR`
 //! can carry out exactly the units that did not finish, and `--shard i/n`
-//! splits a suite across machines the same way on every one of them.
+//! splits a suite across machines the same way on every one of them, each
+//! shard taking its share of the models' provider limits (`share`).
 //!
 //! A plan read back is data from a file, perhaps someone else's: every
 //! field is checked before it is used, and `trust` compares where it would
 //! send requests and keys with the user's own configuration.
 
+pub mod share;
 pub mod trust;
 
 use std::collections::HashSet;
@@ -79,6 +81,11 @@ pub struct RunPlan {
     /// `--filter` globs on scenario ids (empty: all).
     pub filters: Vec<String>,
     pub shard: Option<Shard>,
+    /// `--shard-limits` of a sharded plan, whose models' limits are already
+    /// divided as it says (see [`share`]). Absent without a shard, and from
+    /// plans saved before the flag existed: their shards kept whole limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_limits: Option<share::ShardLimits>,
 }
 
 /// A field of a plan that is out of sense, named as `field <name>: …`.
@@ -143,7 +150,15 @@ pub enum PlanError {
 impl RunPlan {
     /// A plan that runs every scenario of the configured suites.
     pub fn whole(config: Config, config_origin: &str) -> RunPlan {
-        RunPlan { config, config_origin: config_origin.into(), approve: None, mode: None, filters: Vec::new(), shard: None }
+        RunPlan {
+            config,
+            config_origin: config_origin.into(),
+            approve: None,
+            mode: None,
+            filters: Vec::new(),
+            shard: None,
+            shard_limits: None,
+        }
     }
 
     /// The suites to run: loaded, then narrowed by filters and shard.

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::config::{Config, ModelConfig, ProviderKind};
+use crate::config::{Config, ModelConfig};
 use crate::core::modes::CassetteMode;
 use crate::transport::scrub::UrlParts;
 
@@ -62,22 +62,16 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
-/// Each model of a plan with the cassette mode it would run in.
-fn with_modes(plan: &RunPlan) -> impl Iterator<Item = (&ModelConfig, CassetteMode)> {
-    let mut config = plan.config.clone();
-    config.run.mode_override = plan.mode;
-    plan.config.models.iter().map(move |m| (m, config.mode_for(m)))
-}
-
 /// Where the plan's networked models would send requests and keys, where
 /// that differs from the user's configuration `yours`: one line each.
 pub fn differences(plan: &RunPlan, yours: &Config) -> Vec<String> {
     let shown = |url: &Option<String>| url.as_deref().map_or("(the provider's default)".to_string(), redact_url);
     let key = |m: &ModelConfig| m.api_key_env.clone().unwrap_or_else(|| "(none)".into());
     let mut out = Vec::new();
+    // The configuration with the plan's `--mode`: the cassette mode each model would run in.
+    let run = plan.effective_config();
     // Simulated and replayed models reach no network: only the others count.
-    let networked = with_modes(plan).filter(|(m, mode)| m.provider != ProviderKind::Sim && *mode != CassetteMode::Replay);
-    for (m, _) in networked {
+    for m in plan.config.models.iter().filter(|m| run.reaches_provider(m)) {
         let Some(y) = yours.models.iter().find(|y| y.name == m.base_name()) else {
             let with_key = m.api_key_env.as_ref().map_or("with no key".to_string(), |k| format!("with the key in ${k}"));
             out.push(format!(
@@ -109,7 +103,7 @@ pub fn differences(plan: &RunPlan, yours: &Config) -> Vec<String> {
             }
         }
     }
-    let writes = with_modes(plan).any(|(_, mode)| matches!(mode, CassetteMode::Record | CassetteMode::Auto));
+    let writes = plan.config.models.iter().any(|m| matches!(run.mode_for(m), CassetteMode::Record | CassetteMode::Auto));
     if writes && plan.config.cassettes.dir != yours.cassettes.dir {
         out.push(format!(
             "cassettes.dir is {} in the plan, {} in your configuration (recordings are written there)",
