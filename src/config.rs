@@ -626,7 +626,7 @@ impl Config {
     /// Whether a model's requests go to its provider over the network:
     /// simulated models answer in-process and replayed ones from cassettes.
     pub fn reaches_provider(&self, model: &ModelConfig) -> bool {
-        model.provider != ProviderKind::Sim && self.mode_for(model) != CassetteMode::Replay
+        !model.is_simulated() && self.mode_for(model) != CassetteMode::Replay
     }
 
     /// Keeps only the named models, in the order named; a name may be a glob
