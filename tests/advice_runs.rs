@@ -60,10 +60,8 @@ async fn the_record_advice_for_a_unit_with_no_recording_runs_as_printed() {
     std::fs::create_dir(cwd.join("cfg dir")).unwrap();
     let suites = calltape::scenario::load_suites(&[cwd.join("my suite")]).unwrap();
     let server = common::served::serve_profiles(&Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap(), &suites).await;
-    let remote = format!(
-        "{EMBEDDED_DEFAULT}\n[[models]]\nname = \"remote-strong\"\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel_id = \"sim-strong\"\ntier = \"strong\"\n",
-        server.uri()
-    );
+    let remote = EMBEDDED_DEFAULT.to_string()
+        + &common::served::remote_model_toml("remote-strong", "sim-strong", "strong", &format!("{}/v1", server.uri()));
     std::fs::write(cwd.join("cfg dir/calltape.toml"), remote).unwrap();
     // Two trials: the second trial's advice must carry --trials too; the
     // default's three arms: each advice names its arm's variant.

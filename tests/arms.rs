@@ -115,11 +115,8 @@ async fn arms_record_one_cassette_per_unit_and_arm_and_replay_them() {
     let embedded = calltape::config::Config::parse(calltape::config::EMBEDDED_DEFAULT, "embedded").unwrap();
     let server = common::served::serve_profiles(&embedded, &suites).await;
     let config = dir.path().join("calltape.toml");
-    let remote = format!(
-        "{}\n[[models]]\nname = \"remote-cheap\"\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nmodel_id = \"sim-cheap-types\"\ntier = \"cheap\"\n",
-        calltape::config::EMBEDDED_DEFAULT,
-        server.uri()
-    );
+    let remote = calltape::config::EMBEDDED_DEFAULT.to_string()
+        + &common::served::remote_model_toml("remote-cheap", "sim-cheap-types", "cheap", &format!("{}/v1", server.uri()));
     std::fs::write(&config, remote).unwrap();
     let rec = dir.path().join("rec");
     let run = |out: &str, mode: &str, extra: &[&str]| {

@@ -84,11 +84,7 @@ fn import_makes_turns_tools_and_a_key_and_check_runs_each_reference() {
 /// A configuration with two remote models served at `base_url`: the strong
 /// and the cheap simulators (`remote-strong`, `remote-cheap`).
 fn remote_config(dir: &Path, base_url: &str) -> PathBuf {
-    let model = |name: &str, id: &str, tier: &str| {
-        format!(
-            "\n[[models]]\nname = \"{name}\"\nprovider = \"openai\"\nbase_url = \"{base_url}\"\nmodel_id = \"{id}\"\ntier = \"{tier}\"\n"
-        )
-    };
+    let model = |name: &str, id: &str, tier: &str| common::served::remote_model_toml(name, id, tier, base_url);
     let text = [
         calltape::config::EMBEDDED_DEFAULT.to_string(),
         model("remote-strong", "sim-strong", "strong"),

@@ -87,3 +87,12 @@ pub fn as_remote(config: &mut Config, base_url: &str) {
         m.sim = None;
     }
 }
+
+/// A `[[models]]` entry for a configuration file: a remote `openai` model
+/// named `name` at `base_url` whose answers come from the served simulator
+/// `model_id` (see `serve_profiles`).
+pub fn remote_model_toml(name: &str, model_id: &str, tier: &str, base_url: &str) -> String {
+    format!(
+        "\n[[models]]\nname = \"{name}\"\nprovider = \"openai\"\nbase_url = \"{base_url}\"\nmodel_id = \"{model_id}\"\ntier = \"{tier}\"\n"
+    )
+}
