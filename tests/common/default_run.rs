@@ -81,6 +81,14 @@ fn make(root: &Path, bin: &Path, project: &Path) {
         assert!(project.join("stdout.txt").is_file(), "could not move {} into place", building.display());
         let _ = std::fs::remove_dir_all(&building);
     }
+    // Runs of an older binary or older suites are never read again (about 100 MB each).
+    for entry in std::fs::read_dir(project.parent().unwrap()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("default-run-") && !name.contains(".building-") && path != project {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 /// Hashes the names, sizes and modification times of the files under `path`.
