@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn calltape(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_calltape")).args(args).current_dir(cwd).output().expect("binary runs")
 }
@@ -59,11 +61,10 @@ fn unknown_model_is_named_with_the_known_ones() {
 
 #[test]
 fn default_run_writes_the_reports_and_prints_both_tables() {
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("reports");
-    let out = calltape(&["run", "--out", out_dir.to_str().unwrap()], project_root());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The bundled default, run once for every test binary (tests/common/default_run.rs).
+    let run = common::default_run::default_run();
+    let out_dir = run.project.join("reports");
+    let stdout = &run.stdout;
     // The default view: the core figures (every table is `report --all`, tests/terminal_width.rs).
     assert!(stdout.contains("Per model and arm (") && stdout.contains("Per model × tool: the most invalid calls"), "{stdout}");
     assert!(stdout.contains("sim-strong"));

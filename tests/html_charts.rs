@@ -3,7 +3,7 @@
 //! 10× or more, tick labels that do not overlap, a heat map of the worst 30
 //! tools that says how many it left out, and the run's real wall time.
 
-use std::process::Command;
+mod common;
 
 /// Estimated width of a tick label at the ticks' 11px sans-serif: 0.6 em
 /// a character, on the generous side (digits, `$`, `µ` and a space are narrower).
@@ -36,14 +36,8 @@ fn texts(svg: &str, class: &str) -> Vec<(f64, f64, String)> {
 
 #[test]
 fn the_default_run_s_charts_are_readable() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_calltape"))
-        .args(["run", "--out", dir.path().to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let latest = dir.path().join("latest");
+    // The bundled default, run once for every test binary (tests/common/default_run.rs).
+    let latest = common::default_run::default_run().latest();
     let html = std::fs::read_to_string(latest.join("report.html")).unwrap();
     assert!(html.contains("Content-Security-Policy\" content=\"default-src 'none'") && !html.contains("<script"));
 

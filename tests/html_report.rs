@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 const CHARTS: [&str; 4] = ["chart-pass-cost", "chart-invalid-kinds", "chart-repair-latency", "chart-tool-heat"];
 
 fn calltape(args: &[&str]) -> Output {
@@ -110,12 +112,12 @@ fn screenshot(browser: &Path, url: &str, file: &Path) -> Vec<u8> {
     std::fs::read(file).unwrap_or_else(|e| panic!("no screenshot at {}: {e}\n{stderr}", file.display()))
 }
 
-/// Runs the default into `dir` and returns `report.html`'s path and text,
-/// after checking what needs no browser.
+/// The default run's folder copied into `dir` (the run itself is made once
+/// for every test binary: tests/common/default_run.rs); returns
+/// `report.html`'s path and text, after checking what needs no browser.
 fn written_report(dir: &Path) -> (PathBuf, String) {
-    let out = calltape(&["run", "--out", dir.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let latest = dir.join("latest");
+    common::default_run::default_run().copy_latest(&latest);
     let page = latest.join("report.html");
     let html = std::fs::read_to_string(&page).expect("run writes report.html");
     for id in CHARTS {

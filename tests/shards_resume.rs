@@ -32,11 +32,15 @@ fn tables(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
 fn three_shards_merged_equal_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = |name: &str| dir.path().join(name);
-    let whole = calltape(&["run", "--out", out("whole").to_str().unwrap()]);
+    // Every configured model (simulated and replayed) in every arm, on two of
+    // the bundled suites: the default's shape at a fifth of its size.
+    const SUITES: [&str; 4] = ["--suite", "scenarios/coding", "--suite", "scenarios/stateful"];
+    let whole = calltape(&[&["run", "--out", out("whole").to_str().unwrap()][..], &SUITES].concat());
     assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
     let mut shard_dirs = Vec::new();
     for i in 1..=3 {
-        let o = calltape(&["run", "--shard", &format!("{i}/3"), "--out", out(&format!("s{i}")).to_str().unwrap()]);
+        let shard = format!("{i}/3");
+        let o = calltape(&[&["run", "--shard", &shard, "--out", out(&format!("s{i}")).to_str().unwrap()][..], &SUITES].concat());
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         shard_dirs.push(run_dir(&out(&format!("s{i}"))));
     }
@@ -45,7 +49,7 @@ fn three_shards_merged_equal_one_run() {
     args.extend(["--out".into(), out("merged").display().to_string()]);
     let merged = calltape(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
-    assert!(String::from_utf8_lossy(&merged.stdout).contains("3 runs merged: 10362 units"), "{}", String::from_utf8_lossy(&merged.stdout));
+    assert!(String::from_utf8_lossy(&merged.stdout).contains("3 runs merged: 2142 units"), "{}", String::from_utf8_lossy(&merged.stdout));
     assert_eq!(tables(&run_dir(&out("merged"))), tables(&run_dir(&out("whole"))));
 
     // The same shard twice is refused, naming the unit and both folders.

@@ -8,6 +8,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 const WIDTHS: [usize; 3] = [80, 100, 120];
 
 /// The binary in `cwd` with `COLUMNS=width` (0: unset) and no colour settings inherited.
@@ -52,24 +54,51 @@ fn run_advice(advice: &str, cwd: &Path) -> Output {
 
 #[test]
 fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
-    let project = project();
-    let dir = project.path();
-    let run = calltape(&["run", "--out", "reports"], dir, 100, &[]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    let models: Vec<String> = std::fs::read_to_string(dir.join("reports/latest/summary.csv"))
+    // The bundled default, run once for every test binary at 100 columns
+    // (tests/common/default_run.rs).
+    let run = common::default_run::default_run();
+    let models: Vec<String> = std::fs::read_to_string(run.latest().join("summary.csv"))
         .unwrap()
         .lines()
         .skip(1)
         .map(|l| l.split(',').next().unwrap().to_string())
         .collect();
     assert!(models.len() >= 10, "{models:?}");
+    // The advice under the tables is checked to run as printed below.
+    let advice = run.stdout.lines().find_map(|l| l.strip_prefix("every table: ")).expect("advice line");
+    assert_eq!(advice, "calltape report reports/latest --all");
 
-    let mut outputs = vec![(100, text(&run))];
-    for width in WIDTHS {
-        let out = calltape(&["report", "reports/latest"], dir, width, &[]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        outputs.push((width, text(&out)));
-    }
+    // Every `report` below re-reads the whole run (seconds each in a debug
+    // build) and rewrites its files: each runs at once in a project of its
+    // own, on a copy of the run.
+    let (outputs, [all, wide, forced, plain, unset]) = std::thread::scope(|scope| {
+        let in_copy = |command: Box<dyn FnOnce(&Path) -> Output + Send>| {
+            scope.spawn(move || {
+                let project = project();
+                run.copy_latest(&project.path().join("reports/latest"));
+                let out = command(project.path());
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                text(&out)
+            })
+        };
+        let report = |args: &'static [&'static str], width: usize, env: &'static [(&'static str, &'static str)]| {
+            in_copy(Box::new(move |dir| calltape(args, dir, width, env)))
+        };
+        let widths = WIDTHS.map(|width| (width, report(&["report", "reports/latest"], width, &[])));
+        let others = [
+            in_copy(Box::new(|dir| run_advice(advice, dir))),
+            // --wide: lines as wide as they need (the full output of before).
+            report(&["report", "reports/latest", "--all", "--wide"], 80, &[]),
+            // Colour: forced by CLICOLOR_FORCE, never under NO_COLOR.
+            report(&["report", "reports/latest"], 100, &[("CLICOLOR_FORCE", "1")]),
+            report(&["report", "reports/latest"], 100, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]),
+            // Without COLUMNS, a pipe gets 100 columns.
+            report(&["report", "reports/latest"], 0, &[]),
+        ];
+        let mut outputs = vec![(100, run.stdout.clone())];
+        outputs.extend(widths.map(|(width, out)| (width, out.join().unwrap())));
+        (outputs, others.map(|out| out.join().unwrap()))
+    });
     for (width, output) in &outputs {
         assert_fits(output, *width);
         assert!(output.lines().count() <= 40, "{} lines at width {width}:\n{output}", output.lines().count());
@@ -91,40 +120,30 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
         }
         assert!(output.contains("Per model × tool: the most invalid calls"), "{output}");
     }
-    // The advice under the tables runs as printed and prints every table.
-    let advice = outputs[0].1.lines().find_map(|l| l.strip_prefix("every table: ")).expect("advice line");
-    assert_eq!(advice, "calltape report reports/latest --all");
-    let all = run_advice(advice, dir);
-    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
-    let all = text(&all);
+    // The advice runs as printed and prints every table.
     for title in ["Per model: calls and outcomes", "Per model: tokens, cost and latency", "Per model × tool: invalid calls by kind"] {
         assert!(all.contains(title), "{title}:\n{all}");
     }
     assert_fits(&all, 100);
 
-    // --wide: lines as wide as they need (the full output of before).
-    let wide = text(&calltape(&["report", "reports/latest", "--all", "--wide"], dir, 80, &[]));
     assert!(wide.lines().any(|l| l.chars().count() > 120) && wide.contains("qwen2.5-coder-0.5b-local-text "), "{wide}");
     assert!(!wide.contains("more columns in report.md"));
 
-    // Colour: forced by CLICOLOR_FORCE, never under NO_COLOR.
-    let forced = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1")]));
     assert!(forced.starts_with("\u{1b}[1mPer model and arm ("), "{forced:?}");
-    let plain = text(&calltape(&["report", "reports/latest"], dir, 100, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
     assert!(!plain.contains('\u{1b}'));
-    // Without COLUMNS, a pipe gets 100 columns.
-    assert_fits(&text(&calltape(&["report", "reports/latest"], dir, 0, &[])), 100);
+    assert_fits(&unset, 100);
 }
 
 #[test]
 fn compare_leads_with_its_verdict_and_cuts_long_lists_at_every_width() {
     let project = project();
     let dir = project.path();
-    let base = calltape(&["run", "--out", "base", "--model", "sim-*", "--no-arms", "--mode", "live"], dir, 100, &[]);
+    // The BFCL sample alone (300 of the default's 427 scenarios) gives a list longer than the ten shown.
+    let sims = ["--model", "sim-*", "--no-arms", "--mode", "live", "--suite", "scenarios/bfcl-sample"];
+    let base = calltape(&[&["run", "--out", "base"][..], &sims].concat(), dir, 100, &[]);
     assert!(base.status.success(), "{}", String::from_utf8_lossy(&base.stderr));
     // Without repair the simulators fail many more scenarios: a long newly-failing list.
-    let current =
-        calltape(&["run", "--out", "norepair", "--model", "sim-*", "--no-arms", "--repair", "off", "--mode", "live"], dir, 100, &[]);
+    let current = calltape(&[&["run", "--out", "norepair", "--repair", "off"][..], &sims].concat(), dir, 100, &[]);
     assert!(current.status.success(), "{}", String::from_utf8_lossy(&current.stderr));
 
     for width in WIDTHS {
