@@ -8,7 +8,9 @@
 mod aggregate;
 mod derived;
 pub mod errored;
+mod exact;
 mod rows;
+mod runs;
 pub mod schema;
 
 /// Reading a table's columns as plain vectors.
