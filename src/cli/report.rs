@@ -1,9 +1,11 @@
 //! `calltape report` and `calltape merge`: a run folder's reports rebuilt
 //! from its events, and the shards of one plan joined into one run folder.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{shell_word, CommandError, Failure, Outcome, OutputArgs};
+use crate::events::UnitKey;
 use crate::{report, runner};
 
 /// Prints the tables as `output` asks; in the default view, a last line
@@ -21,12 +23,28 @@ pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_di
 
 /// Writes `transcripts.html` into `run_dir`: the transcripts of the failed
 /// units its reports list and link, and the command that lists the rest.
+/// The events are streamed and only the listed units' are kept, so what
+/// this holds is bounded by `report::anchor::FAILURES_LISTED`, not by the run.
 pub fn write_transcripts(run_dir: &Path, tables: &crate::metrics::Tables) -> Outcome {
     let (listed, total) = report::anchor::listed_failures(tables).map_err(Failure::failed)?;
-    let all = super::show::load(run_dir)?;
+    let path = run_dir.join(crate::run_folder::EVENTS_FILE);
+    if !path.is_file() {
+        return Err(Failure::bad(CommandError::NotARunFolder { dir: run_dir.to_path_buf() }));
+    }
+    // By scenario first: most lines are of another one.
+    let mut wanted: HashMap<&str, Vec<&UnitKey>> = HashMap::new();
+    for unit in &listed {
+        wanted.entry(unit.scenario.as_str()).or_default().push(unit);
+    }
+    let keep = |model: &str, suite: &str, scenario: &str, trial: u32| {
+        wanted.get(scenario).is_some_and(|units| units.iter().any(|u| u.trial == trial && u.model == model && u.suite == suite))
+    };
+    let transcripts = crate::transcript::transcripts_from_file(&path, keep).map_err(Failure::bad)?;
     let command = format!("calltape show {}", shell_word(&run_dir.display().to_string()));
-    let page = crate::transcript::html::page(&listed, total, &all, &command);
-    crate::run_folder::write_bytes(run_dir, report::anchor::TRANSCRIPTS_FILE, page.as_bytes()).map_err(Failure::failed)?;
+    crate::run_folder::write_file(run_dir, report::anchor::TRANSCRIPTS_FILE, |w| {
+        crate::transcript::html::write_page(w, &listed, total, &transcripts, &command)
+    })
+    .map_err(Failure::failed)?;
     Ok(())
 }
 

@@ -16,6 +16,7 @@ use crate::core::modes::CassetteMode;
 use crate::core::prices::{Prices, Tier};
 use crate::pipeline::approval::Decider;
 mod decode;
+pub mod stream;
 
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind, StageTimings};
 

@@ -1,22 +1,23 @@
-//! The tables, aggregated by polars from the rows of the events, in stages:
-//! the rows become input frames (`Inputs`), which are grouped and joined
-//! into the per-model summary, the per-tool table and the per-scenario
-//! tables; `derived` then adds the statistics. Every column is named
-//! through `schema`.
+//! The tables, aggregated from the rows of the events, in stages: what has
+//! a row per request or per run is added up first, in unit order (requests
+//! here, runs in `runs`), into a row per model or per group; polars then
+//! joins those small frames and the per-tool counts into the per-model
+//! summary and the per-tool table; `derived` adds the statistics. Every
+//! column is named through `schema`.
 
 use polars::prelude::*;
 
 use super::derived;
-use super::rows::{ApprovalCounts, CallCounts, OutcomeRow, RepairRow, Rows};
+use super::exact::{quantile_linear, KahanSum};
+use super::rows::{ApprovalCounts, CallCounts, RepairRow, Rows, NO_TOOL};
+use super::runs::Runs;
 use super::schema::{self as s, APPROVAL_COUNTS, INVALID_KINDS};
 use super::Tables;
-use crate::events::{RepairStage, UnitError};
+use crate::events::RepairStage;
 
 // Working columns of the input frames, never in a table.
 /// A model's place in the configured order.
 const ORDER: &str = "order";
-/// Whether a request was a repair request.
-const REPAIR: &str = "repair";
 /// A repair attempt's latency in its stage's unit.
 const US: &str = "us";
 const MS: &str = "ms";
@@ -49,10 +50,6 @@ fn quantile_of(name: &str, q: f64, alias: &str) -> Expr {
     col(name).quantile(lit(q), QuantileMethod::Linear).alias(alias)
 }
 
-fn sum_where(name: &str, condition: Expr, alias: &str) -> Expr {
-    when(condition).then(col(name)).otherwise(lit(NULL)).sum().alias(alias)
-}
-
 fn cols(names: &[&str]) -> Vec<Expr> {
     names.iter().map(|n| col(*n)).collect()
 }
@@ -72,22 +69,6 @@ const CALL_COUNTS: [&str; 5] = [s::CALLS, s::INVALID, s::REPAIRED_LOCAL, s::REPA
 /// Call counts per group: calls, invalid before repair, how each was repaired, and by kind.
 fn call_aggregates() -> Vec<Expr> {
     CALL_COUNTS.iter().chain(&INVALID_KINDS).map(|c| count_of(c)).collect()
-}
-
-/// Token and cost sums of requests, the scenario's own apart from repair's.
-fn request_aggregates() -> Vec<Expr> {
-    let turn = || col(REPAIR).not();
-    let repair = || col(REPAIR);
-    vec![
-        sum_where(s::INPUT_TOKENS, turn(), s::INPUT_TOKENS),
-        sum_where(s::OUTPUT_TOKENS, turn(), s::OUTPUT_TOKENS),
-        sum_where(s::CACHED_INPUT_TOKENS, turn(), s::CACHED_INPUT_TOKENS),
-        sum_where(s::COST_USD, turn(), s::COST_USD),
-        sum_where(s::INPUT_TOKENS, repair(), s::REPAIR_INPUT_TOKENS),
-        sum_where(s::OUTPUT_TOKENS, repair(), s::REPAIR_OUTPUT_TOKENS),
-        sum_where(s::COST_USD, repair(), s::REPAIR_COST_USD),
-        count_of(s::REQUEST_ERRORS),
-    ]
 }
 
 /// Counts and sums of the summary, zero where a model has no rows.
@@ -121,16 +102,18 @@ fn zero_missing(lf: LazyFrame, columns: &[&str]) -> LazyFrame {
     lf.with_columns(fills)
 }
 
-/// The rows as polars frames, the input of every table.
+/// The rows as polars frames, the input of the per-model and per-tool tables.
 struct Inputs {
     /// Model and its configured `ORDER`.
     models: LazyFrame,
-    /// One row per scenario run, in the columns of `schema::SCENARIO_RUNS`.
-    scenarios: DataFrame,
+    /// Run counts per model (`Runs::per_model`).
+    runs: LazyFrame,
     /// Call counts per model × tool.
     calls: LazyFrame,
-    /// One row per model request.
+    /// Token, cost and latency aggregates of the requests per model.
     requests: LazyFrame,
+    /// Repair token and cost sums per model × tool.
+    tool_requests: LazyFrame,
     /// Local repair attempts with their latency in µs (`US`).
     local_repairs: LazyFrame,
     /// Model repair attempts with their latency in ms (`MS`).
@@ -140,14 +123,18 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn new(r: &Rows) -> PolarsResult<Inputs> {
+    /// `runs` are the per-model run counts; the requests' rows are
+    /// consumed (summed), the rest read.
+    fn new(r: &mut Rows, runs: DataFrame) -> PolarsResult<Inputs> {
         let order: Vec<u32> = (0..r.model_order.len() as u32).collect();
         let models = frame(vec![col_of(s::MODEL, r.model_order.clone()), col_of(ORDER, order)])?.lazy();
+        let [requests, tool_requests] = request_frames(r)?;
         Ok(Inputs {
             models,
-            scenarios: scenario_frame(r)?,
+            runs: runs.lazy(),
             calls: call_frame(r)?,
-            requests: request_frame(r)?,
+            requests: requests.lazy(),
+            tool_requests: tool_requests.lazy(),
             local_repairs: repair_frame(r, RepairStage::Local, US, |p| p.latency_us)?,
             model_repairs: repair_frame(r, RepairStage::Model, MS, |p| p.latency_ms)?,
             approvals: approval_frame(r)?,
@@ -175,41 +162,6 @@ impl Inputs {
     }
 }
 
-fn scenario_frame(r: &Rows) -> PolarsResult<DataFrame> {
-    let name = |id: u32| r.names.name(id);
-    // A count of a stateful scenario's outcome; empty (null) for the others.
-    let outcome = |f: &dyn Fn(&OutcomeRow) -> Option<u32>| r.scenarios.iter().map(|s| s.outcome.as_ref().and_then(f)).collect::<Vec<_>>();
-    let units = || r.scenarios.iter().map(|s| &r.units[s.unit as usize]);
-    frame(vec![
-        col_of(s::MODEL, units().map(|u| name(u.model)).collect::<Vec<_>>()),
-        col_of(s::SUITE, units().map(|u| name(u.suite)).collect::<Vec<_>>()),
-        col_of(s::SCENARIO, units().map(|u| name(u.scenario)).collect::<Vec<_>>()),
-        col_of(s::TRIAL, units().map(|u| u.trial).collect::<Vec<_>>()),
-        col_of(s::PASSED, r.scenarios.iter().map(|s| s.passed).collect::<Vec<_>>()),
-        // Without repair, a call that needed it would have failed the scenario.
-        col_of(s::PASSED_NO_REPAIR, r.scenarios.iter().map(|s| s.passed && !r.units[s.unit as usize].repaired).collect::<Vec<_>>()),
-        col_of(s::REASON, r.scenarios.iter().map(|s| name(s.reason)).collect::<Vec<_>>()),
-        col_of(s::LATENCY_MS, units().map(|u| u.latency_ms).collect::<Vec<_>>()),
-        col_of(s::COST_USD, units().map(|u| u.cost_usd).collect::<Vec<_>>()),
-        col_of(s::ERRORED, r.scenarios.iter().map(|s| s.error.is_some()).collect::<Vec<_>>()),
-        col_of(s::ERROR_KIND, r.scenarios.iter().map(|s| s.error.map_or("", UnitError::as_str)).collect::<Vec<_>>()),
-        col_of(s::MILESTONES_REACHED, outcome(&|o| (o.milestones > 0).then_some(o.milestones_reached))),
-        col_of(s::MILESTONES, outcome(&|o| (o.milestones > 0).then_some(o.milestones))),
-        col_of(
-            s::LAST_MILESTONE,
-            r.scenarios.iter().map(|s| s.outcome.as_ref().and_then(|o| o.last_milestone).map(name)).collect::<Vec<_>>(),
-        ),
-        col_of(s::STATE_CHECKS_PASSED, outcome(&|o| (o.state_checks > 0).then_some(o.state_checks_passed))),
-        col_of(s::STATE_CHECKS, outcome(&|o| (o.state_checks > 0).then_some(o.state_checks))),
-    ])
-}
-
-/// Runs that reached a verdict: the denominator of every pass rate (the
-/// errored ones are counted apart, see `schema::ERRORED`).
-fn answered(alias: &str) -> Expr {
-    col(s::ERRORED).not().cast(DataType::UInt64).sum().alias(alias)
-}
-
 /// The model and tool columns of counts kept per (model, tool) name ids.
 fn model_and_tool<'a>(r: &Rows, keys: impl Iterator<Item = &'a (u32, u32)> + Clone) -> Vec<Column> {
     vec![
@@ -235,25 +187,82 @@ fn call_frame(r: &Rows) -> PolarsResult<LazyFrame> {
     Ok(frame(columns)?.lazy())
 }
 
-fn request_frame(r: &Rows) -> PolarsResult<LazyFrame> {
-    let q = &r.requests;
-    Ok(frame(vec![
-        col_of(s::MODEL, q.iter().map(|q| r.model_of(q.unit)).collect::<Vec<_>>()),
-        col_of(s::TOOL, q.iter().map(|q| q.tool.map(|t| r.names.name(t))).collect::<Vec<_>>()),
-        col_of(REPAIR, q.iter().map(|q| q.repair).collect::<Vec<_>>()),
-        col_of(s::INPUT_TOKENS, q.iter().map(|q| q.input_tokens).collect::<Vec<_>>()),
-        col_of(s::OUTPUT_TOKENS, q.iter().map(|q| q.output_tokens).collect::<Vec<_>>()),
-        col_of(s::CACHED_INPUT_TOKENS, q.iter().map(|q| q.cached_input_tokens).collect::<Vec<_>>()),
-        col_of(s::COST_USD, q.iter().map(|q| q.cost_usd).collect::<Vec<_>>()),
-        col_of(s::LATENCY_MS, q.iter().map(|q| q.latency_ms).collect::<Vec<_>>()),
-        col_of(TTFT_MS, q.iter().map(|q| q.ttft_ms).collect::<Vec<_>>()),
-        col_of(s::REQUEST_ERRORS, q.iter().map(|q| q.error).collect::<Vec<_>>()),
-    ])?
-    .lazy())
+/// The requests added up: per model, the token and cost sums of the
+/// scenario's own (turn) requests apart from repair's, errors, and the
+/// turn requests' latency and time-to-first-token percentiles; per model ×
+/// tool, the sums of the requests that repaired that tool's calls. The
+/// float sums run over the requests in unit order, as polars would add a
+/// frame of them (see `exact`). Consumes the rows of the requests.
+fn request_frames(r: &mut Rows) -> PolarsResult<[DataFrame; 2]> {
+    let requests = std::mem::take(&mut r.requests);
+    let mut turn_cost: foldhash::HashMap<u32, KahanSum> = Default::default();
+    let mut repair_cost: foldhash::HashMap<u32, KahanSum> = Default::default();
+    let mut tool_cost: foldhash::HashMap<(u32, u32), KahanSum> = Default::default();
+    for q in &requests {
+        let model = r.units[q.unit as usize].model;
+        if q.repair {
+            repair_cost.entry(model).or_default().add(q.cost_usd);
+            if q.tool != NO_TOOL {
+                tool_cost.entry((model, q.tool)).or_default().add(q.cost_usd);
+            }
+        } else {
+            turn_cost.entry(model).or_default().add(q.cost_usd);
+        }
+    }
+    drop(requests);
+    let totals = std::mem::take(&mut r.request_totals);
+    let sum = |costs: &foldhash::HashMap<u32, KahanSum>, model: &u32| costs.get(model).map_or(0.0, KahanSum::sum);
+    let (mut model, mut cost, mut repair) = (vec![], vec![], vec![]);
+    let (mut input, mut output, mut cached, mut repair_input, mut repair_output, mut errors) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut latency: [Vec<Option<f64>>; 3] = Default::default();
+    let mut ttft: [Vec<Option<f64>>; 2] = Default::default();
+    for (id, mut t) in totals {
+        model.push(r.names.name(id));
+        cost.push(sum(&turn_cost, &id));
+        repair.push(sum(&repair_cost, &id));
+        input.push(t.input_tokens);
+        output.push(t.output_tokens);
+        cached.push(t.cached_input_tokens);
+        repair_input.push(t.repair_input_tokens);
+        repair_output.push(t.repair_output_tokens);
+        errors.push(t.errors);
+        for (column, q) in latency.iter_mut().zip([0.5, 0.95, 0.99]) {
+            column.push(quantile_linear(&mut t.turn_latency_ms, 0, q));
+        }
+        // Null for models that did not stream: there is no first token to time.
+        for (column, q) in ttft.iter_mut().zip([0.5, 0.95]) {
+            column.push(quantile_linear(&mut t.turn_ttft_ms, t.turn_without_ttft, q));
+        }
+    }
+    let [p50, p95, p99] = latency;
+    let [ttft_p50, ttft_p95] = ttft;
+    let per_model = frame(vec![
+        col_of(s::MODEL, model),
+        col_of(s::INPUT_TOKENS, input),
+        col_of(s::OUTPUT_TOKENS, output),
+        col_of(s::CACHED_INPUT_TOKENS, cached),
+        col_of(s::COST_USD, cost),
+        col_of(s::REPAIR_INPUT_TOKENS, repair_input),
+        col_of(s::REPAIR_OUTPUT_TOKENS, repair_output),
+        col_of(s::REPAIR_COST_USD, repair),
+        col_of(s::REQUEST_ERRORS, errors),
+        col_of(s::LATENCY_P50_MS, p50),
+        col_of(s::LATENCY_P95_MS, p95),
+        col_of(s::LATENCY_P99_MS, p99),
+        col_of(s::TTFT_P50_MS, ttft_p50),
+        col_of(s::TTFT_P95_MS, ttft_p95),
+    ])?;
+    let tools = std::mem::take(&mut r.repair_tokens);
+    let keys: Vec<(u32, u32)> = tools.keys().copied().collect();
+    let mut columns = model_and_tool(r, keys.iter());
+    columns.extend([
+        col_of(s::REPAIR_INPUT_TOKENS, keys.iter().map(|k| tools[k].input_tokens).collect::<Vec<_>>()),
+        col_of(s::REPAIR_OUTPUT_TOKENS, keys.iter().map(|k| tools[k].output_tokens).collect::<Vec<_>>()),
+        col_of(s::REPAIR_COST_USD, keys.iter().map(|k| tool_cost.get(k).map_or(0.0, KahanSum::sum)).collect::<Vec<_>>()),
+    ]);
+    Ok([per_model, frame(columns)?])
 }
-
-/// Time to first token of a request (streaming requests only).
-const TTFT_MS: &str = "ttft_ms";
 
 /// One stage's repair attempts: model, tool and the latency in that stage's unit.
 fn repair_frame(r: &Rows, stage: RepairStage, unit: &str, latency: fn(&RepairRow) -> Option<f64>) -> PolarsResult<LazyFrame> {
@@ -285,29 +294,10 @@ fn approval_frame(r: &Rows) -> PolarsResult<LazyFrame> {
 /// `derived` adds afterwards.
 fn summary(inputs: &Inputs) -> PolarsResult<DataFrame> {
     let keys = [s::MODEL];
-    let per_scenario = inputs.scenarios.clone().lazy().group_by([col(s::MODEL)]).agg([
-        answered(s::SCENARIOS),
-        count_of(s::ERRORED),
-        count_of(s::PASSED),
-        count_of(s::PASSED_NO_REPAIR),
-    ]);
     let per_call = inputs.calls.clone().group_by([col(s::MODEL)]).agg(call_aggregates());
-    let mut per_request_aggs = request_aggregates();
-    // Turn requests only: a repair request is not the scenario's own latency.
-    let turn =
-        |column: &str, q: f64, alias: &str| col(column).filter(col(REPAIR).not()).quantile(lit(q), QuantileMethod::Linear).alias(alias);
-    per_request_aggs.extend([
-        turn(s::LATENCY_MS, 0.5, s::LATENCY_P50_MS),
-        turn(s::LATENCY_MS, 0.95, s::LATENCY_P95_MS),
-        turn(s::LATENCY_MS, 0.99, s::LATENCY_P99_MS),
-        // Null for models that did not stream: there is no first token to time.
-        turn(TTFT_MS, 0.5, s::TTFT_P50_MS),
-        turn(TTFT_MS, 0.95, s::TTFT_P95_MS),
-    ]);
-    let per_request = inputs.requests.clone().group_by([col(s::MODEL)]).agg(per_request_aggs);
     let [local_latency, model_latency] = inputs.repair_latency(&keys);
     let mut joined = inputs.models.clone();
-    for other in [per_scenario, per_call, per_request, local_latency, model_latency, inputs.approval_counts(&keys)] {
+    for other in [inputs.runs.clone(), per_call, inputs.requests.clone(), local_latency, model_latency, inputs.approval_counts(&keys)] {
         joined = join_on(joined, other, &keys);
     }
     let aggregated: Vec<&str> = s::SUMMARY.iter().copied().filter(|c| !s::SUMMARY_DERIVED.contains(c)).collect();
@@ -327,14 +317,9 @@ fn summary(inputs: &Inputs) -> PolarsResult<DataFrame> {
 /// One row per model × tool that was called, but the intervals `derived` adds.
 fn by_tool(inputs: &Inputs) -> PolarsResult<DataFrame> {
     let keys = [s::MODEL, s::TOOL];
-    let per_tool_requests = inputs.requests.clone().filter(col(s::TOOL).is_not_null()).group_by(cols(&keys)).agg([
-        sum_where(s::INPUT_TOKENS, col(REPAIR), s::REPAIR_INPUT_TOKENS),
-        sum_where(s::OUTPUT_TOKENS, col(REPAIR), s::REPAIR_OUTPUT_TOKENS),
-        sum_where(s::COST_USD, col(REPAIR), s::REPAIR_COST_USD),
-    ]);
     let [local_latency, model_latency] = inputs.repair_latency(&keys);
     let mut joined = inputs.calls.clone().group_by(cols(&keys)).agg(call_aggregates());
-    for other in [per_tool_requests, local_latency, model_latency, inputs.approval_counts(&keys)] {
+    for other in [inputs.tool_requests.clone(), local_latency, model_latency, inputs.approval_counts(&keys)] {
         joined = join_on(joined, other, &keys);
     }
     joined = join_on(joined, inputs.models.clone(), &[s::MODEL]);
@@ -350,49 +335,6 @@ fn by_tool(inputs: &Inputs) -> PolarsResult<DataFrame> {
         .collect()
 }
 
-/// The scenario runs, per scenario over trials, and per suite (without the
-/// interval `derived` adds), each in model order.
-fn scenario_tables(inputs: &Inputs) -> PolarsResult<[DataFrame; 3]> {
-    let in_order = |lf: LazyFrame| join_on(lf, inputs.models.clone(), &[s::MODEL]);
-    let scenarios = in_order(inputs.scenarios.clone().lazy())
-        .sort([ORDER, s::SUITE, s::SCENARIO, s::TRIAL], Default::default())
-        .select(cols(&s::SCENARIO_RUNS))
-        .collect()?;
-    let by_scenario = in_order(
-        scenarios
-            .clone()
-            .lazy()
-            .group_by(cols(&[s::MODEL, s::SUITE, s::SCENARIO]))
-            .agg([
-                answered(s::TRIALS),
-                count_of(s::ERRORED),
-                count_of(s::PASSED),
-                col(s::COST_USD).sum(),
-                col(s::LATENCY_MS).mean().alias(s::MEAN_LATENCY_MS),
-                col(s::MILESTONES_REACHED).cast(DataType::Float64).mean().alias(s::MEAN_MILESTONES_REACHED),
-            ])
-            .with_columns([
-                rate(s::PASSED, s::TRIALS).alias(s::PASS_RATE),
-                (col(s::PASSED).gt(lit(0)).and(col(s::PASSED).lt(col(s::TRIALS)))).alias(s::FLAKY),
-            ]),
-    )
-    .sort([ORDER, s::SUITE, s::SCENARIO], Default::default())
-    .select(cols(&s::BY_SCENARIO))
-    .collect()?;
-    let suites = in_order(
-        scenarios
-            .clone()
-            .lazy()
-            .group_by(cols(&[s::MODEL, s::SUITE]))
-            .agg([answered(s::SCENARIOS), count_of(s::ERRORED), count_of(s::PASSED), col(s::COST_USD).sum().alias(s::TOTAL_COST_USD)])
-            .with_column(rate(s::PASSED, s::SCENARIOS).alias(s::PASS_RATE)),
-    )
-    .sort([ORDER, s::SUITE], Default::default())
-    .select(cols(&s::SUITES[..s::SUITES.len() - s::SUITES_DERIVED]))
-    .collect()?;
-    Ok([scenarios, by_scenario, suites])
-}
-
 /// One row per repair attempt, local latency in µs and a model's in µs too.
 fn repairs(r: &Rows) -> PolarsResult<DataFrame> {
     let p = &r.repairs;
@@ -405,18 +347,22 @@ fn repairs(r: &Rows) -> PolarsResult<DataFrame> {
     ])
 }
 
-/// The polars part: every table from the extracted rows.
-pub(super) fn aggregate(r: Rows) -> PolarsResult<Tables> {
-    let inputs = Inputs::new(&r)?;
+/// Every table from the extracted rows.
+pub(super) fn aggregate(mut r: Rows) -> PolarsResult<Tables> {
+    let runs = Runs::new(&r);
+    let (scenarios, by_scenario, mut suites) = (runs.scenarios()?, runs.by_scenario()?, runs.suites()?);
+    let (per_model, pair_rows) = (runs.per_model()?, runs.pairs());
+    let repairs = repairs(&r)?;
+    let inputs = Inputs::new(&mut r, per_model)?;
+    // The per-unit rows are in the frames now.
+    (r.units, r.scenarios, r.repairs) = (Vec::new(), Vec::new(), Vec::new());
     let mut summary = summary(&inputs)?;
     let mut by_tool = by_tool(&inputs)?;
-    let [scenarios, by_scenario, mut suites] = scenario_tables(&inputs)?;
-    let repairs = repairs(&r)?;
+    drop(inputs);
     derived::extend_summary(&mut summary, &by_scenario, &r.model_tier, &r.model_arm, r.trials)?;
     derived::extend_by_tool(&mut by_tool, &r.model_arm)?;
     derived::extend_suites(&mut suites)?;
     // Two models are compared on the runs both answered.
-    let answered = scenarios.clone().lazy().filter(col(s::ERRORED).not()).collect()?;
-    let pairs = derived::pairs(&answered, &r.model_order, &r.model_tier, &r.model_arm)?;
+    let pairs = derived::pairs(pair_rows, &r.model_tier, &r.model_arm)?;
     Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, events: r.events })
 }

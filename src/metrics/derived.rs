@@ -145,15 +145,36 @@ pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
     add_interval(suites, s::PASS_RATE, &passed, &runs)
 }
 
-/// One row of the pairs table.
-struct PairRow {
+/// One row of the pairs table: two models on the runs both answered.
+pub(super) struct PairRow {
     a: String,
     b: String,
-    kind: &'static str,
-    shared: u64,
+    pub(super) shared: u64,
     split: [u64; 4], // both passed, only a, only b, neither
     cost: (f64, f64),
     latency: (f64, f64),
+}
+
+impl PairRow {
+    pub(super) fn new(a: &str, b: &str) -> PairRow {
+        PairRow { a: a.to_string(), b: b.to_string(), shared: 0, split: [0; 4], cost: (0.0, 0.0), latency: (0.0, 0.0) }
+    }
+
+    /// One run both made: each model's (passed, cost, latency), added in
+    /// table order so the sums are the same on every machine.
+    pub(super) fn add(&mut self, (passed_a, cost_a, latency_a): (bool, f64, f64), (passed_b, cost_b, latency_b): (bool, f64, f64)) {
+        self.shared += 1;
+        self.split[match (passed_a, passed_b) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        }] += 1;
+        self.cost.0 += cost_a;
+        self.cost.1 += cost_b;
+        self.latency.0 += latency_a;
+        self.latency.1 += latency_b;
+    }
 }
 
 /// What two models are to each other: two arms of one model, a cheap and
@@ -170,55 +191,11 @@ fn pair_kind(a: &str, b: &str, tiers: &HashMap<String, String>, arms: &HashMap<S
     }
 }
 
-/// Every two models run on the same (suite, scenario, trial) units, in
-/// model order: how their verdicts
-/// split, McNemar's exact p-value, and the cost and latency of each on
-/// those shared units.
-pub(super) fn pairs(
-    scenarios: &DataFrame,
-    model_order: &[String],
-    tiers: &HashMap<String, String>,
-    arms: &HashMap<String, ArmInfo>,
-) -> PolarsResult<DataFrame> {
-    let (m, suite, scenario) = (texts(scenarios, s::MODEL)?, texts(scenarios, s::SUITE)?, texts(scenarios, s::SCENARIO)?);
-    let (trial, passed, cost) = (u64s(scenarios, s::TRIAL)?, bools(scenarios, s::PASSED)?, f64s(scenarios, s::COST_USD)?);
-    let latency = f64s(scenarios, s::LATENCY_MS)?;
-    // Each model's rows, in table order (by suite, scenario, trial), so float
-    // sums run in the same order on every machine; and every row by its
-    // unit, to find the other model's verdict on it.
-    let mut rows_of: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut row_of: HashMap<(&str, &str, &str, u64), usize> = HashMap::with_capacity(scenarios.height());
-    for (i, &t) in trial.iter().enumerate() {
-        rows_of.entry(at(m, i)).or_default().push(i);
-        row_of.insert((at(m, i), at(suite, i), at(scenario, i), t), i);
-    }
-    let mut rows = Vec::new();
-    for (i, a) in model_order.iter().enumerate() {
-        for b in &model_order[i + 1..] {
-            let (a, b) = (a.as_str(), b.as_str());
-            let kind = pair_kind(a, b, tiers, arms);
-            let (Some(ra), true) = (rows_of.get(a), rows_of.contains_key(b)) else { continue };
-            let mut row =
-                PairRow { a: a.to_string(), b: b.to_string(), kind, shared: 0, split: [0; 4], cost: (0.0, 0.0), latency: (0.0, 0.0) };
-            for &ia in ra {
-                let Some(&ib) = row_of.get(&(b, at(suite, ia), at(scenario, ia), trial[ia])) else { continue };
-                row.shared += 1;
-                row.split[match (passed[ia], passed[ib]) {
-                    (true, true) => 0,
-                    (true, false) => 1,
-                    (false, true) => 2,
-                    (false, false) => 3,
-                }] += 1;
-                row.cost.0 += cost[ia];
-                row.cost.1 += cost[ib];
-                row.latency.0 += latency[ia];
-                row.latency.1 += latency[ib];
-            }
-            if row.shared > 0 {
-                rows.push(row);
-            }
-        }
-    }
+/// The pairs table: a row per two models run on the same (suite,
+/// scenario, trial) units (`runs::Runs::pairs`), in model order, with how
+/// their verdicts split, McNemar's exact p-value, and the cost and latency
+/// of each on those shared units.
+pub(super) fn pairs(rows: Vec<PairRow>, tiers: &HashMap<String, String>, arms: &HashMap<String, ArmInfo>) -> PolarsResult<DataFrame> {
     let ints = |f: fn(&PairRow) -> u64| rows.iter().map(f).collect::<Vec<u64>>();
     let floats = |f: fn(&PairRow) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
     let texts = |f: &dyn Fn(&PairRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
@@ -240,7 +217,7 @@ pub(super) fn pairs(
         column(s::COST_A_USD, Series::new("".into(), floats(|r| r.cost.0))),
         column(s::COST_B_USD, Series::new("".into(), floats(|r| r.cost.1))),
         column(s::COST_RATIO, Series::new("".into(), rows.iter().map(|r| ratio(r.cost)).collect::<Vec<_>>())),
-        column(s::PAIR_KIND, Series::new("".into(), texts(&|r| r.kind.to_string()))),
+        column(s::PAIR_KIND, Series::new("".into(), texts(&|r| pair_kind(&r.a, &r.b, tiers, arms).to_string()))),
         column(s::ARM_A, Series::new("".into(), texts(&|r| arm_of(&r.a)))),
         column(s::ARM_B, Series::new("".into(), texts(&|r| arm_of(&r.b)))),
         column(s::MEAN_LATENCY_A_MS, Series::new("".into(), floats(|r| r.latency.0 / r.shared as f64))),

@@ -8,7 +8,9 @@
 mod aggregate;
 mod derived;
 pub mod errored;
+mod exact;
 mod rows;
+mod runs;
 pub mod schema;
 
 /// Reading a table's columns as plain vectors.
@@ -20,7 +22,6 @@ use std::io::Read;
 use std::path::Path;
 
 use polars::prelude::*;
-use rayon::prelude::*;
 
 use crate::events::{Event, EventsError};
 
@@ -97,114 +98,20 @@ pub enum TablesError {
     Polars(#[from] PolarsError),
 }
 
-/// Event text read at a time: big enough to keep both cores parsing, small
-/// enough that memory does not grow with the file.
-const BLOCK_BYTES: usize = 4 << 20;
-
-/// Builds every table from a run's `events.jsonl`, streaming it: a block of
-/// lines is parsed in parallel, folded into the rows, and dropped.
+/// Builds every table from a run's `events.jsonl`, streaming it (see
+/// `events::stream`): a block of lines is parsed in parallel, folded into
+/// the rows, and dropped.
 pub fn tables_from_file(path: &Path) -> Result<Tables, TablesError> {
     let file = std::fs::File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
-    tables_from_reader(path, file, BLOCK_BYTES)
+    tables_from_reader(path, file, crate::events::stream::BLOCK_BYTES)
 }
 
-/// Lines parsed together on every core while the previous chunk is added
-/// up: small enough that the last chunk of a block, added alone, is short.
-const CHUNK_LINES: usize = 2048;
-
-/// `tables_from_file` over any reader; `path` names it in errors. A thread
-/// reads the next block while this one parses the last, and each chunk of
-/// lines is parsed on every core while the one before is added up.
+/// `tables_from_file` over any reader; `path` names it in errors.
 fn tables_from_reader(path: &Path, file: impl Read + Send, block_bytes: usize) -> Result<Tables, TablesError> {
-    let parse_error = |line: usize, message: String| EventsError::Parse { path: path.into(), line, message };
     let mut rows = rows::Rows::default();
-    // By reference: a parsed event is a few hundred bytes, not worth moving.
-    let add = |rows: &mut rows::Rows, parsed: &[Result<Option<rows::Parsed>, String>], first_line: usize| {
-        for (i, parsed) in parsed.iter().enumerate() {
-            match parsed {
-                Ok(Some(parsed)) => rows.add(parsed),
-                Ok(None) => {}
-                Err(message) => return Err(parse_error(first_line + i, message.clone())),
-            }
-        }
-        Ok(())
-    };
-    let mut first_line = 1;
-    std::thread::scope(|scope| {
-        let (blocks, received) = std::sync::mpsc::sync_channel(1);
-        scope.spawn(move || read_blocks(file, block_bytes, |block| blocks.send(block).is_ok()));
-        // Returning early drops `received`, which stops the reader.
-        for block in received {
-            let block = block.map_err(|source| EventsError::Io { path: path.into(), source })?;
-            let lines = split_lines(&block);
-            let mut chunks = lines.chunks(CHUNK_LINES);
-            let mut current = chunks.next().map(parse_chunk);
-            while let Some(parsed) = current {
-                let (added, next) = rayon::join(|| add(&mut rows, &parsed, first_line), || chunks.next().map(parse_chunk));
-                added?;
-                first_line += parsed.len();
-                current = next;
-            }
-        }
-        Ok::<(), EventsError>(())
-    })?;
+    crate::events::stream::for_each_line(path, file, block_bytes, |line| rows::parse_line(line).map(Some), |parsed| rows.add(parsed))?;
     rows.finish();
     Ok(aggregate::aggregate(rows)?)
-}
-
-/// Parses lines on every core; blank lines are `None`.
-fn parse_chunk(lines: &[&[u8]]) -> Vec<Result<Option<rows::Parsed>, String>> {
-    lines
-        .par_iter()
-        .map(|line| match std::str::from_utf8(line) {
-            Ok(line) if line.trim().is_empty() => Ok(None),
-            Ok(line) => rows::parse_line(line).map(Some),
-            Err(_) => Err("not UTF-8 text".to_string()),
-        })
-        .collect()
-}
-
-/// Reads `file` in blocks of whole lines (the last may lack its `\n`) of
-/// about `block_bytes`, handing each to `send` until it returns false.
-fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::Result<Vec<u8>>) -> bool) {
-    let mut block: Vec<u8> = Vec::new();
-    loop {
-        // The block starts with the unfinished line of the last read; the
-        // rest is read into room reserved, not zeroed, first.
-        block.reserve(block_bytes);
-        let read = match (&mut file).take(block_bytes as u64).read_to_end(&mut block) {
-            Ok(read) => read,
-            Err(e) => {
-                send(Err(e));
-                return;
-            }
-        };
-        if read == 0 {
-            if !block.is_empty() {
-                send(Ok(block));
-            }
-            return;
-        }
-        let Some(last_newline) = memchr::memrchr(b'\n', &block) else { continue };
-        let rest = block.split_off(last_newline + 1);
-        if !send(Ok(std::mem::replace(&mut block, rest))) {
-            return;
-        }
-    }
-}
-
-/// The lines of a block, without their `\n`.
-fn split_lines(block: &[u8]) -> Vec<&[u8]> {
-    let mut lines = Vec::with_capacity(block.len() / 256);
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', block) {
-        lines.push(&block[start..end]);
-        start = end + 1;
-    }
-    if start < block.len() {
-        lines.push(&block[start..]);
-    }
-    lines
 }
 
 #[cfg(test)]
@@ -458,13 +365,15 @@ mod tests {
         assert_eq!(err, "e.jsonl:3: not a calltape event: not UTF-8 text");
         let err = tables_from_reader(Path::new("e.jsonl"), "{\"ts_ms\":1,\"event\":\"nope\"}".as_bytes(), 50).unwrap_err().to_string();
         assert!(err.contains("e.jsonl:1: not a calltape event: unknown variant `nope`"), "{err}");
-        // Past several chunks of a block, and past a block: the line is still counted right.
+        // Past several blocks: the line is still counted right.
         let line = jsonl(&events()[1..2]);
-        let mut many = jsonl(&events()[..1]) + &line.repeat(3 * CHUNK_LINES);
+        let lines = 10_000;
+        let mut many = jsonl(&events()[..1]) + &line.repeat(lines);
         many.push_str("{}\n");
         for block in [1 << 20, 100_000] {
+            assert!(many.len() > 2 * block);
             let err = tables_from_reader(Path::new("e.jsonl"), many.as_bytes(), block).unwrap_err().to_string();
-            assert!(err.starts_with(&format!("e.jsonl:{}: ", 3 * CHUNK_LINES + 2)), "{err}");
+            assert!(err.starts_with(&format!("e.jsonl:{}: ", lines + 2)), "{err}");
         }
     }
 

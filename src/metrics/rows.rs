@@ -129,18 +129,46 @@ pub(super) struct OutcomeRow {
     pub(super) state_checks: u32,
 }
 
-pub(super) struct RequestRow {
+/// What a request adds to its model's and tool's float sums, kept until
+/// the rows are in unit order: a float sum depends on its order, and the
+/// tables add in unit order so every run gives the same bits. Everything
+/// else of a request is summed as it comes (`RequestTotals`).
+pub(super) struct RequestCost {
     pub(super) unit: u32,
-    /// For a repair request: the tool whose call it repairs.
-    pub(super) tool: Option<u32>,
+    /// For a repair request: the tool whose call it repairs (`NO_TOOL` else).
+    pub(super) tool: u32,
     pub(super) repair: bool,
-    pub(super) error: bool,
+    pub(super) cost_usd: f64,
+}
+
+/// `RequestCost::tool` of a request that repairs no named tool.
+pub(super) const NO_TOOL: u32 = u32::MAX;
+
+/// One model's requests, summed as they come; costs are summed later, in
+/// unit order (see `RequestCost`).
+#[derive(Default)]
+pub(super) struct RequestTotals {
+    /// Tokens of the scenario's own (turn) requests.
     pub(super) input_tokens: u64,
     pub(super) output_tokens: u64,
     pub(super) cached_input_tokens: u64,
-    pub(super) cost_usd: f64,
-    pub(super) latency_ms: f64,
-    pub(super) ttft_ms: Option<f64>,
+    /// Tokens of repair requests.
+    pub(super) repair_input_tokens: u64,
+    pub(super) repair_output_tokens: u64,
+    /// Requests that ended in an error.
+    pub(super) errors: u64,
+    /// Latency of each turn request, for the percentiles (order does not matter).
+    pub(super) turn_latency_ms: Vec<f64>,
+    /// Time to first token of each streamed turn request, and how many were not streamed.
+    pub(super) turn_ttft_ms: Vec<f64>,
+    pub(super) turn_without_ttft: usize,
+}
+
+/// Tokens of the repair requests for one model × tool.
+#[derive(Default, Clone, Copy)]
+pub(super) struct RepairTokens {
+    pub(super) input_tokens: u64,
+    pub(super) output_tokens: u64,
 }
 
 pub(super) struct RepairRow {
@@ -171,11 +199,19 @@ pub(super) struct Rows {
     /// Keyed by (model, tool) name ids.
     pub(super) calls: HashMap<(u32, u32), CallCounts>,
     pub(super) approvals: HashMap<(u32, u32), ApprovalCounts>,
+    /// In table order after `finish`: by configured model, suite, scenario, trial.
     pub(super) scenarios: Vec<ScenarioRow>,
-    pub(super) requests: Vec<RequestRow>,
+    /// In unit order after `finish`.
+    pub(super) requests: Vec<RequestCost>,
+    /// Keyed by model name id.
+    pub(super) request_totals: HashMap<u32, RequestTotals>,
+    /// Keyed by (model, tool) name ids, for requests that name the tool they repair.
+    pub(super) repair_tokens: HashMap<(u32, u32), RepairTokens>,
     pub(super) repairs: Vec<RepairRow>,
     /// Events read.
     pub(super) events: u64,
+    /// Each name id's place among the names in sorted order (after `finish`).
+    pub(super) name_rank: Vec<u32>,
 }
 
 /// One line of an events file, parsed on any core: the event, and the
@@ -365,19 +401,32 @@ impl Rows {
         let u = &mut self.units[unit as usize];
         u.latency_ms += latency_ms;
         u.cost_usd += cost_usd;
-        let tool = repair_of.as_deref().map(|t| self.names.id(t));
-        self.requests.push(RequestRow {
-            unit,
-            tool,
-            repair: *purpose == RequestPurpose::Repair,
-            error: error.is_some(),
-            input_tokens: *input_tokens,
-            output_tokens: *output_tokens,
-            cached_input_tokens: *cached_input_tokens,
-            cost_usd: *cost_usd,
-            latency_ms: *latency_ms,
-            ttft_ms: *ttft_ms,
-        });
+        let model = u.model;
+        let repair = *purpose == RequestPurpose::Repair;
+        let tool = repair_of.as_deref().map_or(NO_TOOL, |t| self.names.id(t));
+        self.requests.push(RequestCost { unit, tool, repair, cost_usd: *cost_usd });
+        let totals = self.request_totals.entry(model).or_default();
+        totals.errors += u64::from(error.is_some());
+        if repair {
+            totals.repair_input_tokens += input_tokens;
+            totals.repair_output_tokens += output_tokens;
+        } else {
+            totals.input_tokens += input_tokens;
+            totals.output_tokens += output_tokens;
+            totals.cached_input_tokens += cached_input_tokens;
+            totals.turn_latency_ms.push(*latency_ms);
+            match ttft_ms {
+                Some(ttft) => totals.turn_ttft_ms.push(*ttft),
+                None => totals.turn_without_ttft += 1,
+            }
+        }
+        if tool != NO_TOOL {
+            let tokens = self.repair_tokens.entry((model, tool)).or_default();
+            if repair {
+                tokens.input_tokens += input_tokens;
+                tokens.output_tokens += output_tokens;
+            }
+        }
     }
 
     /// A tool call: the counts of its model × tool.
@@ -479,6 +528,7 @@ impl Rows {
         for (r, u) in order.iter().enumerate() {
             rank[*u as usize] = r as u32;
         }
+        drop(order);
         use rayon::slice::ParallelSliceMut;
         self.requests.par_sort_by_key(|r| rank[r.unit as usize]);
         self.repairs.par_sort_by_key(|r| rank[r.unit as usize]);
@@ -494,10 +544,37 @@ impl Rows {
                 self.model_order.push(name.to_string());
             }
         }
+        // The scenario runs in the order of the tables: by configured
+        // model, then (as they are already) by suite, scenario and trial.
+        let place: std::collections::HashMap<&str, u32> =
+            self.model_order.iter().enumerate().map(|(i, m)| (m.as_str(), i as u32)).collect();
+        let model_place: Vec<u32> =
+            (0..self.names.names.len() as u32).map(|id| place.get(self.names.name(id)).copied().unwrap_or(u32::MAX)).collect();
+        let units = &self.units;
+        self.scenarios.par_sort_by_key(|r| (model_place[units[r.unit as usize].model as usize], rank[r.unit as usize]));
+        self.name_rank = name_rank;
     }
 
     /// The model name of a unit.
     pub(super) fn model_of(&self, unit: u32) -> &str {
         self.names.name(self.units[unit as usize].model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the tables keep while the events are read grows with the run:
+    /// a byte added to a row kept per unit or per request is a megabyte
+    /// for a million of them (the requests' other fields are summed as
+    /// they come, see `RequestTotals`).
+    #[test]
+    fn rows_kept_per_unit_and_per_request_stay_compact() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<RequestCost>(), 24);
+        assert_eq!(size_of::<Unit>(), 56);
+        assert_eq!(size_of::<ScenarioRow>(), 36);
+        assert_eq!(size_of::<RepairRow>(), 48);
     }
 }

@@ -331,11 +331,22 @@ pub fn failures(tables: &Tables) -> PolarsResult<Section> {
 
 /// The failed runs, with why (the first `listed`).
 pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
-    let failed = tables.scenarios.clone().lazy().filter(col(schema::PASSED).not()).collect()?;
-    let total = failed.height();
+    // Only the listed rows are copied out of the per-run table.
+    let passed = bools(&tables.scenarios, schema::PASSED)?;
+    let total = passed.iter().filter(|p| !**p).count();
+    let mut shown = 0;
+    let mask: Vec<bool> = passed
+        .into_iter()
+        .map(|p| {
+            let show = !p && shown < listed;
+            shown += usize::from(show);
+            show
+        })
+        .collect();
+    let failed = tables.scenarios.filter(&BooleanChunked::from_slice("listed".into(), &mask))?;
     let mut section = section(
         &format!("Failed scenarios ({total})"),
-        failed.head(Some(listed)),
+        failed,
         &[
             (schema::MODEL, "model"),
             (schema::SUITE, "suite"),

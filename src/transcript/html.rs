@@ -162,30 +162,48 @@ fn unit_section(out: &mut String, key: &UnitKey, t: Option<&UnitTranscript>) {
 /// The page: a section per listed unit (in the reports' order), then a
 /// line with how many failed units are not here and the command that lists
 /// them (`show_command`, shell-quoted by the caller).
-pub fn page(listed: &[UnitKey], total_failed: usize, all: &[UnitTranscript], show_command: &str) -> String {
-    let by_unit: HashMap<&UnitKey, &UnitTranscript> = all.iter().map(|t| (&t.unit, t)).collect();
-    let mut out = format!(
+pub fn page(listed: &[UnitKey], total_failed: usize, transcripts: &[UnitTranscript], show_command: &str) -> String {
+    let mut out = Vec::new();
+    write_page(&mut out, listed, total_failed, transcripts, show_command).expect("writing to memory");
+    String::from_utf8(out).expect("written from strings")
+}
+
+/// `page`, written into `out` a unit's section at a time: the page is never
+/// held whole. `transcripts` need hold only the listed units (see
+/// `transcript::transcripts_from_file`).
+pub fn write_page(
+    out: &mut dyn std::io::Write,
+    listed: &[UnitKey],
+    total_failed: usize,
+    transcripts: &[UnitTranscript],
+    show_command: &str,
+) -> std::io::Result<()> {
+    let by_unit: HashMap<&UnitKey, &UnitTranscript> = transcripts.iter().map(|t| (&t.unit, t)).collect();
+    write!(
+        out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
          <title>calltape transcripts</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
          <header>\n<h1>calltape transcripts: failed units</h1>\n"
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "<p class=\"note\">{} of {total_failed} failed unit(s), in the order of the failed-scenarios table in report.html.</p>\n</header>\n<main>",
         listed.len()
-    );
+    )?;
+    let mut section = String::new();
     for key in listed {
-        unit_section(&mut out, key, by_unit.get(key).copied());
+        section.clear();
+        unit_section(&mut section, key, by_unit.get(key).copied());
+        out.write_all(section.as_bytes())?;
     }
-    out.push_str("</main>\n");
+    out.write_all(b"</main>\n")?;
     let more = total_failed.saturating_sub(listed.len());
     if more > 0 {
-        let _ = writeln!(out, "<p class=\"note\">… and {more} more failed unit(s), listed by <code>{}</code></p>", text(show_command));
+        writeln!(out, "<p class=\"note\">… and {more} more failed unit(s), listed by <code>{}</code></p>", text(show_command))?;
     }
-    out.push_str("<footer>Written by calltape from this run's events.jsonl.</footer>\n</body>\n</html>\n");
-    out
+    out.write_all(b"<footer>Written by calltape from this run's events.jsonl.</footer>\n</body>\n</html>\n")
 }
 
 #[cfg(test)]

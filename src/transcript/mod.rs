@@ -9,6 +9,7 @@ pub mod html;
 pub mod render;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -16,8 +17,8 @@ use serde_json::Value;
 use crate::check::FailedExpectation;
 use crate::core::glob::glob_matches;
 use crate::events::{
-    DenialBehaviour, DenialFollowupEvent, Event, EventKind, ModelRequestEvent, RepairStage, RequestPurpose, ScenarioFinishedEvent,
-    ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitKey,
+    DenialBehaviour, DenialFollowupEvent, Event, EventKind, EventsError, ModelRequestEvent, RepairStage, RequestPurpose,
+    ScenarioFinishedEvent, ScenarioStartedEvent, ToolApprovalEvent, ToolCallEvent, ToolExecutedEvent, ToolRepairEvent, UnitKey,
 };
 use crate::pipeline::approval::Decider;
 use crate::pipeline::{CallIssue, CallOutcome, Fix, InvalidKind};
@@ -160,17 +161,69 @@ impl UnitTranscript {
 /// Every unit's transcript, in unit order. A unit run again (a resumed
 /// run) keeps its last run only.
 pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
-    let mut units: BTreeMap<UnitKey, UnitTranscript> = BTreeMap::new();
-    // Repairs are written before the call they repaired.
-    let mut pending: BTreeMap<(UnitKey, String), Vec<RepairAttempt>> = BTreeMap::new();
+    let mut builder = Transcripts::default();
     for event in events {
-        let Some(key) = event.kind.unit() else { continue };
-        if let EventKind::ScenarioStarted(ScenarioStartedEvent { unit }) = &event.kind {
-            units.insert(unit.clone(), UnitTranscript::new(unit.clone()));
-            continue;
+        builder.add(&event.kind);
+    }
+    builder.finish()
+}
+
+/// The transcripts of the units `keep` accepts (given a unit's model,
+/// suite, scenario and trial), streamed from an events file (see
+/// `events::stream`): each line's unit is read first, without copying its
+/// text, and only the kept units' events are parsed whole, so what this
+/// holds is bounded by the units kept, not by the run.
+pub fn transcripts_from_file(path: &Path, keep: impl Fn(&str, &str, &str, u32) -> bool + Sync) -> Result<Vec<UnitTranscript>, EventsError> {
+    let mut builder = Transcripts::default();
+    let parse = |line: &str| -> crate::events::stream::LineResult<EventKind> {
+        // Lines of no unit (a few a run) and lines that are not events are
+        // read whole: the first to check them, the second for serde's message.
+        if let Ok(UnitOfLine { model: Some(model), suite: Some(suite), scenario: Some(scenario), trial: Some(trial) }) =
+            serde_json::from_str::<UnitOfLine>(line)
+        {
+            if !keep(&model, &suite, &scenario, trial) {
+                return Ok(None);
+            }
         }
-        let t = units.entry(key.clone()).or_insert_with(|| UnitTranscript::new(key.clone()));
-        match &event.kind {
+        let event = serde_json::from_str::<Event>(line).map_err(|e| e.to_string())?;
+        Ok(event.kind.unit().is_some_and(|u| keep(&u.model, &u.suite, &u.scenario, u.trial)).then_some(event.kind))
+    };
+    crate::events::stream::for_each_in_file(path, parse, |kind| builder.add(kind))?;
+    Ok(builder.finish())
+}
+
+/// The unit fields of an event line (an event of no unit has none),
+/// borrowed from the line where no escape needs undoing; every other
+/// field is skipped unread.
+#[derive(serde::Deserialize)]
+struct UnitOfLine<'a> {
+    #[serde(borrow)]
+    model: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    suite: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    scenario: Option<std::borrow::Cow<'a, str>>,
+    trial: Option<u32>,
+}
+
+/// Transcripts built an event at a time, in file order.
+#[derive(Default)]
+pub struct Transcripts {
+    units: BTreeMap<UnitKey, UnitTranscript>,
+    /// Repairs are written before the call they repaired.
+    pending: BTreeMap<(UnitKey, String), Vec<RepairAttempt>>,
+}
+
+impl Transcripts {
+    /// Adds one event; an event of no unit is ignored.
+    pub fn add(&mut self, kind: &EventKind) {
+        let Some(key) = kind.unit() else { return };
+        if let EventKind::ScenarioStarted(ScenarioStartedEvent { unit }) = kind {
+            self.units.insert(unit.clone(), UnitTranscript::new(unit.clone()));
+            return;
+        }
+        let t = self.units.entry(key.clone()).or_insert_with(|| UnitTranscript::new(key.clone()));
+        match kind {
             EventKind::ModelRequest(ModelRequestEvent {
                 purpose: RequestPurpose::Turn,
                 step,
@@ -189,7 +242,8 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                 rejected_call: rejected_call.clone(),
                 calls: Vec::new(),
             }),
-            EventKind::ToolRepair(ToolRepairEvent { call_id, stage, attempt, succeeded, error, .. }) => pending
+            EventKind::ToolRepair(ToolRepairEvent { call_id, stage, attempt, succeeded, error, .. }) => self
+                .pending
                 .entry((key.clone(), call_id.clone()))
                 .or_default()
                 .push(RepairAttempt { stage: *stage, attempt: *attempt, succeeded: *succeeded, error: error.clone() }),
@@ -218,7 +272,7 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
                         calls: Vec::new(),
                     });
                 }
-                let repairs = pending.remove(&(key.clone(), call_id.clone())).unwrap_or_default();
+                let repairs = self.pending.remove(&(key.clone(), call_id.clone())).unwrap_or_default();
                 let turn = t.turns.last_mut().expect("a turn was just ensured");
                 turn.calls.push(CallStory {
                     call_id: call_id.clone(),
@@ -271,7 +325,11 @@ pub fn transcripts(events: &[Event]) -> Vec<UnitTranscript> {
             _ => {}
         }
     }
-    units.into_values().collect()
+
+    /// Every unit's transcript, in unit order.
+    pub fn finish(self) -> Vec<UnitTranscript> {
+        self.units.into_values().collect()
+    }
 }
 
 /// Which units to show: each flag narrows; `scenario` is a glob matched
@@ -330,5 +388,47 @@ mod tests {
         let pick = |s: &str| Selection { scenario: Some(s.into()), ..Default::default() }.matches(&unit);
         assert!(pick("read-*") && pick("s/read-a") && pick("s/*") && !pick("other"));
         assert!(!Selection { trial: Some(0), ..Default::default() }.matches(&unit));
+    }
+
+    /// A run of many units, streamed for the few the reports list: only
+    /// those are built (and so held), each as the whole file would give it.
+    #[test]
+    fn streaming_keeps_only_the_wanted_units() {
+        let key = |i: usize| UnitKey { model: format!("m{}", i % 3), suite: "s".into(), scenario: format!("sc-{i}"), trial: 0 };
+        let mut events = Vec::new();
+        for i in 0..3000 {
+            let unit = key(i);
+            events.push(Event { ts_ms: 0, kind: EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit.clone() }) });
+            events.push(Event {
+                ts_ms: 0,
+                kind: EventKind::ScenarioFinished(ScenarioFinishedEvent {
+                    outcome: None,
+                    unit,
+                    passed: i % 2 == 0,
+                    reason: format!("reason {i}"),
+                    steps: 1,
+                    error: false,
+                    expectation: None,
+                    error_kind: None,
+                }),
+            });
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let text: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+        std::fs::write(&path, text).unwrap();
+        let wanted = [key(7), key(2999), key(1234)];
+        let kept = transcripts_from_file(&path, |model, suite, scenario, trial| {
+            wanted.iter().any(|u| u.model == model && u.suite == suite && u.scenario == scenario && u.trial == trial)
+        })
+        .unwrap();
+        let all = transcripts(&events);
+        let expected: Vec<&UnitTranscript> = all.iter().filter(|t| wanted.contains(&t.unit)).collect();
+        assert_eq!(kept.len(), 3);
+        assert_eq!(kept.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(kept[0].verdict.as_ref().unwrap().reason, "reason 1234");
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(&bad, "{}\n").unwrap();
+        assert!(transcripts_from_file(&bad, |_, _, _, _| true).unwrap_err().to_string().starts_with(&format!("{}:1: ", bad.display())));
     }
 }

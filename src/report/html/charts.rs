@@ -114,6 +114,16 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[i] + (sorted[(i + 1).min(sorted.len() - 1)] - sorted[i]) * f
 }
 
+/// Marks drawn in one lane of the repair-latency chart at most: a run's
+/// every repair would put megabytes of marks into the page (and more than
+/// a reader can tell apart); the box and median stay over every attempt.
+pub const MARKS_PER_LANE: usize = 2000;
+
+/// How many of a lane's `attempts` are drawn.
+fn drawn_marks(attempts: usize) -> usize {
+    attempts.min(MARKS_PER_LANE)
+}
+
 /// Local and model repairs: shape and colour both tell them apart.
 const LOCAL: &str = "#0072B2";
 const MODEL: &str = "#D55E00";
@@ -181,8 +191,11 @@ pub fn latency_chart(groups: &[(String, Vec<RepairPoint>)]) -> String {
         values.sort_by(f64::total_cmp);
         let colour = if by_model { MODEL } else { LOCAL };
         let (q1, q2, q3) = (x.at(quantile(&values, 0.25)), x.at(quantile(&values, 0.5)), x.at(quantile(&values, 0.75)));
+        let lane_points: Vec<&RepairPoint> = points.iter().filter(|p| p.by_model == by_model).collect();
+        let drawn = drawn_marks(lane_points.len());
+        let sampled = if drawn < lane_points.len() { format!(" ({drawn} of them drawn, evenly spaced)") } else { String::new() };
         let tip = format!(
-            "{model}, {stage} repair: {} attempts, median {}, 25–75% {}–{}",
+            "{model}, {stage} repair: {} attempts{sampled}, median {}, 25–75% {}–{}",
             values.len(),
             duration_us(quantile(&values, 0.5)),
             duration_us(quantile(&values, 0.25)),
@@ -198,7 +211,10 @@ pub fn latency_chart(groups: &[(String, Vec<RepairPoint>)]) -> String {
         ));
         svg.line((q2, y + 1.0), (q2, y + lane - 1.0), INK, 2.0);
         let mut marks = String::new();
-        for (i, p) in points.iter().filter(|p| p.by_model == by_model).enumerate() {
+        // At most `MARKS_PER_LANE`, spread evenly over the attempts: the box
+        // and median above are over every one.
+        let picked = (0..drawn).map(|k| if drawn == lane_points.len() { k } else { k * lane_points.len() / drawn });
+        for (i, p) in picked.map(|k| (k, lane_points[k])) {
             // A fixed jitter from the index keeps the page byte-for-byte reproducible.
             let jitter = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f64 / 1000.0 - 0.5;
             let (cx, cy) = (num(x.at(p.latency_us)), num(mid + jitter * (lane - 8.0)));
@@ -280,5 +296,20 @@ mod tests {
         let none = latency_chart(&repair_points(&summary(), &repairs.head(Some(0))).unwrap());
         assert!(none.contains("No repairs in this run."));
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+    }
+
+    #[test]
+    fn a_lane_draws_at_most_its_share_of_marks_and_says_so() {
+        let many = MARKS_PER_LANE * 3 + 7;
+        let points: Vec<RepairPoint> =
+            (0..many).map(|i| RepairPoint { by_model: false, latency_us: 1.0 + i as f64, succeeded: i % 2 == 0 }).collect();
+        let svg = latency_chart(&[("m".to_string(), points)]);
+        assert_eq!(svg.matches("<circle cx=").count() - 1, MARKS_PER_LANE, "one circle is the legend's");
+        assert!(
+            svg.contains(&format!("m, local repair: {many} attempts ({MARKS_PER_LANE} of them drawn, evenly spaced), median")),
+            "{svg}"
+        );
+        let few = latency_chart(&[("m".to_string(), vec![RepairPoint { by_model: false, latency_us: 5.0, succeeded: true }])]);
+        assert!(!few.contains("drawn"));
     }
 }
