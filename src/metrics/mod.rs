@@ -1,9 +1,10 @@
-//! Metrics: the run's tables, computed with polars from `events.jsonl`
-//! alone — never from anything the runner kept on the side — so a report
-//! can be rebuilt from the events file at any time. `rows` reads the events
-//! one by one into counts and compact rows, `aggregate` groups them with
-//! polars, `derived` adds the statistics (intervals, pass@k, paired tests,
-//! the Pareto front).
+//! Metrics: the run's tables, computed from `events.jsonl` alone — never
+//! from anything the runner kept on the side — so a report can be rebuilt
+//! from the events file at any time. `rows` reads the events one by one
+//! into counts and compact rows, `runs` and `aggregate` add those up (the
+//! per-run tables in one pass each, the per-model and per-tool ones joined
+//! with polars, with polars' own arithmetic: `exact`), `derived` adds the
+//! statistics (intervals, pass@k, paired tests, the Pareto front).
 
 mod aggregate;
 mod derived;

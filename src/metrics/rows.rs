@@ -1,10 +1,11 @@
 //! Pulling what the tables need out of the events, one event at a time.
 //!
-//! Counts are summed as the events come (per model × tool), and only what a
-//! table shows one by one (a row per run, per repair attempt) or takes
-//! quantiles or float sums of (per request) is kept, in a few bytes a row: the
-//! events themselves are never held, so memory grows with the units of a run,
-//! not with the text of its events.
+//! Counts are summed as the events come (per model × tool, and a request's
+//! tokens and errors per model), and only what a table shows one by one (a
+//! row per run, per repair attempt) or takes quantiles or float sums of (a
+//! request's latency and cost) is kept, in a few bytes a row: the events
+//! themselves are never held, so memory grows with the units of a run, not
+//! with the text of its events.
 //!
 //! Lines are read as `events::Event` itself — there is no second schema of
 //! the events here — and `Rows::add` decides, variant by variant and field
