@@ -255,47 +255,44 @@ pub async fn run(args: RunArgs) -> Outcome {
     report_errored(&tables).and(cassettes)
 }
 
+/// Each configured model once, whatever its arm variants: the first
+/// variant stands for its base (they share its provider, mode and trials).
+fn base_models(config: &Config) -> impl Iterator<Item = &crate::config::ModelConfig> {
+    let mut seen = std::collections::HashSet::new();
+    config.models.iter().filter(move |m| seen.insert(m.base_name()))
+}
+
 /// The run's first line: how each model is answered. A simulated model is
 /// computed in-process from the seed in every mode; the others as their
 /// cassette mode says.
 fn how_models_answer(config: &Config) -> String {
-    let mut groups: Vec<(&'static str, Vec<&str>)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for m in config.models.iter().filter(|m| seen.insert(m.base_name())) {
-        let how = if m.is_simulated() {
-            "computed in-process"
-        } else {
-            match config.mode_for(m) {
-                CassetteMode::Replay => "replayed from cassettes",
-                CassetteMode::Record => "live, recorded to cassettes",
-                CassetteMode::Auto => "replayed, or live and recorded where no cassette",
-                CassetteMode::Live => "live",
-            }
+    let simulated = format!("computed in-process (simulated, seed {})", config.run.seed);
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    let mut cassettes = false;
+    for m in base_models(config) {
+        let how = match (m.is_simulated(), config.mode_for(m)) {
+            (true, _) => simulated.as_str(),
+            (false, CassetteMode::Replay) => "replayed from cassettes",
+            (false, CassetteMode::Record) => "live, recorded to cassettes",
+            (false, CassetteMode::Auto) => "replayed, or live and recorded where no cassette",
+            (false, CassetteMode::Live) => "live",
         };
-        match groups.iter_mut().find(|(h, _)| *h == how) {
-            Some((_, names)) => names.push(m.base_name()),
-            None => groups.push((how, vec![m.base_name()])),
+        cassettes |= !m.is_simulated() && config.mode_for(m) != CassetteMode::Live;
+        match groups.iter_mut().find(|(h, _)| h == how) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((how.to_string(), 1)),
         }
     }
-    let parts: Vec<String> = groups
-        .iter()
-        .map(|(how, names)| {
-            let what = if names.len() == 1 { format!("1 model {how}") } else { format!("{} models {how}", names.len()) };
-            let seed = if *how == "computed in-process" { format!(" (simulated, seed {})", config.run.seed) } else { String::new() };
-            format!("{what}{seed}")
-        })
-        .collect();
-    let dir = config.cassettes.dir.display();
-    let cassettes = if groups.iter().any(|(how, _)| how.contains("cassettes")) { format!("; cassettes in {dir}") } else { String::new() };
-    format!("models: {}{cassettes}", parts.join(", "))
+    let parts: Vec<String> = groups.iter().map(|(how, n)| format!("{n} model{} {how}", if *n == 1 { "" } else { "s" })).collect();
+    let dir = if cassettes { format!("; cassettes in {}", config.cassettes.dir.display()) } else { String::new() };
+    format!("models: {}{dir}", parts.join(", "))
 }
 
 /// What `--mode` means for simulated models, when it names a mode they
 /// take no part in: they have nothing outside calltape to record or replay.
 fn simulated_mode_note(config: &Config, mode: Option<CassetteMode>) -> Option<String> {
     let mode = mode.filter(|m| *m != CassetteMode::Live)?;
-    let mut names: Vec<&str> = config.models.iter().filter(|m| m.is_simulated()).map(|m| m.base_name()).collect();
-    names.dedup();
+    let names: Vec<&str> = base_models(config).filter(|m| m.is_simulated()).map(|m| m.base_name()).collect();
     if names.is_empty() {
         return None;
     }
@@ -309,13 +306,8 @@ fn simulated_mode_note(config: &Config, mode: Option<CassetteMode>) -> Option<St
 /// The models that run fewer trials than the run asks (their `max_trials`).
 fn trials_note(config: &Config) -> Option<String> {
     let trials = config.run.trials;
-    let mut capped: Vec<String> = Vec::new();
-    for m in config.models.iter().filter(|m| m.trials(trials) < trials) {
-        let line = format!("{} runs {}", m.base_name(), m.trials(trials));
-        if !capped.contains(&line) {
-            capped.push(line);
-        }
-    }
+    let capped: Vec<String> =
+        base_models(config).filter(|m| m.trials(trials) < trials).map(|m| format!("{} runs {}", m.base_name(), m.trials(trials))).collect();
     (!capped.is_empty()).then(|| format!("{} of the {trials} trials asked (their max_trials in the configuration)", capped.join(", ")))
 }
 
