@@ -137,10 +137,12 @@ async fn hostile_tool_names_errors_and_a_megabyte_argument_reach_every_report_in
         assert!(line.ends_with(" |"), "a table row broken by model text: {line}");
     }
 
-    // JUnit: well-formed XML 1.0, failures intact.
+    // JUnit: well-formed XML 1.0, failures intact; the failing server's unit got no answer: an error, not a failure.
     let xml = std::fs::read_to_string(latest.join("junit.xml")).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("junit.xml is not well-formed: {e}"));
-    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("failure")).count(), 2);
+    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("failure")).count(), 1);
+    let errors: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("error")).map(|n| n.attribute("message").unwrap()).collect();
+    assert!(errors.len() == 1 && errors[0].contains("request failed"), "{errors:?}");
 
     // HTML: only the page's own elements.
     let html = std::fs::read_to_string(latest.join("report.html")).unwrap();

@@ -1,6 +1,6 @@
 //! `calltape show`: the transcript of each selected unit of a run folder,
-//! rebuilt from its events; with no selection, the failed units to pick
-//! from, each with the command that shows it.
+//! rebuilt from its events; with no selection, the failed and the errored
+//! units to pick from, each with the command that shows it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,36 +100,53 @@ pub fn show(args: ShowArgs) -> Outcome {
     Ok(())
 }
 
-/// The failed units, each with the command that shows it.
+/// The failed units, then the errored ones (no answer: neither passed nor
+/// failed), each with the command that shows it.
 fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
     // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
     let mut out = std::io::stdout().lock();
     let failed: Vec<&UnitTranscript> = all.iter().filter(|t| t.failed()).collect();
+    let errored: Vec<&UnitTranscript> = all.iter().filter(|t| t.errored()).collect();
     if json {
-        let rows: Vec<serde_json::Value> = failed
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "unit": t.unit,
-                    "reason": t.verdict.as_ref().map(|v| v.reason.clone()),
-                    "command": show_command(dir, t),
-                })
+        let row = |t: &&UnitTranscript, state: &str| {
+            serde_json::json!({
+                "unit": t.unit,
+                "state": state,
+                "reason": t.verdict.as_ref().map(|v| v.reason.clone()),
+                "command": show_command(dir, t),
             })
-            .collect();
+        };
+        let rows: Vec<serde_json::Value> =
+            failed.iter().map(|t| row(t, "failed")).chain(errored.iter().map(|t| row(t, "errored"))).collect();
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
         return Ok(());
     }
-    if failed.is_empty() {
+    if failed.is_empty() && errored.is_empty() {
         let _ = writeln!(out, "{} units in {}, none failed; show one with --model M --scenario ID", all.len(), dir.display());
         return Ok(());
     }
-    let _ = writeln!(out, "{} of {} units failed in {}; show one with:", failed.len(), all.len(), terminal(&dir.display().to_string()));
-    for t in failed.iter().take(SHOWN) {
-        let reason = t.verdict.as_ref().map_or("", |v| v.reason.as_str());
-        let _ = writeln!(out, "  {}\n      {}", terminal(&show_command(dir, t)), crate::quote::quoted(&terminal(reason)));
+    let shown_dir = terminal(&dir.display().to_string()).into_owned();
+    let list = |out: &mut std::io::StdoutLock, units: &[&UnitTranscript]| {
+        for t in units.iter().take(SHOWN) {
+            let reason = t.verdict.as_ref().map_or("", |v| v.reason.as_str());
+            let _ = writeln!(out, "  {}\n      {}", terminal(&show_command(dir, t)), crate::quote::quoted(&terminal(reason)));
+        }
+        if units.len() > SHOWN {
+            let _ = writeln!(out, "… and {} more: narrow with --model or --scenario (a glob)", units.len() - SHOWN);
+        }
+    };
+    if !failed.is_empty() {
+        let _ = writeln!(out, "{} of {} units failed in {shown_dir}; show one with:", failed.len(), all.len());
+        list(&mut out, &failed);
     }
-    if failed.len() > SHOWN {
-        let _ = writeln!(out, "… and {} more: narrow with --model or --scenario (a glob)", failed.len() - SHOWN);
+    if !errored.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} of {} units errored in {shown_dir} (no answer: neither passed nor failed, not in the pass rates); show one with:",
+            errored.len(),
+            all.len()
+        );
+        list(&mut out, &errored);
     }
     Ok(())
 }

@@ -42,6 +42,14 @@ fn rate(numerator: &str, denominator: &str) -> Expr {
         .otherwise(lit(0.0))
 }
 
+/// A pass rate: over answered runs, and null (empty) when none answered —
+/// a model that never answered has no rate, not a rate of 0.
+fn pass_rate(passed: &str) -> Expr {
+    when(col(s::SCENARIOS).gt(lit(0)))
+        .then(col(passed).cast(DataType::Float64) / col(s::SCENARIOS).cast(DataType::Float64))
+        .otherwise(lit(NULL).cast(DataType::Float64))
+}
+
 fn count_of(name: &str) -> Expr {
     col(name).cast(DataType::UInt64).sum().alias(name)
 }
@@ -304,8 +312,8 @@ fn summary(inputs: &Inputs) -> PolarsResult<DataFrame> {
     zero_missing(joined, &[&COUNT_COLUMNS[..], &APPROVAL_COUNTS[..], &INVALID_KINDS[..]].concat())
         .with_column((col(s::REPAIRED_LOCAL) + col(s::REPAIRED_MODEL)).alias(REPAIRED))
         .with_columns([
-            rate(s::PASSED, s::SCENARIOS).alias(s::PASS_RATE),
-            rate(s::PASSED_NO_REPAIR, s::SCENARIOS).alias(s::PASS_RATE_NO_REPAIR),
+            pass_rate(s::PASSED).alias(s::PASS_RATE),
+            pass_rate(s::PASSED_NO_REPAIR).alias(s::PASS_RATE_NO_REPAIR),
             rate(s::INVALID, s::CALLS).alias(s::INVALID_RATE),
             rate(REPAIRED, s::INVALID).alias(s::REPAIR_RATE),
         ])

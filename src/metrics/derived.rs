@@ -73,6 +73,16 @@ fn add_interval(df: &mut DataFrame, rate: &str, hits: &[u64], of: &[u64]) -> Pol
     add(df, hi_name, hi)
 }
 
+/// Adds the interval of a pass rate: empty where no run answered (`of` 0),
+/// as the rate itself is.
+fn add_pass_interval(df: &mut DataFrame, rate: &str, hits: &[u64], of: &[u64]) -> PolarsResult<()> {
+    let interval = |h: u64, n: u64| (n > 0).then(|| stats::wilson(h, n));
+    let (lo, hi): (Vec<Option<f64>>, Vec<Option<f64>>) = hits.iter().zip(of).map(|(h, n)| interval(*h, *n).unzip()).unzip();
+    let (lo_name, hi_name) = s::interval_of(rate);
+    add(df, lo_name, lo)?;
+    add(df, hi_name, hi)
+}
+
 /// Adds the derived columns of the per-model summary.
 pub(super) fn extend_summary(
     summary: &mut DataFrame,
@@ -85,8 +95,8 @@ pub(super) fn extend_summary(
     let (runs, passed, passed_no_repair) = (u64s(summary, s::SCENARIOS)?, u64s(summary, s::PASSED)?, u64s(summary, s::PASSED_NO_REPAIR)?);
     let (calls, invalid) = (u64s(summary, s::CALLS)?, u64s(summary, s::INVALID)?);
     let repaired = repaired(summary)?;
-    add_interval(summary, s::PASS_RATE, &passed, &runs)?;
-    add_interval(summary, s::PASS_RATE_NO_REPAIR, &passed_no_repair, &runs)?;
+    add_pass_interval(summary, s::PASS_RATE, &passed, &runs)?;
+    add_pass_interval(summary, s::PASS_RATE_NO_REPAIR, &passed_no_repair, &runs)?;
     add_interval(summary, s::INVALID_RATE, &invalid, &calls)?;
     add_interval(summary, s::REPAIR_RATE, &repaired, &invalid)?;
 
@@ -122,9 +132,16 @@ pub(super) fn extend_summary(
     add(summary, s::PASS_HAT_K, hat_k)?;
     add(summary, s::FLAKY, flaky)?;
 
+    // A model that answered nothing has no rate: it is off the front, and
+    // the front is drawn among the models that answered.
     let rates = f64s(summary, s::PASS_RATE)?;
-    let points: Vec<(f64, f64)> = rates.into_iter().zip(total).collect();
-    add(summary, s::PARETO, stats::pareto_front(&points))?;
+    let answered: Vec<usize> = (0..models.len()).filter(|&i| runs[i] > 0).collect();
+    let points: Vec<(f64, f64)> = answered.iter().map(|&i| (rates[i], total[i])).collect();
+    let mut pareto = vec![false; models.len()];
+    for (&i, on) in answered.iter().zip(stats::pareto_front(&points)) {
+        pareto[i] = on;
+    }
+    add(summary, s::PARETO, pareto)?;
     *summary = summary.select(s::SUMMARY)?;
     Ok(())
 }
@@ -142,7 +159,7 @@ pub(super) fn extend_by_tool(by_tool: &mut DataFrame, arms: &HashMap<String, Arm
 /// Adds the pass-rate interval of each suite.
 pub(super) fn extend_suites(suites: &mut DataFrame) -> PolarsResult<()> {
     let (runs, passed) = (u64s(suites, s::SCENARIOS)?, u64s(suites, s::PASSED)?);
-    add_interval(suites, s::PASS_RATE, &passed, &runs)
+    add_pass_interval(suites, s::PASS_RATE, &passed, &runs)
 }
 
 /// One row of the pairs table: two models on the runs both answered.

@@ -23,6 +23,9 @@ pub struct ModelErrors {
     pub kind_count: u64,
     /// The reason of the first unit of that kind, as scenarios.csv has it.
     pub example: String,
+    /// The reason of the model's first errored unit, in table order: what
+    /// the reports show where a model that never answered has no rate.
+    pub first: String,
 }
 
 /// Every model with at least one errored unit, in model order.
@@ -34,9 +37,11 @@ pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
         (texts(runs, s::MODEL)?, bools(runs, s::ERRORED)?, texts(runs, s::ERROR_KIND)?, texts(runs, s::REASON)?);
     // Per model, per kind: how many, and the first reason.
     let mut kinds: BTreeMap<(&str, UnitError), (u64, &str)> = BTreeMap::new();
+    let mut first: BTreeMap<&str, &str> = BTreeMap::new();
     for i in (0..runs.height()).filter(|&i| run_errored[i]) {
         let kind = UnitError::from_name(at(run_kind, i)).unwrap_or(UnitError::Request);
         kinds.entry((at(run_model, i), kind)).or_insert((0, at(run_reason, i))).0 += 1;
+        first.entry(at(run_model, i)).or_insert(at(run_reason, i));
     }
     let mut out = Vec::new();
     for i in (0..summary.height()).filter(|&i| errored[i] > 0) {
@@ -58,6 +63,7 @@ pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
             kind,
             kind_count: count,
             example: example.to_string(),
+            first: first.get(model).copied().unwrap_or(example).to_string(),
         });
     }
     Ok(out)

@@ -81,13 +81,10 @@ impl<'a> GroupColumns<'a> {
     }
 }
 
-/// `when(den > 0).then(num / den).otherwise(0.0)`, as the frames compute a rate.
-fn rate(hits: u64, of: u64) -> f64 {
-    if of > 0 {
-        hits as f64 / of as f64
-    } else {
-        0.0
-    }
+/// A pass rate over the answered runs; none (an empty cell) when none
+/// answered, as the summary computes it.
+fn rate(hits: u64, of: u64) -> Option<f64> {
+    (of > 0).then(|| hits as f64 / of as f64)
 }
 
 /// Without repair, a call that needed it would have failed the scenario.

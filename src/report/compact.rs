@@ -92,7 +92,9 @@ fn section(
 fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
     let s = &tables.summary;
     let (models, bases, arms) = (strings(s, schema::MODEL)?, strings(s, schema::BASE_MODEL)?, strings(s, schema::ARM)?);
-    let (runs, pass, cost) = (u64s(s, schema::SCENARIOS)?, f64s(s, schema::PASS_RATE)?, f64s(s, schema::TOTAL_COST_USD)?);
+    let (runs, errored, cost) = (u64s(s, schema::SCENARIOS)?, u64s(s, schema::ERRORED)?, f64s(s, schema::TOTAL_COST_USD)?);
+    // Empty where an arm answered no unit: it has no rate.
+    let pass: Vec<Option<f64>> = s.column(schema::PASS_RATE)?.f64()?.iter().collect();
     let invalid = f64s(s, schema::INVALID_RATE)?;
     let mut arm_order: Vec<String> = Vec::new();
     let mut base_order: Vec<String> = Vec::new();
@@ -116,13 +118,15 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
     let first_row = |b: &str| rows_of(b)[0];
     let last_row = |b: &str| *rows_of(b).last().unwrap_or(&0);
     columns.push(Column::from(Series::new(schema::SCENARIOS.into(), base_order.iter().map(|b| runs[first_row(b)]).collect::<Vec<u64>>())));
+    // Not shown: with the runs, it marks a model that never answered (`text::NO_ANSWER`).
+    columns.push(Column::from(Series::new(schema::ERRORED.into(), base_order.iter().map(|b| errored[first_row(b)]).collect::<Vec<u64>>())));
     let mut numbers: Vec<(String, Vec<Option<f64>>)> = Vec::new();
     for arm in &arm_order {
-        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| &arms[i] == arm).map(|i| pass[i])).collect();
+        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| &arms[i] == arm).and_then(|i| pass[i])).collect();
         numbers.push((format!("{PASS_IN}{arm}"), values));
     }
     if plain {
-        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| arms[i].is_empty()).map(|i| pass[i])).collect();
+        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| arms[i].is_empty()).and_then(|i| pass[i])).collect();
         numbers.push((PASS_IN.to_string(), values));
     }
     // The last arm against the first, from the pairs table.
@@ -191,5 +195,7 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
         .collect()?;
     let note = (tools.height() == 0).then(|| "No invalid calls.".to_string());
     let per_tool = section("Per model × tool: the most invalid calls".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
-    [per_model, per_tool].iter().map(|(s, keep)| terminal::render(s, keep, view)).collect()
+    // The errored models, with their first error, right under their rows.
+    let errored = super::sections::errored(tables)?.map(|s| (s, vec![]));
+    [Some(per_model), errored, Some(per_tool)].iter().flatten().map(|(s, keep)| terminal::render(s, keep, view)).collect()
 }

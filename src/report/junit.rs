@@ -1,5 +1,6 @@
 //! `junit.xml`: one test case per scenario × model × trial, a failure with
-//! the reason when it did not pass — the format CI systems display. One
+//! the reason when it did not pass, an error when it got no answer (an
+//! errored unit neither passed nor failed) — the format CI systems display. One
 //! test suite per model; the test time is the unit's model time. Every
 //! text is bounded and XML 1.0-valid (see `encode::xml`), whatever a model
 //! named its tools or a server answered.
@@ -29,11 +30,13 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
     let strings = |name: &str| c::texts(df, name).map_err(std::io::Error::other);
     let (models, suites, scenarios, reasons) =
         (strings(schema::MODEL)?, strings(schema::SUITE)?, strings(schema::SCENARIO)?, strings(schema::REASON)?);
-    let (trials, passed, latency) = (
+    let (trials, passed, errored, latency) = (
         c::u64s(df, schema::TRIAL).map_err(std::io::Error::other)?,
         c::bools(df, schema::PASSED).map_err(std::io::Error::other)?,
+        c::bools(df, schema::ERRORED).map_err(std::io::Error::other)?,
         c::f64s(df, schema::LATENCY_MS).map_err(std::io::Error::other)?,
     );
+    let failed = |i: usize| !passed[i] && !errored[i];
     let n = df.height();
     let mut order: Vec<&str> = Vec::new();
     for i in 0..n {
@@ -42,17 +45,21 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
             order.push(m);
         }
     }
-    let failures = passed.iter().filter(|p| !**p).count();
+    let failures = (0..n).filter(|&i| failed(i)).count();
+    let errors = errored.iter().filter(|e| **e).count();
     let total_time: f64 = latency.iter().sum::<f64>() / 1e3;
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
-    writeln!(out, "<testsuites name=\"calltape\" tests=\"{n}\" failures=\"{failures}\" time=\"{total_time:.3}\">")?;
+    // `errors` only when some unit errored: an honest run's document stays as it was.
+    let errors_attribute = if errors > 0 { format!(" errors=\"{errors}\"") } else { String::new() };
+    writeln!(out, "<testsuites name=\"calltape\" tests=\"{n}\" failures=\"{failures}\"{errors_attribute} time=\"{total_time:.3}\">")?;
     for model in order {
         let rows = || (0..n).filter(|&i| c::at(models, i) == model);
-        let fails = rows().filter(|&i| !passed[i]).count();
+        let fails = rows().filter(|&i| failed(i)).count();
+        let errs = rows().filter(|&i| errored[i]).count();
         let time: f64 = rows().map(|i| latency[i]).sum::<f64>() / 1e3;
         writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" time=\"{time:.3}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"{errs}\" time=\"{time:.3}\">",
             xml_attribute(&bounded(model, CELL_CHARS)),
             rows().count()
         )?;
@@ -65,7 +72,9 @@ fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
             } else {
                 let reason = bounded(c::at(reasons, i), CELL_CHARS);
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">")?;
-                writeln!(out, "      <failure message=\"{}\" type=\"scenario_failed\">{}</failure>", xml_attribute(&reason), xml(&reason))?;
+                // An errored unit got no answer: an error of the harness's call, not a failed scenario.
+                let (element, kind) = if errored[i] { ("error", "errored") } else { ("failure", "scenario_failed") };
+                writeln!(out, "      <{element} message=\"{}\" type=\"{kind}\">{}</{element}>", xml_attribute(&reason), xml(&reason))?;
                 writeln!(out, "    </testcase>")?;
             }
         }

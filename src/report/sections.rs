@@ -14,6 +14,9 @@ use crate::metrics::Tables;
 /// Columns the reports add to a copy of the summary, for display only.
 const PASS_CI: &str = "pass_ci";
 const MODEL_MARKED: &str = "model_marked";
+/// Display columns of the errored-units table.
+const ERRORED_STATE: &str = "errored_state";
+const FIRST_ERROR: &str = "first_error";
 /// Display columns of the arms table: the base model, cost and latency of the arm over the first.
 const ARM_MODEL: &str = "arm_model";
 const ARM_COST: &str = "arm_cost_ratio";
@@ -81,11 +84,48 @@ fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResul
     Ok((kept, note))
 }
 
-/// "lo–hi" of an interval's two columns, as text.
-fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<String>> {
+/// "lo–hi" of an interval's two columns, as text; none where the rate is
+/// empty (no run answered).
+fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<Option<String>>> {
     let (lo, hi) = schema::interval_of(rate);
-    let (lo, hi) = (f64s(df, lo)?, f64s(df, hi)?);
-    Ok(lo.iter().zip(hi).map(|(l, h)| format!("{l:.2}–{h:.2}")).collect())
+    let (lo, hi) = (df.column(lo)?.f64()?, df.column(hi)?.f64()?);
+    Ok(lo.iter().zip(hi.iter()).map(|(l, h)| Some(format!("{:.2}–{:.2}", l?, h?))).collect())
+}
+
+/// The models with errored units (no answer: neither passed nor failed),
+/// each with how many and its first error; `None` when every unit answered.
+pub fn errored(tables: &Tables) -> PolarsResult<Option<Section>> {
+    let errored = crate::metrics::errored::errored_models(tables)?;
+    if errored.is_empty() {
+        return Ok(None);
+    }
+    let column = |name: &str, values: Vec<String>| Column::from(Series::new(name.into(), values));
+    let frame = DataFrame::new_infer_height(vec![
+        column(schema::MODEL, errored.iter().map(|m| m.model.clone()).collect()),
+        Column::from(Series::new(schema::ERRORED.into(), errored.iter().map(|m| m.errored).collect::<Vec<u64>>())),
+        Column::from(Series::new(schema::SCENARIOS.into(), errored.iter().map(|m| m.answered).collect::<Vec<u64>>())),
+        column(
+            ERRORED_STATE,
+            errored.iter().map(|m| if m.answered == 0 { "errored: never answered" } else { "some units errored" }.to_string()).collect(),
+        ),
+        column(FIRST_ERROR, errored.iter().map(|m| m.first.clone()).collect()),
+    ])?;
+    let mut s = section(
+        "Errored units: no answer, so neither passed nor failed",
+        frame,
+        &[
+            (schema::MODEL, "model"),
+            (schema::ERRORED, "errored"),
+            (schema::SCENARIOS, "answered"),
+            (ERRORED_STATE, "state"),
+            (FIRST_ERROR, "first error"),
+        ],
+    );
+    s.note = Some(
+        "Pass rates count answered units only; \"errored\": no unit answered, so no rate and off the Pareto front (scenarios.csv: `errored`)"
+            .into(),
+    );
+    Ok(Some(s))
 }
 
 /// Rows of the pairs table of one kind (`schema::PAIR_*`) that `keep` accepts.
@@ -211,39 +251,41 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         strings(&s, schema::MODEL)?.into_iter().zip(pareto).map(|(m, p)| if p { format!("{m} *") } else { m }).collect();
     s.with_column(Column::from(Series::new(MODEL_MARKED.into(), marked)))?;
     let s = &s;
-    let mut out = vec![
-        section(
-            "Per model: calls and outcomes",
-            s.clone(),
-            &[
-                (schema::MODEL, "model"),
-                (schema::SCENARIOS, "runs"),
-                (schema::PASS_RATE, "pass"),
-                (PASS_CI, "95% CI"),
-                (schema::PASS_RATE_NO_REPAIR, "pass w/o repair"),
-                (schema::CALLS, "calls"),
-                (schema::INVALID_RATE, "invalid rate"),
-                (schema::REPAIRED_LOCAL, "fixed local"),
-                (schema::REPAIRED_MODEL, "fixed model"),
-                (schema::STILL_INVALID, "still invalid"),
-            ],
-        ),
-        section(
-            "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
-            s.clone(),
-            &[
-                (MODEL_MARKED, "model"),
-                (schema::INPUT_TOKENS, "in tok"),
-                (schema::OUTPUT_TOKENS, "out tok"),
-                (schema::COST_USD, "cost $"),
-                (schema::REPAIR_COST_USD, "repair $"),
-                (schema::LATENCY_P50_MS, "p50 ms"),
-                (schema::LATENCY_P95_MS, "p95 ms"),
-                (schema::REPAIR_LOCAL_P50_US, "local fix p50 µs"),
-                (schema::REPAIR_MODEL_P50_MS, "model fix p50 ms"),
-            ],
-        ),
-    ];
+    // The errored column only when some unit errored: honest runs keep their table.
+    let any_errored = total(s, schema::ERRORED)? > 0;
+    let errored_column: &[(&str, &str)] = if any_errored { &[(schema::ERRORED, "errored")] } else { &[] };
+    let outcomes = [
+        &[(schema::MODEL, "model"), (schema::SCENARIOS, "runs")][..],
+        errored_column,
+        &[
+            (schema::PASS_RATE, "pass"),
+            (PASS_CI, "95% CI"),
+            (schema::PASS_RATE_NO_REPAIR, "pass w/o repair"),
+            (schema::CALLS, "calls"),
+            (schema::INVALID_RATE, "invalid rate"),
+            (schema::REPAIRED_LOCAL, "fixed local"),
+            (schema::REPAIRED_MODEL, "fixed model"),
+            (schema::STILL_INVALID, "still invalid"),
+        ],
+    ]
+    .concat();
+    let mut out = vec![section("Per model: calls and outcomes", s.clone(), &outcomes)];
+    out.extend(errored(tables)?);
+    out.push(section(
+        "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
+        s.clone(),
+        &[
+            (MODEL_MARKED, "model"),
+            (schema::INPUT_TOKENS, "in tok"),
+            (schema::OUTPUT_TOKENS, "out tok"),
+            (schema::COST_USD, "cost $"),
+            (schema::REPAIR_COST_USD, "repair $"),
+            (schema::LATENCY_P50_MS, "p50 ms"),
+            (schema::LATENCY_P95_MS, "p95 ms"),
+            (schema::REPAIR_LOCAL_P50_US, "local fix p50 µs"),
+            (schema::REPAIR_MODEL_P50_MS, "model fix p50 ms"),
+        ],
+    ));
     out.extend(arms(tables)?);
     out.extend(cheap_vs_strong(tables)?);
     if total(s, schema::APPROVALS_REQUESTED)? > 0 {
@@ -329,16 +371,19 @@ pub fn failures(tables: &Tables) -> PolarsResult<Section> {
     first_failures(tables, FAILURES_LISTED)
 }
 
-/// The failed runs, with why (the first `listed`).
+/// The failed runs, with why (the first `listed`). An errored run got no
+/// answer: it did not fail, and is listed apart (`errored`).
 pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
     // Only the listed rows are copied out of the per-run table.
     let passed = bools(&tables.scenarios, schema::PASSED)?;
-    let total = passed.iter().filter(|p| !**p).count();
+    let errored = bools(&tables.scenarios, schema::ERRORED)?;
+    let failed: Vec<bool> = passed.iter().zip(&errored).map(|(p, e)| !p && !e).collect();
+    let total = failed.iter().filter(|f| **f).count();
     let mut shown = 0;
-    let mask: Vec<bool> = passed
+    let mask: Vec<bool> = failed
         .into_iter()
-        .map(|p| {
-            let show = !p && shown < listed;
+        .map(|f| {
+            let show = f && shown < listed;
             shown += usize::from(show);
             show
         })
@@ -356,7 +401,7 @@ pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
         ],
     );
     if total > listed {
-        section.note = Some(format!("The first {listed} of {total}; every one is in scenarios.csv (`passed` false)."));
+        section.note = Some(format!("The first {listed} of {total}; every one is in scenarios.csv (`passed` and `errored` false)."));
     }
     Ok(section)
 }

@@ -39,6 +39,21 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
     }
 }
 
+/// What a pass-rate cell says for a model that answered no unit: it has
+/// no rate, and a blank would read as missing data, a 0 as a score.
+pub const NO_ANSWER: &str = "errored";
+
+/// Per row, whether it is a model that answered no unit and errored some
+/// (a per-model table with `scenarios` and `errored`); else none.
+fn never_answered(df: &DataFrame) -> PolarsResult<Option<Vec<bool>>> {
+    use crate::metrics::columns::u64s;
+    if df.column(schema::SCENARIOS).is_err() || df.column(schema::ERRORED).is_err() {
+        return Ok(None);
+    }
+    let (answered, errored) = (u64s(df, schema::SCENARIOS)?, u64s(df, schema::ERRORED)?);
+    Ok(Some(answered.iter().zip(errored).map(|(a, e)| *a == 0 && e > 0).collect()))
+}
+
 /// The columns of `df` named in `columns` (all when empty), as text.
 pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
     let names: Vec<String> = if columns.is_empty() {
@@ -46,12 +61,16 @@ pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
     } else {
         columns.iter().map(|s| s.to_string()).collect()
     };
+    let never = never_answered(df)?;
     let mut table = TextTable { rows: vec![Vec::new(); df.height()], numeric: Vec::new() };
     for name in &names {
         let column = df.column(name)?;
         table.numeric.push(column.dtype().is_primitive_numeric());
+        let rate = name.starts_with("pass");
         for (i, row) in table.rows.iter_mut().enumerate() {
-            row.push(cell(column.get(i)?, name));
+            let value = column.get(i)?;
+            let errored = rate && value.is_null() && never.as_ref().is_some_and(|n| n[i]);
+            row.push(if errored { NO_ANSWER.to_string() } else { cell(value, name) });
         }
     }
     Ok(table)

@@ -126,9 +126,16 @@ impl UnitTranscript {
         self.turns.iter().flat_map(|t| t.calls.iter())
     }
 
-    /// Whether the unit failed (an unfinished unit has not).
+    /// Whether the unit failed: the model answered and missed (an
+    /// unfinished or errored unit has not).
     pub fn failed(&self) -> bool {
-        self.verdict.as_ref().is_some_and(|v| !v.passed)
+        self.verdict.as_ref().is_some_and(|v| !v.passed && !v.error)
+    }
+
+    /// Whether the unit errored: it got no answer (a failed request, no
+    /// recording), so it neither passed nor failed.
+    pub fn errored(&self) -> bool {
+        self.verdict.as_ref().is_some_and(|v| v.error)
     }
 
     /// The user turn (0: the first) of each step, where the unit had more

@@ -85,10 +85,10 @@ fn verdict_line(t: &UnitTranscript, look: &Look) -> String {
     match &t.verdict {
         None => look.yellow("UNFINISHED (the run stopped before this unit ended)"),
         Some(v) if v.passed => look.green(&format!("PASSED in {} step(s)", v.steps)),
-        Some(v) => {
-            let word = if v.error { "ERROR" } else { "FAILED" };
-            format!("{} in {} step(s): {}", look.red(word), v.steps, terminal(&v.reason))
+        Some(v) if v.error => {
+            format!("{} (no answer: neither passed nor failed) in {} step(s): {}", look.red("ERRORED"), v.steps, terminal(&v.reason))
         }
+        Some(v) => format!("{} in {} step(s): {}", look.red("FAILED"), v.steps, terminal(&v.reason)),
     }
 }
 

@@ -6,7 +6,7 @@ use polars::prelude::*;
 
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
-use crate::metrics::columns::{bools, f64s};
+use crate::metrics::columns::{bools, f64s, u64s};
 use crate::metrics::schema;
 
 /// Points on the front.
@@ -28,14 +28,24 @@ pub struct ModelPoint {
     pub pareto: bool,
 }
 
-/// The points of the summary table, in its model order.
+/// The points of the summary table, in its model order: the models that
+/// answered some unit (one that answered none has no pass rate to place).
 pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
     let (model, cost, rate) =
         (super::names(summary, schema::MODEL)?, f64s(summary, schema::TOTAL_COST_USD)?, f64s(summary, schema::PASS_RATE)?);
     let (lo, hi, pareto) = (f64s(summary, schema::PASS_RATE_LO)?, f64s(summary, schema::PASS_RATE_HI)?, bools(summary, schema::PARETO)?);
+    let answered = u64s(summary, schema::SCENARIOS)?;
     Ok((0..model.len())
+        .filter(|&i| answered[i] > 0)
         .map(|i| ModelPoint { model: model[i].clone(), cost: cost[i], pass_rate: rate[i], lo: lo[i], hi: hi[i], pareto: pareto[i] })
         .collect())
+}
+
+/// The models left off the chart: every unit of theirs errored (no answer).
+pub fn errored_models(summary: &DataFrame) -> PolarsResult<Vec<String>> {
+    let (model, answered, errored) =
+        (super::names(summary, schema::MODEL)?, u64s(summary, schema::SCENARIOS)?, u64s(summary, schema::ERRORED)?);
+    Ok((0..model.len()).filter(|&i| answered[i] == 0 && errored[i] > 0).map(|i| model[i].clone()).collect())
 }
 
 /// The cost axis: linear from zero, or log when costs spread over a decade

@@ -26,6 +26,14 @@ fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::Polars
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
     let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
+    // A model that never answered has no point; the caption names it.
+    let off_chart = match frontier::errored_models(&tables.summary)?.as_slice() {
+        [] => String::new(),
+        models => format!(
+            " Not on the chart, errored (every unit got no answer, so no pass rate): {}; see the errored units below.",
+            models.join(", ")
+        ),
+    };
     let kinds = charts::kinds_chart(&charts::kind_counts(&tables.summary)?);
     let latency = charts::latency_chart(&charts::repair_points(&tables.summary, &tables.repairs)?);
     let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.summary, &tables.by_tool)?);
@@ -33,8 +41,10 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
         page::figure(
             "Pass rate against cost",
             &pass_cost,
-            "Each model's pass rate over all its runs with its 95% Wilson interval, against the run's total cost \
-             (scenario and repair requests). The dashed line joins the Pareto front: models no other model beats on both.",
+            &format!(
+                "Each model's pass rate over all its answered runs with its 95% Wilson interval, against the run's total cost \
+                 (scenario and repair requests). The dashed line joins the Pareto front: models no other model beats on both.{off_chart}"
+            ),
             false,
         ),
         page::figure(
