@@ -1,8 +1,11 @@
 //! Comparing two runs: what changed per model, tool and scenario, and
 //! whether a configured threshold was crossed — the CI gate. Runs of
 //! different suites or models are compared on what they share; the rest is
-//! named. Pass rates are compared on the shared (scenario, trial) runs only,
-//! so adding scenarios does not look like a regression.
+//! named, a model with its own figures. Pass rates are compared on the
+//! shared (scenario, trial) runs both answered, so adding scenarios does not
+//! look like a regression. What the gate cannot compare fails it unless
+//! allowed: a model of the current run with errored units (no answer), and
+//! a model of the baseline missing from the current run.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
@@ -49,6 +52,34 @@ pub struct Comparison {
     pub only_in_current: Vec<String>,
     /// The thresholds crossed, each as a sentence.
     pub breaches: Vec<String>,
+    /// What the gate could not compare and fails on (errored units, a
+    /// missing model), each as a sentence naming the model and the flag.
+    pub uncompared: Vec<String>,
+}
+
+impl Comparison {
+    /// Whether the gate holds: no threshold crossed, nothing it failed to compare.
+    pub fn passed(&self) -> bool {
+        self.breaches.is_empty() && self.uncompared.is_empty()
+    }
+}
+
+/// A model's own figures in one run, for a model the other run lacks.
+fn figures(t: &Tables, model: &str) -> PolarsResult<String> {
+    let s = &t.summary;
+    let Some(i) = strings(s, schema::MODEL)?.iter().position(|m| m == model) else { return Ok(String::new()) };
+    let (runs, errored) = (u64s(s, schema::SCENARIOS)?[i], u64s(s, schema::ERRORED)?[i]);
+    let errored_text = if errored > 0 { format!(", {errored} errored") } else { String::new() };
+    if runs == 0 {
+        return Ok(format!("errored: no answer in {errored} units"));
+    }
+    let p95 = s.column(schema::LATENCY_P95_MS)?.get(i)?.extract::<f64>().map_or("—".to_string(), |x| format!("{x:.0}"));
+    Ok(format!(
+        "{runs} runs{errored_text}, pass {:.3}, invalid {:.3}, cost ${:.4}, p95 {p95} ms",
+        f64s(s, schema::PASS_RATE)?[i],
+        f64s(s, schema::INVALID_RATE)?[i],
+        f64s(s, schema::TOTAL_COST_USD)?[i],
+    ))
 }
 
 fn relative(base: f64, current: f64) -> Option<f64> {
@@ -58,6 +89,7 @@ fn relative(base: f64, current: f64) -> Option<f64> {
 /// Per model: (pass rate over runs, keyed by (suite, scenario, trial)).
 type Verdicts = HashMap<String, HashMap<(String, String, u64), bool>>;
 
+/// The verdicts of the answered runs: an errored run has none.
 fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
     let df = &t.scenarios;
     let (m, s, sc, tr, p) = (
@@ -67,8 +99,9 @@ fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
         u64s(df, schema::TRIAL)?,
         bools(df, schema::PASSED)?,
     );
+    let errored = bools(df, schema::ERRORED)?;
     let mut out: Verdicts = HashMap::new();
-    for i in 0..m.len() {
+    for i in (0..m.len()).filter(|&i| !errored[i]) {
         out.entry(m[i].clone()).or_default().insert((s[i].clone(), sc[i].clone(), tr[i]), p[i]);
     }
     Ok(out)
@@ -86,12 +119,14 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         let p95 = t.summary.column(schema::LATENCY_P95_MS)?.get(i)?.extract::<f64>();
         Ok(Some((f64s(&t.summary, schema::INVALID_RATE)?[i], f64s(&t.summary, schema::TOTAL_COST_USD)?[i], p95)))
     };
+    let no_runs = HashMap::new();
     for model in &current_models {
         if !base_models.contains(model) {
-            c.only_in_current.push(format!("model {model}"));
+            c.only_in_current.push(format!("model {model}: {}", figures(current, model)?));
             continue;
         }
-        let (Some(b), Some(cur)) = (vb.get(model), vc.get(model)) else { continue };
+        // A model with no answered run in one of the runs is still listed, with no pass rate.
+        let (b, cur) = (vb.get(model).unwrap_or(&no_runs), vc.get(model).unwrap_or(&no_runs));
         let shared: Vec<&(String, String, u64)> = cur.keys().filter(|k| b.contains_key(*k)).collect();
         let rate = |v: &HashMap<(String, String, u64), bool>| {
             if shared.is_empty() {
@@ -138,10 +173,27 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         }
         c.models.push(change);
     }
-    c.only_in_base.extend(base_models.iter().filter(|m| !current_models.contains(m)).map(|m| format!("model {m}")));
+    for model in base_models.iter().filter(|m| !current_models.contains(m)) {
+        c.only_in_base.push(format!("model {model}: {}", figures(base, model)?));
+        if gate.fail_on_missing {
+            c.uncompared.push(format!("{model}: missing from the current run, not compared (run it, or pass --allow-missing)"));
+        }
+    }
+    if gate.fail_on_errored {
+        for m in crate::metrics::errored::errored_models(current)? {
+            // The flag comes before the error text: a terminal line is cut at its width.
+            let first = crate::quote::bounded(&m.first, crate::quote::CELL_CHARS);
+            c.uncompared.push(format!(
+                "{}: {} of {} units errored, not compared (fix it, or pass --allow-errored); first error: {first}",
+                m.model,
+                m.errored,
+                m.errored + m.answered
+            ));
+        }
+    }
 
     // Scenarios: over all trials of each (model, suite, scenario) both runs have.
-    let all_passed = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), bool>> {
+    let all_passed = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), Option<bool>>> {
         let df = &t.by_scenario;
         let (m, s, sc, n, p) = (
             strings(df, schema::MODEL)?,
@@ -150,17 +202,18 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
             u64s(df, schema::TRIALS)?,
             u64s(df, schema::PASSED)?,
         );
-        Ok((0..m.len()).map(|i| ((m[i].clone(), format!("{}/{}", s[i], sc[i])), p[i] == n[i])).collect())
+        // None where no trial answered: an errored scenario neither passed nor failed.
+        Ok((0..m.len()).map(|i| ((m[i].clone(), format!("{}/{}", s[i], sc[i])), (n[i] > 0).then_some(p[i] == n[i]))).collect())
     };
     let (sb, sc) = (all_passed(base)?, all_passed(current)?);
     for (key, now) in &sc {
-        match sb.get(key) {
-            Some(true) if !now => c.newly_failing.push(key.clone()),
-            Some(false) if *now => c.newly_passing.push(key.clone()),
+        match (sb.get(key), now) {
+            (Some(Some(true)), Some(false)) => c.newly_failing.push(key.clone()),
+            (Some(Some(false)), Some(true)) => c.newly_passing.push(key.clone()),
             _ => {}
         }
     }
-    let scenarios_of = |m: &BTreeMap<(String, String), bool>| m.keys().map(|(_, s)| s.clone()).collect::<BTreeSet<String>>();
+    let scenarios_of = |m: &BTreeMap<(String, String), Option<bool>>| m.keys().map(|(_, s)| s.clone()).collect::<BTreeSet<String>>();
     let (names_b, names_c) = (scenarios_of(&sb), scenarios_of(&sc));
     c.only_in_base.extend(names_b.difference(&names_c).map(|s| format!("scenario {s}")));
     c.only_in_current.extend(names_c.difference(&names_b).map(|s| format!("scenario {s}")));
@@ -219,11 +272,25 @@ fn signed(d: f64, digits: usize) -> String {
 
 /// The verdict as one line.
 fn verdict(c: &Comparison) -> String {
-    match c.breaches.len() {
-        0 => "Gate: passed (every figure within its threshold)".to_string(),
-        1 => "Gate: FAILED — 1 threshold crossed".to_string(),
-        n => format!("Gate: FAILED — {n} thresholds crossed"),
+    let crossed = match c.breaches.len() {
+        0 => None,
+        1 => Some("1 threshold crossed".to_string()),
+        n => Some(format!("{n} thresholds crossed")),
+    };
+    let uncompared = match c.uncompared.len() {
+        0 => None,
+        1 => Some("1 model not comparable".to_string()),
+        n => Some(format!("{n} models not comparable")),
+    };
+    match [crossed, uncompared].into_iter().flatten().collect::<Vec<_>>().as_slice() {
+        [] => "Gate: passed (every figure within its threshold)".to_string(),
+        parts => format!("Gate: FAILED — {}", parts.join(", ")),
     }
+}
+
+/// Every reason the gate failed: the thresholds crossed, then what it could not compare.
+fn failures(c: &Comparison) -> Vec<String> {
+    c.breaches.iter().chain(&c.uncompared).cloned().collect()
 }
 
 /// The per-tool changes, largest first.
@@ -240,10 +307,16 @@ fn tool_line(t: &ToolChange) -> String {
 /// The model's cells: name, runs, pass, invalid, cost, p95.
 fn model_cells(m: &ModelChange) -> [String; 6] {
     let p95 = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.0}"));
+    // No shared run answered in both: no pass rate to compare.
+    let pass = if m.shared_runs == 0 {
+        "— (no shared answered run)".to_string()
+    } else {
+        format!("{:.3} → {:.3} ({})", m.pass_rate.0, m.pass_rate.1, signed(m.pass_rate.1 - m.pass_rate.0, 3))
+    };
     [
         m.model.clone(),
         m.shared_runs.to_string(),
-        format!("{:.3} → {:.3} ({})", m.pass_rate.0, m.pass_rate.1, signed(m.pass_rate.1 - m.pass_rate.0, 3)),
+        pass,
         format!("{:.3} → {:.3} ({})", m.invalid_rate.0, m.invalid_rate.1, signed(m.invalid_rate.1 - m.invalid_rate.0, 3)),
         format!("{:.4} → {:.4}", m.total_cost_usd.0, m.total_cost_usd.1),
         format!("{} → {}", p95(m.latency_p95_ms.0), p95(m.latency_p95_ms.1)),
@@ -258,12 +331,14 @@ fn model_row(m: &ModelChange) -> Vec<String> {
         (Some(a), Some(b)) => percent(a, b),
         _ => "—".to_string(),
     };
+    let compared = m.shared_runs > 0;
+    let pass = |rate: f64| if compared { format!("{rate:.3}") } else { "—".to_string() };
     vec![
         m.model.clone(),
         m.shared_runs.to_string(),
-        format!("{:.3}", m.pass_rate.0),
-        format!("{:.3}", m.pass_rate.1),
-        signed(m.pass_rate.1 - m.pass_rate.0, 3),
+        pass(m.pass_rate.0),
+        pass(m.pass_rate.1),
+        if compared { signed(m.pass_rate.1 - m.pass_rate.0, 3) } else { "—".to_string() },
         format!("{:.3}", m.invalid_rate.0),
         format!("{:.3}", m.invalid_rate.1),
         signed(m.invalid_rate.1 - m.invalid_rate.0, 3),
@@ -310,7 +385,7 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
         out.push_str("# calltape compare\n");
     }
     heading(&mut out, &verdict(c));
-    for b in &c.breaches {
+    for b in &failures(c) {
         let _ = writeln!(out, "{} {}", if markdown { "-" } else { " " }, encode(b));
     }
     heading(&mut out, "Per model (pass rate on shared runs)");
@@ -373,8 +448,8 @@ pub fn render_terminal(c: &Comparison, view: &crate::report::terminal::View, all
         }
     };
     let head = line(&verdict(c));
-    let _ = writeln!(out, "{}", if c.breaches.is_empty() { paint.green(&head) } else { paint.red(&head) });
-    list(&mut out, &c.breaches, &|s| paint.red(s));
+    let _ = writeln!(out, "{}", if c.passed() { paint.green(&head) } else { paint.red(&head) });
+    list(&mut out, &failures(c), &|s| paint.red(s));
 
     let _ = writeln!(out, "\n{}", paint.bold(&line("Per model (pass rate on shared runs)")));
     // The figures now and their change are core; the earlier ones give way first.

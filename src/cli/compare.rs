@@ -32,6 +32,13 @@ pub struct CompareArgs {
     /// Do not fail on scenarios that passed before and fail now.
     #[arg(long)]
     pub allow_newly_failing: bool,
+    /// Do not fail on a model of the current run with errored units (no
+    /// answer); its answered units are still compared.
+    #[arg(long)]
+    pub allow_errored: bool,
+    /// Do not fail on a model of the baseline missing from the current run.
+    #[arg(long)]
+    pub allow_missing: bool,
     /// Also write the comparison as Markdown to this file.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
@@ -47,6 +54,8 @@ impl CompareArgs {
         gate.max_cost_rise = self.max_cost_rise.unwrap_or(gate.max_cost_rise);
         gate.max_p95_latency_rise = self.max_p95_latency_rise.unwrap_or(gate.max_p95_latency_rise);
         gate.fail_on_newly_failing &= !self.allow_newly_failing;
+        gate.fail_on_errored &= !self.allow_errored;
+        gate.fail_on_missing &= !self.allow_missing;
         gate
     }
 }
@@ -86,7 +95,7 @@ pub fn compare(args: CompareArgs) -> Outcome {
     if comparison.models.is_empty() {
         return Err(Failure::bad(CommandError::NoSharedModel));
     }
-    if comparison.breaches.is_empty() {
+    if comparison.passed() {
         Ok(())
     } else {
         Err(Failure::Failed(None))
@@ -137,11 +146,13 @@ mod tests {
             max_cost_rise: 0.3,
             max_p95_latency_rise: 0.4,
             fail_on_newly_failing: true,
+            fail_on_errored: true,
+            fail_on_missing: true,
         };
-        let args = CompareArgs { max_cost_rise: Some(0.05), allow_newly_failing: true, ..CompareArgs::default() };
+        let args = CompareArgs { max_cost_rise: Some(0.05), allow_newly_failing: true, allow_errored: true, ..CompareArgs::default() };
         let gate = args.gate(configured);
         assert_eq!(gate.max_cost_rise, 0.05);
-        assert!(!gate.fail_on_newly_failing);
+        assert!(!gate.fail_on_newly_failing && !gate.fail_on_errored && gate.fail_on_missing);
         assert_eq!((gate.max_pass_rate_drop, gate.max_invalid_rate_rise, gate.max_p95_latency_rise), (0.1, 0.2, 0.4));
         assert!(CompareArgs::default().gate(configured).fail_on_newly_failing);
     }

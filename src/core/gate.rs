@@ -16,6 +16,11 @@ pub struct Gate {
     pub max_p95_latency_rise: f64,
     /// Fail when a scenario that always passed now fails.
     pub fail_on_newly_failing: bool,
+    /// Fail when a model of the current run has errored units (no answer):
+    /// what it did not answer cannot be compared.
+    pub fail_on_errored: bool,
+    /// Fail when a model of the baseline is missing from the current run.
+    pub fail_on_missing: bool,
 }
 
 impl Default for Gate {
@@ -26,6 +31,8 @@ impl Default for Gate {
             max_cost_rise: 0.10,
             max_p95_latency_rise: 0.25,
             fail_on_newly_failing: true,
+            fail_on_errored: true,
+            fail_on_missing: true,
         }
     }
 }
