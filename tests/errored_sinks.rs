@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 use calltape::exit_codes;
 
 mod common;
+mod start;
 use common::csv_rows;
 
 fn calltape(args: &[&str], cwd: &Path) -> Output {
@@ -44,24 +45,6 @@ fn project_with_baseline(dir: &Path) -> PathBuf {
     proj
 }
 
-/// Uncomments the template's `my-model` block with its base URL at `base_url`
-/// and no retries, as the quick start's edit does.
-fn enable_my_model(config: &Path, base_url: &str) {
-    let text = std::fs::read_to_string(config).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| l.trim() == "# name = \"my-model\"").expect("the template has a my-model block") - 1;
-    let mut out: Vec<String> = lines[..start].iter().map(|l| l.to_string()).collect();
-    let mut i = start;
-    while i < lines.len() && lines[i].starts_with("# ") {
-        let line = &lines[i][2..];
-        out.push(if line.starts_with("base_url") { format!("base_url = \"{base_url}\"") } else { line.to_string() });
-        i += 1;
-    }
-    out.push("max_retries = 0".into());
-    out.extend(lines[i..].iter().map(|l| l.to_string()));
-    std::fs::write(config, out.join("\n") + "\n").unwrap();
-}
-
 fn row<'a>(rows: &'a [HashMap<String, String>], model: &str) -> &'a HashMap<String, String> {
     rows.iter().find(|r| r["model"] == model).unwrap_or_else(|| panic!("no row for {model}"))
 }
@@ -70,7 +53,8 @@ fn row<'a>(rows: &'a [HashMap<String, String>], model: &str) -> &'a HashMap<Stri
 fn an_unreachable_model_is_errored_in_every_sink_and_fails_compare() {
     let dir = tempfile::tempdir().unwrap();
     let proj = project_with_baseline(dir.path());
-    enable_my_model(&proj.join("calltape.toml"), &format!("http://127.0.0.1:{}/v1", closed_port()));
+    let url = format!("http://127.0.0.1:{}/v1", closed_port());
+    start::enable_my_model_with(&proj.join("calltape.toml"), &url, &["max_retries = 0"]);
     let out = calltape(&["run"], &proj);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stdout}\n{stderr}");

@@ -77,6 +77,11 @@ pub async fn fake_openai(key: &str) -> MockServer {
 /// What a user does to the `calltape.toml` that `calltape init` wrote:
 /// uncomments the "my-model" block and points its base URL at `base_url`.
 pub fn enable_my_model(config: &Path, base_url: &str) {
+    enable_my_model_with(config, base_url, &[]);
+}
+
+/// `enable_my_model`, with `extra` lines (e.g. `max_retries = 0`) at the end of the block.
+pub fn enable_my_model_with(config: &Path, base_url: &str, extra: &[&str]) {
     let text = std::fs::read_to_string(config).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.iter().position(|l| l.trim() == "# name = \"my-model\"").expect("the template has a my-model block") - 1;
@@ -88,6 +93,7 @@ pub fn enable_my_model(config: &Path, base_url: &str) {
         out.push(if line.starts_with("base_url") { format!("base_url = \"{base_url}\"") } else { line.to_string() });
         i += 1;
     }
+    out.extend(extra.iter().map(|l| l.to_string()));
     out.extend(lines[i..].iter().map(|l| l.to_string()));
     std::fs::write(config, out.join("\n") + "\n").unwrap();
 }
