@@ -258,6 +258,41 @@ mod tests {
         assert_eq!(f64_at(s, "pass_rate", 0), 1.0);
     }
 
+    /// A model whose every unit errored has no pass rate (empty, not 0), no
+    /// interval, and is off the Pareto front, though it cost nothing; one
+    /// with some errored units is rated over the rest.
+    #[test]
+    fn errored_units_are_neither_passed_nor_failed() {
+        let errored = |model: &str, scenario: &str| {
+            let mut e = finished(model, scenario, false);
+            if let EventKind::ScenarioFinished(f) = &mut e.kind {
+                (f.error, f.error_kind) = (true, Some(crate::events::UnitError::Connection));
+            }
+            e
+        };
+        let mut events = events();
+        events.push(errored("m1", "c"));
+        if let EventKind::RunStarted(r) = &mut events[0].kind {
+            r.models.push(info("m3"));
+        }
+        events.push(errored("m3", "a"));
+        events.push(errored("m3", "b"));
+        let t = build_tables(&events).unwrap();
+        let s = &t.summary;
+        let null = |column: &str, row: usize| s.column(column).unwrap().get(row).unwrap().is_null();
+        // m1 (row 1): 1 of its 2 answered units passed; the errored one is counted apart.
+        assert_eq!((f64_at(s, "scenarios", 1), f64_at(s, "errored", 1), f64_at(s, "pass_rate", 1)), (2.0, 1.0, 0.5));
+        // m3 (row 2): nothing answered.
+        assert_eq!((f64_at(s, "scenarios", 2), f64_at(s, "errored", 2)), (0.0, 2.0));
+        for column in ["pass_rate", "pass_rate_lo", "pass_rate_hi", "pass_rate_no_repair", "pass_rate_no_repair_lo", "cost_per_passed_usd"]
+        {
+            assert!(null(column, 2), "{column} of a model that never answered");
+        }
+        let pareto = crate::metrics::columns::bools(s, "pareto").unwrap();
+        assert!(!pareto[2], "a model that never answered is off the front");
+        assert!(pareto[0], "m2 (pass 1.0) is on the front");
+    }
+
     /// Two models, three scenarios, two trials each:
     /// m1 passes a twice, b once (flaky), c never; m2 passes a twice, b never, c twice.
     #[test]
