@@ -66,6 +66,12 @@ fn an_unreachable_model_is_errored_in_every_sink_and_fails_compare() {
     assert!(stdout.contains("Errored units: no answer, so neither passed nor failed"), "{stdout}");
     assert!(stdout.contains("errored: never answered  request failed"), "{stdout}");
 
+    // With arms too: each arm's pass is `errored`.
+    let (arms, _) = text(&calltape(&["run", "--arms", "off,full", "--out", "arms"], &proj));
+    let cells: Vec<&str> =
+        arms.lines().find(|l| l.starts_with("my-model ")).unwrap_or_else(|| panic!("{arms}")).split_whitespace().collect();
+    assert_eq!(&cells[..4], ["my-model", "0", "errored", "errored"], "{arms}");
+
     // summary.csv: no rate, no interval, not on the Pareto front; the counts stay.
     let latest = proj.join("reports/latest");
     let summary = csv_rows(&latest.join("summary.csv"));

@@ -121,10 +121,7 @@ pub fn errored(tables: &Tables) -> PolarsResult<Option<Section>> {
             (FIRST_ERROR, "first error"),
         ],
     );
-    s.note = Some(
-        "Pass rates count answered units only; \"errored\": no unit answered, so no rate and off the Pareto front (scenarios.csv: `errored`)"
-            .into(),
-    );
+    s.note = Some("Pass rates count answered units only; \"errored\": none answered (no rate, off the Pareto front)".into());
     Ok(Some(s))
 }
 
