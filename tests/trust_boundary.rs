@@ -242,6 +242,31 @@ fn a_workspace_outside_its_suite_is_refused_by_check_naming_the_scenario() {
     assert!(out.status.success(), "{}", text(&out));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_scenario_or_toolset_linked_from_outside_the_suite_is_refused() {
+    let case = tempfile::tempdir().unwrap();
+    let host = case.path().join("host");
+    std::fs::create_dir_all(host.join("toolsets")).unwrap();
+    // A valid scenario and toolset on the host: loaded, they would reach the model.
+    let mut secret = bash_scenario("secret", "ls");
+    secret["messages"][0]["content"] = json!("HOST-SECRET-42");
+    std::fs::write(host.join("secret.json"), secret.to_string()).unwrap();
+    std::fs::write(host.join("toolsets/shell.json"), json!({"tools": [bash_tool()]}).to_string()).unwrap();
+    for (what, link, target) in
+        [("scenario", "secret.json", host.join("secret.json")), ("toolsets folder", "toolsets", host.join("toolsets"))]
+    {
+        let suite = case.path().join(format!("suite-{}", what.replace(' ', "-")));
+        std::fs::create_dir_all(&suite).unwrap();
+        std::fs::write(suite.join("own.json"), bash_scenario("own", "ls").to_string()).unwrap();
+        std::os::unix::fs::symlink(&target, suite.join(link)).unwrap();
+        let out = calltape(&["check", suite.to_str().unwrap()], case.path());
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{what}: {all}");
+        assert!(all.contains("link out of the suite") && !all.contains("HOST-SECRET-42"), "{what}: {all}");
+    }
+}
+
 #[test]
 fn check_prints_a_hostile_suite_folder_name_escaped() {
     let dir = tempfile::tempdir().unwrap();
