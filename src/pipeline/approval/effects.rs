@@ -39,6 +39,20 @@ const INLINE_PROGRAMS: &[(&[&str], &[&str])] = &[
     (&["tclsh", "wish"], &[]),
 ];
 
+/// Interpreters whose subcommand takes a program inline (`deno eval '…'`).
+const INLINE_SUBCOMMANDS: &[(&str, &str)] = &[("deno", "eval"), ("bun", "eval"), ("julia", "-e")];
+
+/// A program's name without a version suffix: `python3.12` and `python3`
+/// are `python`, `perl5.36` is `perl`; a name of digits alone stays.
+fn without_version(program: &str) -> &str {
+    let trimmed = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if trimmed.is_empty() || trimmed.ends_with('-') {
+        program
+    } else {
+        trimmed
+    }
+}
+
 /// Interpreters that read their program from standard input when given no
 /// script file (`python3 <<EOF`, `echo … | perl`).
 const READS_PROGRAM_FROM_STDIN: &[&str] =
@@ -213,13 +227,16 @@ pub fn of(words: &[Word]) -> Effects {
         effects.unreadable = Some("a program named by an expansion");
         return effects;
     }
-    let program = base_name(&first.text);
+    let program = without_version(base_name(&first.text));
     let args = &words[1..];
     let (options, operands) = split(args);
     if let Some((_, flags)) = INLINE_PROGRAMS.iter().find(|(names, _)| names.contains(&program)) {
         if options.iter().any(|o| flags.iter().any(|f| gives_program(f, &o.text))) {
             effects.unreadable = Some("a program given inline to an interpreter");
         }
+    }
+    if operands.first().is_some_and(|sub| INLINE_SUBCOMMANDS.contains(&(program, sub.text.as_str()))) {
+        effects.unreadable = Some("a program given inline to an interpreter");
     }
     if READS_PROGRAM_FROM_STDIN.contains(&program)
         && effects.unreadable.is_none()
@@ -242,6 +259,8 @@ pub fn of(words: &[Word]) -> Effects {
     if command.as_deref().is_some_and(|c| PATCHERS.contains(&c)) {
         effects.applies_patch = true;
         // `patch FILE`: the file patched; `-o OUT`, `-d DIR` and `-i FILE` as named.
+        // `git apply --directory=DIR` applies under DIR.
+        effects.writes.extend(option_values(args, &["--directory"]));
         if program == "patch" {
             effects.writes.extend(operands.iter().take(1).map(|w| (*w).clone()));
             effects.writes.extend(option_values(args, &["-o", "--output"]));

@@ -159,6 +159,10 @@ impl CommandLine {
                 // The arguments together (`echo rm -rf /`) and each alone
                 // (`printf %s 'rm -rf /'`).
                 let source = self.stdin.take().unwrap_or_default();
+                // Another program's output (`curl … | sh`, `cat x | bash`) is a script nobody can read here.
+                if source.first().is_some_and(|p| p.dynamic || !matches!(base_name(&p.text), "echo" | "printf")) {
+                    self.unreadable.push("a shell script read from another program's output");
+                }
                 if let Some(Unwrapped::Script(script)) = source.get(1..).map(join) {
                     self.add_script(&script, depth);
                     for arg in source.get(2..).unwrap_or_default() {
