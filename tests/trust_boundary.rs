@@ -227,7 +227,10 @@ fn a_workspace_outside_its_suite_is_refused_by_check_naming_the_scenario() {
         let out = calltape(&["check", suite.to_str().unwrap()], case.path());
         let all = text(&out);
         assert_eq!(out.status.code(), Some(1), "{folder}: check must fail: {all}");
-        assert!(all.contains("suite/reads-host.json:1:") && all.contains("workspace folder"), "{folder}: the scenario is named: {all}");
+        assert!(
+            all.contains("suite/reads-host.json:1:") && all.contains("scenario \"reads-host\": workspace folder"),
+            "{folder}: the scenario is named: {all}"
+        );
         assert!(all.contains("inside the suite") && !all.contains("HOST-SECRET-42"), "{folder}: {all}");
         // `run` loads suites the same way: the host file never reaches a model.
         std::fs::write(case.path().join("calltape.toml"), CONFIG).unwrap();

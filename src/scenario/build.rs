@@ -269,7 +269,7 @@ fn load_workspace(file: &ScenarioFile, problems: &mut Problems<'_, '_>) -> Optio
         (None, Some(folder)) => {
             let suite = problems.src.path().parent().unwrap_or(std::path::Path::new("."));
             if let Err(why) = inside_suite(suite, folder) {
-                problems.at("/workspace/folder", why);
+                problems.at("/workspace/folder", format!("scenario {:?}: {why}", crate::quote::quoted(&file.id)));
                 return None;
             }
             Workspace::from_folder(&suite.join(folder), Limits::default())

@@ -245,6 +245,11 @@ pub fn of(words: &[Word]) -> Effects {
     {
         effects.unreadable = Some("a program read from standard input");
     }
+    // `python3 <(curl …)`, `bash "$SCRIPT"`, `sh -c "$CMD"`: the program is an expansion.
+    let interpreter = READS_PROGRAM_FROM_STDIN.contains(&program) || super::shell::SHELLS.contains(&program);
+    if interpreter && operands.first().is_some_and(|w| w.dynamic) {
+        effects.unreadable = Some("a program named by an expansion");
+    }
     let awk_program = operands.first().filter(|_| AWKS.contains(&program) && !options.iter().any(|o| o.text.starts_with("-f")));
     if awk_program.is_some_and(|p| p.dynamic || AWK_EFFECTS.iter().any(|e| p.text.contains(e))) {
         effects.unreadable = Some("an awk program that runs commands or writes files");

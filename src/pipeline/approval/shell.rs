@@ -338,7 +338,8 @@ fn value_options(program: &str) -> &'static [&'static str] {
     }
 }
 
-const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh"];
+/// Shells: they run a script given with `-c`, a file, or what they read on input.
+pub const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh"];
 
 /// Wrappers that run the rest of their words as a command once their options end.
 const RUNNERS: &[&str] = &[
