@@ -84,11 +84,7 @@ fn person(approve: bool, why: &str) -> Approval {
 /// understood; end of input counts as no.
 fn prompt(scenario: &str, tool: &str, args: &Value) -> Option<Answer> {
     let mut err = std::io::stderr().lock();
-    let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
-    // The tool name is the model's choice: shown with control characters
-    // escaped; the arguments are JSON, whose strings escape them already.
-    let (scenario, tool) = (crate::report::encode::terminal(scenario), crate::report::encode::terminal(tool));
-    let _ = writeln!(err, "\n[{scenario}] approve `{tool}` with arguments:\n{pretty}");
+    let _ = writeln!(err, "\n{}", question(scenario, tool, args));
     let stdin = std::io::stdin();
     loop {
         let _ = write!(err, "approve? [y]es / [n]o / [a]lways / ne[v]er: ");
@@ -105,9 +101,31 @@ fn prompt(scenario: &str, tool: &str, args: &Value) -> Option<Answer> {
     }
 }
 
+/// What the prompt shows: the scenario, the tool and the arguments, every
+/// one the model's or a suite's text, with control, bidi and zero-width
+/// characters shown as escapes so what a person approves is what would run.
+/// JSON escapes C0 controls only; each line of it is escaped again.
+pub fn question(scenario: &str, tool: &str, args: &Value) -> String {
+    use crate::report::encode::terminal;
+    let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
+    let lines: Vec<_> = pretty.lines().map(terminal).collect();
+    format!("[{}] approve `{}` with arguments:\n{}", terminal(scenario), terminal(tool), lines.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_question_shows_hidden_characters_as_escapes() {
+        let args = serde_json::json!({"command": "echo ok\u{202e}fr- mr\u{200b}\u{feff}\u{1b}[2J\u{9b}"});
+        let q = question("s\u{2066}", "Bash\u{200d}", &args);
+        for hidden in ['\u{202e}', '\u{200b}', '\u{feff}', '\u{1b}', '\u{9b}', '\u{2066}', '\u{200d}'] {
+            assert!(!q.contains(hidden), "{hidden:?} shown raw in {q:?}");
+        }
+        assert!(q.contains("\\u{202e}") && q.contains("\\u{200b}") && q.contains("\\u{feff}") && q.contains("\\u{9b}"), "{q}");
+        assert!(q.contains("[s\\u{2066}] approve `Bash\\u{200d}` with arguments:\n{\n"), "{q}");
+    }
 
     #[test]
     fn answers() {

@@ -269,7 +269,8 @@ pub struct ApprovalSettings {
     pub sensitive_tools: Vec<String>,
     /// When approval is needed and no rule or person can answer.
     pub on_unanswered: Unanswered,
-    /// Rules of `script` mode, after each scenario's own.
+    /// Rules of `script` mode, after each scenario's own; their deny rules
+    /// apply in every mode. Absent: the built-in guard rails.
     pub rules: Vec<ApprovalRule>,
     /// Whether `rules` also apply in `auto` mode, as guard rails (the first
     /// match decides; no match approves). Off, `auto` approves everything.
@@ -283,7 +284,7 @@ impl Default for ApprovalSettings {
             mode_override: None,
             sensitive_tools: ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "run_terminal_cmd"].map(String::from).to_vec(),
             on_unanswered: Unanswered::Deny,
-            rules: Vec::new(),
+            rules: crate::pipeline::approval::guard_rails(),
             deny_rules_in_auto: true,
         }
     }

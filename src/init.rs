@@ -41,6 +41,11 @@ pub enum InitError {
     Exists { dir: PathBuf, existing: Vec<PathBuf> },
     #[error("{} exists and is not a folder", path.display())]
     NotAFolder { path: PathBuf },
+    #[error(
+        "{} is a symbolic link: calltape init never writes through a link, with or without --force; remove the link or pass the folder it points to",
+        path.display()
+    )]
+    Link { path: PathBuf },
     #[error("cannot write {}: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
 }
@@ -53,8 +58,15 @@ fn list(paths: &[PathBuf]) -> String {
 /// written. Without `force`, fails before writing anything if any of them
 /// exists, naming each.
 pub fn write_project(dir: &Path, force: bool) -> Result<Vec<PathBuf>, InitError> {
+    if is_link(dir) {
+        return Err(InitError::Link { path: dir.to_path_buf() });
+    }
     if dir.exists() && !dir.is_dir() {
         return Err(InitError::NotAFolder { path: dir.to_path_buf() });
+    }
+    // A folder on the way that is a link would take the files elsewhere.
+    if let Some(link) = FILES.iter().flat_map(|f| folders_on_the_way(dir, f.path)).find(|p| is_link(p)) {
+        return Err(InitError::Link { path: link });
     }
     let targets: Vec<PathBuf> = FILES.iter().map(|f| dir.join(f.path)).collect();
     // symlink_metadata: a dangling link is still something we would replace.
@@ -62,27 +74,52 @@ pub fn write_project(dir: &Path, force: bool) -> Result<Vec<PathBuf>, InitError>
     if !force && !existing.is_empty() {
         return Err(InitError::Exists { dir: dir.to_path_buf(), existing });
     }
+    std::fs::create_dir_all(dir).map_err(|source| InitError::Write { path: dir.to_path_buf(), source })?;
     for (file, path) in FILES.iter().zip(&targets) {
-        write_new(path, file.text).map_err(|source| InitError::Write { path: path.clone(), source })?;
+        write_new(dir, file.path, file.text).map_err(|source| InitError::Write { path: path.clone(), source })?;
     }
     Ok(targets)
 }
 
-/// Writes `text` to a fresh file at `path`: whatever was there (a file or a
-/// link) is removed first, so a link is replaced, never followed.
-fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+/// Writes `text` to a fresh file at `relative` inside `dir`: whatever was
+/// there (a file or a link) is removed first, so a link is replaced, never
+/// followed; a folder on the way that is a link stops the write.
+fn write_new(dir: &Path, relative: &str, text: &str) -> std::io::Result<()> {
+    // One folder at a time, each checked: `create_dir_all` would follow a
+    // link put in place since the check above.
+    for folder in folders_on_the_way(dir, relative) {
+        match std::fs::create_dir(&folder) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        if !folder.symlink_metadata()?.is_dir() {
+            return Err(std::io::Error::other(format!("{} is not a folder (a link?): not written through", folder.display())));
+        }
     }
+    let path = dir.join(relative);
     if let Ok(meta) = path.symlink_metadata() {
         if meta.is_dir() {
             return Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a folder is in the way"));
         }
-        std::fs::remove_file(path)?;
+        std::fs::remove_file(&path)?;
     }
     use std::io::Write;
-    let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    // create_new fails on anything at the path, a link included (O_EXCL).
+    let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
     out.write_all(text.as_bytes())
+}
+
+/// The folders between `dir` and the file at `relative` inside it, outermost first.
+fn folders_on_the_way(dir: &Path, relative: &str) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> =
+        Path::new(relative).ancestors().skip(1).filter(|p| !p.as_os_str().is_empty()).map(|p| dir.join(p)).collect();
+    folders.reverse();
+    folders
+}
+
+fn is_link(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
 }
 
 #[cfg(test)]
@@ -128,6 +165,26 @@ mod tests {
         write_project(&project, true).unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
         assert!(!project.join("calltape.toml").symlink_metadata().unwrap().file_type().is_symlink());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_folder_on_the_way_stops_the_write_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir(&project).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, project.join("scenarios")).unwrap();
+        for force in [false, true] {
+            let e = write_project(&project, force).unwrap_err().to_string();
+            assert!(e.contains("scenarios") && e.contains("symbolic link"), "{e}");
+            assert!(!project.join("calltape.toml").exists(), "nothing written");
+            assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through the link");
+        }
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
+        assert!(matches!(write_project(&linked, true), Err(InitError::Link { .. })));
     }
 
     #[test]

@@ -39,8 +39,11 @@ fn auto_denies_only_by_the_configured_rules_and_deny_executes_no_sensitive_call(
     let ev = events(dir.path());
     for e in of(&ev, "tool_approval") {
         let by_auto = e["approved"] == true && e["decided_by"] == "auto";
-        let by_config_rule = e["approved"] == false && e["decided_by"] == "rule" && e["rule"].as_str().unwrap().starts_with("config#");
-        assert!(by_auto || by_config_rule, "{e}");
+        // Deny rules come first in every mode: the scenario's, then the configuration's.
+        let rule = e["rule"].as_str().unwrap_or_default();
+        let by_deny_rule =
+            e["approved"] == false && e["decided_by"] == "rule" && (rule.starts_with("config#") || rule.starts_with("scenario#"));
+        assert!(by_auto || by_deny_rule, "{e}");
     }
     let denied: HashSet<String> = of(&ev, "tool_approval").filter(|e| e["approved"] == false).map(|e| e["call_id"].to_string()).collect();
     assert!(!denied.is_empty(), "the bundled approval scenarios ask for rm -rf, force pushes and writes to /etc");
@@ -64,7 +67,9 @@ fn auto_denies_only_by_the_configured_rules_and_deny_executes_no_sensitive_call(
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let ev = events(dir.path());
     assert!(of(&ev, "tool_approval").count() > 20);
-    assert!(of(&ev, "tool_approval").all(|e| e["approved"] == false && e["decided_by"] == "policy"));
+    // A deny rule that matches decides first (and names itself); the mode denies the rest.
+    assert!(of(&ev, "tool_approval").all(|e| e["approved"] == false && (e["decided_by"] == "policy" || e["decided_by"] == "rule")));
+    assert!(of(&ev, "tool_approval").any(|e| e["decided_by"] == "rule"));
     let executed: Vec<&str> = of(&ev, "tool_executed").map(|e| e["tool"].as_str().unwrap()).collect();
     assert!(!executed.is_empty() && executed.iter().all(|t| !SENSITIVE.contains(t)), "{executed:?}");
 }
@@ -134,12 +139,13 @@ fn interactive_asks_in_a_real_terminal() {
     assert!(screen.contains("approve? [y]es / [n]o / [a]lways / ne[v]er"), "{screen}");
     let ev = events(dir.path());
     let approvals: Vec<&Value> = of(&ev, "tool_approval").collect();
-    // At least one call of each scenario asked; a model may retry after a denial.
-    assert!(approvals.len() >= 2, "{screen}");
-    assert!(approvals.iter().all(|e| e["decided_by"] == "person"));
-    let denied: HashSet<&str> = approvals.iter().filter(|e| e["approved"] == false).map(|e| e["tool"].as_str().unwrap()).collect();
-    let approved: HashSet<&str> = approvals.iter().filter(|e| e["approved"] == true).map(|e| e["tool"].as_str().unwrap()).collect();
-    // "never" denied one tool for the rest of the run, "y" approved the other once.
-    assert_eq!((denied.len(), approved.len()), (1, 1), "{screen}");
-    assert!(denied.is_disjoint(&approved));
+    // The write to /etc/hosts is stopped by a deny rule before anyone is asked.
+    let by_rule: Vec<&&Value> = approvals.iter().filter(|e| e["decided_by"] == "rule").collect();
+    assert!(by_rule.iter().any(|e| e["tool"] == "Write" && e["approved"] == false), "{screen}");
+    let by_person: Vec<&&Value> = approvals.iter().filter(|e| e["decided_by"] == "person").collect();
+    assert_eq!(by_rule.len() + by_person.len(), approvals.len(), "{approvals:?}");
+    // The cargo test call was asked: "maybe" asked again, "never" denied its tool for the rest of the run.
+    assert!(!by_person.is_empty() && by_person.iter().all(|e| e["approved"] == false && e["tool"] != "Write"), "{screen}");
+    let denied_tools: HashSet<&str> = by_person.iter().map(|e| e["tool"].as_str().unwrap()).collect();
+    assert_eq!(denied_tools.len(), 1, "{screen}");
 }

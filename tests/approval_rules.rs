@@ -324,11 +324,14 @@ fn modes_apply_the_rules_as_documented() {
     let ask = decision_in(&off, ApprovalMode::Auto, "Bash", rm.clone());
     assert!(matches!(&ask, Ask::Decided(a) if a.decision == ApprovalDecision::Approved && a.decided_by == Decider::Auto));
     assert_eq!(decision_in(&off, ApprovalMode::Auto, "read_file", rm.clone()), Ask::NotNeeded);
-    // script: first match wins; deny: every sensitive call; interactive: a person.
+    // script: first match wins; deny: every sensitive call.
     assert_eq!(denied_reason(&decision_in(&config, ApprovalMode::Script, "Bash", rm.clone())), Some("recursive or forced delete"));
     let ask = decision_in(&config, ApprovalMode::Deny, "Bash", json!({"command": "ls"}));
     assert!(matches!(&ask, Ask::Decided(a) if a.decided_by == Decider::Policy && denied_reason(&ask).is_some()));
-    assert_eq!(decision_in(&config, ApprovalMode::Interactive, "Bash", rm), Ask::Person);
+    // interactive: deny rules first, without asking; a person for the rest.
+    assert_eq!(denied_reason(&decision_in(&config, ApprovalMode::Interactive, "Bash", rm.clone())), Some("recursive or forced delete"));
+    assert_eq!(denied_reason(&decision_in(&config, ApprovalMode::Deny, "Bash", rm)), Some("recursive or forced delete"));
+    assert_eq!(decision_in(&config, ApprovalMode::Interactive, "Bash", json!({"command": "ls"})), Ask::Person);
     // A config file that does not mention the setting gets the safe default.
     let parsed =
         Config::parse("[[approval.rules]]\ntool = \"*\"\nwhen = { command = { program = \"rm\" } }\ndecision = \"deny\"\n", "x.toml")

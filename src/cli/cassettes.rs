@@ -54,8 +54,9 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
         cassette::verify::Scope { suites: &suites, models: &config.models, ignore_fields: &config.cassettes.ignore_fields, scan: &scan };
     let report = cassette::verify::verify(&dir, &scope).map_err(Failure::bad)?;
     let Some(dry_run) = prune else {
+        // Findings name files found on disk: outside text, escaped for the terminal.
         for finding in &report.findings {
-            println!("{finding}");
+            println!("{}", super::escaped_lines(&finding.to_string()));
         }
         println!("{}", report.summary());
         return if report.passed() { Ok(()) } else { Err(Failure::Failed(None)) };
@@ -63,7 +64,7 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
     let deleted = cassette::verify::prune(&dir, &report, dry_run).map_err(Failure::failed)?;
     let verb = if dry_run { "would delete" } else { "deleted" };
     for path in &deleted {
-        println!("{verb} {}", path.display());
+        println!("{verb} {}", crate::report::encode::terminal(&path.display().to_string()));
     }
     println!("{} orphaned file(s) {verb}{}", deleted.len(), if dry_run { " (--dry-run)" } else { "" });
     Ok(())

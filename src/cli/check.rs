@@ -19,11 +19,12 @@ pub fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Outcome {
             })
             .collect();
         for p in &unmet {
-            eprintln!("error: {p}");
+            super::print_error(p);
         }
         problems += unmet.len();
         if unmet.is_empty() {
-            println!("ok: {} ({} scenarios)", s.name, s.len());
+            // The suite's name is its folder's: outside text, escaped for the terminal.
+            println!("ok: {} ({} scenarios)", crate::report::encode::terminal(&s.name), s.len());
         }
     }
     match problems {

@@ -128,6 +128,12 @@ fn print_load_errors(errors: &[crate::scenario::LoadError]) {
     eprintln!("{} problem(s) found; fix them and run again (`calltape check` lists them too)", errors.len());
 }
 
+/// Outside text for the terminal, a line at a time, each with control, bidi
+/// and zero-width characters escaped: line breaks stay line breaks.
+pub fn escaped_lines(text: &str) -> String {
+    text.lines().map(crate::report::encode::terminal).collect::<Vec<_>>().join("\n")
+}
+
 /// Prints an error on stderr, a line at a time, with control characters
 /// escaped: error texts may quote what a server, a model or a file said.
 pub fn print_error(e: &dyn std::fmt::Display) {

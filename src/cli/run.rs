@@ -432,13 +432,14 @@ fn resume_plan(dir: &Path, config: Option<&Path>, trust: bool) -> Result<(plan::
     };
     trusted(&plan::RunPlan::load(dir).map_err(Failure::bad)?, dir)?;
     let (run_dir, note) = run_folder::resume_folder(dir).map_err(Failure::bad)?;
+    // Notes quote folder names and a plan from elsewhere: escaped for the terminal.
     if let Some(note) = note {
-        eprintln!("{note}");
+        eprintln!("{}", super::escaped_lines(&note));
     }
     let mut plan = plan::RunPlan::load(&run_dir).map_err(Failure::bad)?;
     trusted(&plan, &run_dir)?;
     for note in plan::trust::restore_secrets(&mut plan.config, &yours) {
-        eprintln!("warning: {note}");
+        eprintln!("warning: {}", super::escaped_lines(&note));
     }
     Ok((plan, run_dir))
 }

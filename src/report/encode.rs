@@ -25,11 +25,12 @@ pub fn csv_text(cell: &str) -> Cow<'_, str> {
 
 /// Whether a terminal (or a reader of the text) could take `c` for anything
 /// but a character: C0 and C1 controls (newline and tab too, inside a cell),
-/// DEL, and the invisible marks that reorder or break lines (bidi overrides,
-/// embeddings and isolates, line and paragraph separators).
+/// DEL, and the invisible marks that reorder, hide or break text (bidi
+/// overrides, embeddings and isolates, zero-width spaces and joiners, the
+/// byte-order mark, line and paragraph separators).
 fn is_control(c: char) -> bool {
     c.is_control() // C0, DEL, C1
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
 }
 
 /// Text for a terminal: every control character shown escaped (`\x1b`,

@@ -267,8 +267,12 @@ fn load_workspace(file: &ScenarioFile, problems: &mut Problems<'_, '_>) -> Optio
     let built = match (&spec.files, &spec.folder) {
         (Some(files), None) => Workspace::from_files(files.clone(), Limits::default()),
         (None, Some(folder)) => {
-            let base = problems.src.path().parent().unwrap_or(std::path::Path::new("."));
-            Workspace::from_folder(&base.join(folder), Limits::default())
+            let suite = problems.src.path().parent().unwrap_or(std::path::Path::new("."));
+            if let Err(why) = inside_suite(suite, folder) {
+                problems.at("/workspace/folder", format!("scenario {:?}: {why}", crate::quote::quoted(&file.id)));
+                return None;
+            }
+            Workspace::from_folder(&suite.join(folder), Limits::default())
         }
         _ => {
             problems.at("/workspace", "a workspace has \"files\" (inline) or \"folder\" (beside the scenario file): give exactly one");
@@ -291,6 +295,32 @@ fn load_workspace(file: &ScenarioFile, problems: &mut Problems<'_, '_>) -> Optio
         None => ws,
     };
     Some(Arc::new(ws))
+}
+
+/// Whether a workspace folder lies inside the suite's own folder once links
+/// are resolved: an absolute path, a `..` or a link out would put a host
+/// file in front of the model, into the events and the cassettes.
+fn inside_suite(suite: &std::path::Path, folder: &str) -> Result<(), String> {
+    let escapes = |why: &str| {
+        Err(format!(
+            "workspace folder {:?} {why}; a workspace's folder must lie inside the suite's own folder: copy the files there",
+            crate::quote::quoted(folder)
+        ))
+    };
+    if std::path::Path::new(folder).is_absolute() {
+        return escapes("is an absolute path");
+    }
+    let suite = match suite.canonicalize() {
+        Ok(s) => s,
+        Err(e) => return Err(format!("cannot resolve the suite folder {}: {e}", suite.display())),
+    };
+    match suite.join(folder).canonicalize() {
+        Ok(real) if real.starts_with(&suite) => Ok(()),
+        Ok(real) => escapes(&format!("resolves to {}, outside the suite", crate::quote::quoted(&real.display().to_string()))),
+        // Missing: `from_folder` names it; a `..` is refused before anything is read.
+        Err(_) if std::path::Path::new(folder).components().any(|c| c == std::path::Component::ParentDir) => escapes("goes up with `..`"),
+        Err(_) => Ok(()),
+    }
 }
 
 /// The checked scenario; a BFCL key also gives the calls a right answer makes.

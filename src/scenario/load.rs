@@ -117,7 +117,8 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
             )])
         }
     };
-    let (toolsets, mcp) = load_toolsets(&dir.join("toolsets"), &mut errors);
+    let files = files.into_iter().filter(|path| inside_suite(dir, path, &mut errors)).collect::<Vec<_>>();
+    let (toolsets, mcp) = load_toolsets(dir, &mut errors);
     let mut entries: Vec<Entry> = Vec::new();
     // Id → index in `entries`, to report duplicates with the first's place.
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
@@ -318,10 +319,28 @@ pub(super) type Toolsets = BTreeMap<String, Vec<Arc<Tool>>>;
 /// MCP toolsets by name (see `mcp_toolset`).
 pub(super) type McpToolsets = BTreeMap<String, Arc<McpToolset>>;
 
-fn load_toolsets(dir: &Path, errors: &mut Vec<LoadError>) -> (Toolsets, McpToolsets) {
+/// Whether a file of the suite is the suite's own: a link (or a linked
+/// `toolsets` folder) leading out of the suite's folder would put a host
+/// file in front of the model; it is an error naming the file instead.
+fn inside_suite(suite: &Path, path: &Path, errors: &mut Vec<LoadError>) -> bool {
+    let (Ok(root), Ok(real)) = (suite.canonicalize(), path.canonicalize()) else { return true };
+    if real.starts_with(&root) {
+        return true;
+    }
+    errors.push(LoadError::new(
+        path,
+        0,
+        0,
+        "is a link out of the suite's folder, and a suite reads only its own files: copy the file into the suite",
+    ));
+    false
+}
+
+fn load_toolsets(suite: &Path, errors: &mut Vec<LoadError>) -> (Toolsets, McpToolsets) {
     let mut toolsets = Toolsets::new();
     let mut mcp = McpToolsets::new();
-    let Ok(files) = list_files(dir) else { return (toolsets, mcp) };
+    let Ok(files) = list_files(&suite.join("toolsets")) else { return (toolsets, mcp) };
+    let files: Vec<PathBuf> = files.into_iter().filter(|path| inside_suite(suite, path, errors)).collect();
     for path in files {
         let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else { continue };
         let text = match std::fs::read_to_string(&path) {

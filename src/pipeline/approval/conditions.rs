@@ -28,6 +28,37 @@ pub enum Condition {
     Command(CommandPattern),
     /// A file path inside or outside some directories.
     Path(PathPattern),
+    /// What a command line or a patch does to files, or that it cannot be read.
+    Effect(EffectPattern),
+}
+
+/// A pattern on what a command line (or a patch's text) does, beyond which
+/// programs it runs. Each field given must hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EffectPattern {
+    /// A command line that writes, deletes or links a path outside all of
+    /// these folders (`> file`, `tee`, `cp`, `rm`, `ln`, `sed -i`, a patch's
+    /// targets, …; see `effects`), or one whose place calltape cannot know
+    /// (`> "$OUT"`).
+    #[serde(default, with = "one_or_many", skip_serializing_if = "Vec::is_empty")]
+    pub writes_outside: Vec<String>,
+    /// A command line that runs something calltape cannot read: a program
+    /// given inline to an interpreter (`python3 -c`, `perl -e`, `node -e`, …),
+    /// a git alias or setting the model defines, a patch from a file, a
+    /// program named by an expansion.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
+    /// A patch's text (`--- a/x`, `+++ b/x`, `diff --git`, `rename to`,
+    /// `*** Update File: x`, …) naming a path outside all of these folders.
+    #[serde(default, with = "one_or_many", skip_serializing_if = "Vec::is_empty")]
+    pub patch_outside: Vec<String>,
+    /// The folder relative paths start from (default `/workspace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The home `~` and `$HOME` stand for (default `/root`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
 }
 
 /// A command pattern on what a command line runs (after wrappers, in any
@@ -85,6 +116,13 @@ impl TryFrom<Value> for Condition {
                 let pattern: CommandPattern = serde_json::from_value(v).map_err(|e| format!("command pattern: {e}"))?;
                 return pattern.validate().map(|()| Condition::Command(pattern));
             }
+            if ["writes_outside", "unreadable", "patch_outside"].iter().any(|k| map.contains_key(*k)) {
+                let pattern: EffectPattern = serde_json::from_value(v).map_err(|e| format!("effect pattern: {e}"))?;
+                if pattern.writes_outside.is_empty() && !pattern.unreadable && pattern.patch_outside.is_empty() {
+                    return Err("effect pattern: give writes_outside, unreadable = true or patch_outside".into());
+                }
+                return Ok(Condition::Effect(pattern));
+            }
             if map.contains_key("path_under") || map.contains_key("path_outside") {
                 let pattern: PathPattern = serde_json::from_value(v).map_err(|e| format!("path pattern: {e}"))?;
                 return Ok(Condition::Path(pattern));
@@ -100,6 +138,7 @@ impl From<Condition> for Value {
             Condition::Value(m) => m.into(),
             Condition::Command(p) => serde_json::to_value(p).unwrap_or(Value::Null),
             Condition::Path(p) => serde_json::to_value(p).unwrap_or(Value::Null),
+            Condition::Effect(p) => serde_json::to_value(p).unwrap_or(Value::Null),
         }
     }
 }
@@ -136,6 +175,7 @@ impl Condition {
             (_, None) => false,
             (Condition::Command(p), Some(v)) => p.matches_value(v, doubt),
             (Condition::Path(p), Some(v)) => p.matches_value(v),
+            (Condition::Effect(p), Some(v)) => p.matches_value(v, doubt),
         }
     }
 }
@@ -215,15 +255,19 @@ impl CommandPattern {
         if !(named || (program.dynamic && doubt == InDoubt::Match)) {
             return false;
         }
+        // A deny rule reads a word holding an expansion (`rm $F /`,
+        // `git $CMD`) as whatever it needs to be: its value is unknown.
+        let unknown = |w: &Word| w.dynamic && doubt == InDoubt::Match;
         let mut from = 1;
         if let Some(sub) = &self.subcommand {
             match shell::first_operand(name, words) {
-                Some(i) if words[i].text == *sub => from = i + 1,
+                Some(i) if words[i].text == *sub || unknown(&words[i]) => from = i + 1,
                 _ => return false,
             }
         }
+        let hidden = words[from..].iter().any(unknown);
         let (options, operands) = split_options(&words[from..]);
-        let has = |flag: &String| options.iter().any(|o| flag_matches(flag, o));
+        let has = |flag: &String| hidden || options.iter().any(|o| flag_matches(flag, o));
         if !self.flags.iter().all(has) {
             return false;
         }
@@ -231,6 +275,81 @@ impl CommandPattern {
             return true;
         }
         self.any_flag.iter().any(has) || operands.iter().any(|a| self.any_arg.iter().any(|g| glob_matches(g, a)))
+    }
+}
+
+impl EffectPattern {
+    fn base(&self) -> Base<'_> {
+        Base {
+            workspace: self.workspace.as_deref().unwrap_or(paths::DEFAULT_WORKSPACE),
+            home: self.home.as_deref().unwrap_or(paths::DEFAULT_HOME),
+        }
+    }
+
+    /// Whether `path` (written relative to `cwd`) may lie outside every root.
+    fn outside(&self, path: &Word, cwd: &str, roots: &[String]) -> bool {
+        const HARMLESS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+        let base = Base { workspace: cwd, ..self.base() };
+        paths::variants(&path.text).any(|p| {
+            let p = paths::normalise(p, base);
+            // An expansion left after `~` and `$HOME`: the place is unknown.
+            let unknown = path.dynamic && (p.contains('$') || p.contains('`'));
+            let harmless = HARMLESS.contains(&p.as_str()) || paths::is_under(&p, "/dev/fd");
+            unknown || (!harmless && !roots.iter().any(|r| paths::is_under(&p, r)))
+        })
+    }
+
+    fn matches_value(&self, value: &Value, doubt: InDoubt) -> bool {
+        let base = self.base();
+        let roots = |list: &[String]| list.iter().map(|r| paths::normalise(r, base)).collect::<Vec<_>>();
+        if !self.patch_outside.is_empty() {
+            let Value::String(text) = value else { return false };
+            let roots = roots(&self.patch_outside);
+            let paths = super::effects::patch_paths(text);
+            let outside = paths.iter().any(|p| self.outside(&Word { text: p.clone(), dynamic: false }, base.workspace, &roots));
+            if !outside {
+                return false;
+            }
+        }
+        if self.writes_outside.is_empty() && !self.unreadable {
+            return true;
+        }
+        let line = match value {
+            Value::String(s) => CommandLine::parse(s),
+            Value::Array(items) if items.iter().all(Value::is_string) => CommandLine::from_argv(items.iter().filter_map(Value::as_str)),
+            _ => return false,
+        };
+        // A line too long to read: a deny rule matches it, an approve rule
+        // does not. One the shell would refuse is read conservatively (its
+        // every word a possible program: see `shell`), and so judged here.
+        if line.oversized {
+            return doubt == InDoubt::Match;
+        }
+        if !line.parsed && doubt == InDoubt::NoMatch {
+            return false;
+        }
+        if self.unreadable && line.unreadable.is_empty() {
+            return false;
+        }
+        if !self.writes_outside.is_empty() {
+            let roots = roots(&self.writes_outside);
+            // After a `cd`, a relative path may start at the workspace or where it moved.
+            let mut starts = vec![base.workspace.to_string()];
+            let mut moved_unknown = false;
+            for dir in &line.moves_to {
+                let d = paths::normalise(&dir.text, base);
+                moved_unknown |= dir.dynamic && d.contains('$');
+                starts.push(d);
+            }
+            let outside = line.writes.iter().any(|w| {
+                let relative = !(w.text.starts_with('/') || w.text.starts_with('~') || w.text.starts_with('$'));
+                (relative && moved_unknown) || starts.iter().any(|cwd| self.outside(w, cwd, &roots))
+            });
+            if !outside {
+                return false;
+            }
+        }
+        true
     }
 }
 

@@ -1,6 +1,7 @@
 //! The shell's lexical layer for approval: a script split into simple
 //! commands' words, POSIX-style — quotes, escapes and `$'…'` removed,
-//! separators, redirections and comments dropped, substitutions' commands
+//! separators and comments dropped, the files redirections write kept
+//! aside (`writes`), substitutions' commands
 //! read as commands of their own. Nothing is expanded or run.
 
 use super::shell::{Word, MAX_DEPTH};
@@ -11,6 +12,8 @@ pub(super) struct Lexer {
     pos: usize,
     /// False once the shell would refuse the text (unbalanced, too deep).
     pub complete: bool,
+    /// The files redirections write, in every command read so far.
+    pub writes: Vec<Word>,
 }
 
 /// Where the next word goes.
@@ -18,22 +21,13 @@ pub(super) struct Lexer {
 enum Target {
     /// An argument of the command.
     Argument,
-    /// A redirection's file: not an argument.
+    /// A redirection's file that is read (`<`), or a here-document's delimiter: not an argument.
     Dropped,
+    /// A redirection's file that is written (`>`, `>>`, `>|`, `&>`, `2>`, `<>`);
+    /// after `>&`, a descriptor number or `-` is no file.
+    Written { duplicates: bool },
     /// A `<<<` string: the command's input.
     Stdin,
-}
-
-/// Ends the word being built and puts it where it goes.
-fn finish(word: &mut Building, current: &mut Vec<Word>, target: &mut Target, herestrings: &mut Vec<String>) {
-    if word.started || !word.text.is_empty() {
-        let w = std::mem::take(word);
-        match std::mem::replace(target, Target::Argument) {
-            Target::Argument => current.push(Word { text: w.text, dynamic: w.dynamic }),
-            Target::Dropped => {}
-            Target::Stdin => herestrings.push(w.text),
-        }
-    }
 }
 
 /// A word being built.
@@ -47,7 +41,21 @@ struct Building {
 
 impl Lexer {
     pub fn new(text: &str) -> Lexer {
-        Lexer { chars: text.chars().collect(), pos: 0, complete: true }
+        Lexer { chars: text.chars().collect(), pos: 0, complete: true, writes: Vec::new() }
+    }
+
+    /// Ends the word being built and puts it where it goes.
+    fn finish(&mut self, word: &mut Building, current: &mut Vec<Word>, target: &mut Target, herestrings: &mut Vec<String>) {
+        if word.started || !word.text.is_empty() {
+            let w = std::mem::take(word);
+            match std::mem::replace(target, Target::Argument) {
+                Target::Argument => current.push(Word { text: w.text, dynamic: w.dynamic }),
+                Target::Dropped => {}
+                Target::Written { duplicates: true } if w.text == "-" || (!w.dynamic && w.text.chars().all(|c| c.is_ascii_digit())) => {}
+                Target::Written { .. } => self.writes.push(Word { text: w.text, dynamic: w.dynamic }),
+                Target::Stdin => herestrings.push(w.text),
+            }
+        }
     }
 
     fn peek(&self, ahead: usize) -> Option<char> {
@@ -67,24 +75,24 @@ impl Lexer {
             match c {
                 ')' if close.is_some() && parens == 0 => {
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                     segments.push(current);
                     self.herestrings(depth, herestrings, &mut segments);
                     return segments;
                 }
                 ' ' | '\t' => {
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                 }
                 '\n' | ';' | '&' | '|' | '(' | ')' => {
                     if c == '&' && self.peek(1) == Some('>') {
                         // `&>file` redirects; it does not end the command.
-                        finish(&mut word, &mut current, &mut target, &mut herestrings);
+                        self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                         self.pos += 2;
                         if self.peek(0) == Some('>') {
                             self.pos += 1;
                         }
-                        target = Target::Dropped;
+                        target = Target::Written { duplicates: false };
                         continue;
                     }
                     match c {
@@ -93,7 +101,7 @@ impl Lexer {
                         _ => {}
                     }
                     self.pos += 1;
-                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                     target = Target::Argument;
                     segments.push(std::mem::take(&mut current));
                 }
@@ -108,15 +116,21 @@ impl Lexer {
                     if !word.started && !word.text.is_empty() && word.text.chars().all(|c| c.is_ascii_digit()) {
                         word = Building::default();
                     }
-                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                     let start = self.pos;
                     self.pos += 1;
                     while matches!(self.peek(0), Some('<' | '>' | '&' | '|')) {
                         self.pos += 1;
                     }
                     // `2>&1`: the descriptor after `>&` is the target.
-                    let herestring = self.chars[start..self.pos] == ['<', '<', '<'];
-                    target = if herestring { Target::Stdin } else { Target::Dropped };
+                    let operator = &self.chars[start..self.pos];
+                    target = if operator == ['<', '<', '<'] {
+                        Target::Stdin
+                    } else if operator.contains(&'>') {
+                        Target::Written { duplicates: operator.last() == Some(&'&') }
+                    } else {
+                        Target::Dropped
+                    };
                 }
                 '#' if !word.started && word.text.is_empty() => {
                     while self.peek(0).is_some_and(|c| c != '\n') {
@@ -152,7 +166,7 @@ impl Lexer {
                 '$' if self.ifs_len() > 0 => {
                     // Unquoted `$IFS` splits words: `rm${IFS}-rf${IFS}/`.
                     self.pos += self.ifs_len();
-                    finish(&mut word, &mut current, &mut target, &mut herestrings);
+                    self.finish(&mut word, &mut current, &mut target, &mut herestrings);
                 }
                 '$' => self.dollar(depth, &mut segments, &mut word),
                 _ => {
@@ -165,7 +179,7 @@ impl Lexer {
             // `$(` never closed.
             self.complete = false;
         }
-        finish(&mut word, &mut current, &mut target, &mut herestrings);
+        self.finish(&mut word, &mut current, &mut target, &mut herestrings);
         segments.push(current);
         self.herestrings(depth, herestrings, &mut segments);
         segments
@@ -182,6 +196,7 @@ impl Lexer {
             let mut lexer = Lexer::new(&text);
             segments.extend(lexer.script(depth + 1, None));
             self.complete &= lexer.complete;
+            self.writes.append(&mut lexer.writes);
         }
     }
 
@@ -344,6 +359,7 @@ impl Lexer {
         let mut lexer = Lexer::new(&inner);
         segments.extend(lexer.script(depth + 1, None));
         self.complete &= lexer.complete;
+        self.writes.append(&mut lexer.writes);
     }
 
     /// `$'…'` with its backslash escapes decoded (`$'\x72m'` is `rm`).

@@ -15,6 +15,7 @@
 
 use std::ops::Range;
 
+use super::effects;
 use super::lexer::Lexer;
 
 /// How deep substitutions and `sh -c` scripts are followed; deeper is unparseable.
@@ -53,6 +54,15 @@ pub struct CommandLine {
     /// The command before this one, whose arguments a shell reading its
     /// standard input may be running (`echo 'rm -rf /' | bash`).
     stdin: Option<Vec<Word>>,
+    /// Paths the line writes, deletes, links or patches, as written: by
+    /// redirections, by the programs of `effects`, and by patch headers.
+    pub writes: Vec<Word>,
+    /// Folders a `cd` of the line may move to: relative paths may start there.
+    pub moves_to: Vec<Word>,
+    /// Why some command of the line cannot be read (see `effects`).
+    pub unreadable: Vec<&'static str>,
+    /// Some command applies a patch (its text is looked for in the whole line).
+    applies_patch: bool,
 }
 
 impl CommandLine {
@@ -70,17 +80,44 @@ impl CommandLine {
             // What a command prints may be piped into a shell (`echo … | sh`).
             line.stdin = Some(previous).filter(|w| !w.is_empty());
         }
+        line.writes.append(&mut lexer.writes);
         if !lexer.complete || !line.parsed {
             line.parsed = false;
             line.add_fallback(text);
         }
+        line.read_patches(text);
+        line.read_git_config();
         line
+    }
+
+    /// A write to a git configuration file may define an alias calltape cannot see.
+    fn read_git_config(&mut self) {
+        if self.writes.iter().any(|w| effects::is_git_config(&w.text)) {
+            self.unreadable.push("a write to git's configuration");
+        }
+    }
+
+    /// A patch applied by the line names its files in its text, given in the
+    /// line (a here-document, `echo`, `printf`); one from a file cannot be read.
+    fn read_patches(&mut self, text: &str) {
+        if !self.applies_patch {
+            return;
+        }
+        let paths = effects::patch_paths(text);
+        if paths.is_empty() {
+            self.unreadable.push("a patch read from a file");
+        }
+        self.writes.extend(paths.into_iter().map(Word::literal));
     }
 
     /// Reads a command given as an argument vector (`["bash", "-c", "…"]`).
     pub fn from_argv<'a>(argv: impl IntoIterator<Item = &'a str>) -> CommandLine {
         let mut line = CommandLine { parsed: true, ..CommandLine::default() };
-        line.add(argv.into_iter().map(Word::literal).collect(), 0);
+        let words: Vec<Word> = argv.into_iter().map(Word::literal).collect();
+        let text = words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join("\n");
+        line.add(words, 0);
+        line.read_patches(&text);
+        line.read_git_config();
         line
     }
 
@@ -90,6 +127,7 @@ impl CommandLine {
     }
 
     fn push(&mut self, words: Vec<Word>) {
+        self.note(effects::of(&words));
         let start = self.words.len();
         self.words.extend(words);
         self.commands.push(start..self.words.len());
@@ -108,7 +146,11 @@ impl CommandLine {
             Unwrapped::Command => self.push(words),
             Unwrapped::Runs(start) => {
                 // The wrapper is a command too (`sudo` may itself be denied).
-                let inner = words.split_off(start.min(words.len()));
+                let mut inner = words.split_off(start.min(words.len()));
+                if program == "xargs" {
+                    // xargs adds arguments read from its input: unknown ones.
+                    inner.push(Word { text: "{xargs-input}".into(), dynamic: true });
+                }
                 self.push(words);
                 self.add(inner, depth);
             }
@@ -117,6 +159,10 @@ impl CommandLine {
                 // The arguments together (`echo rm -rf /`) and each alone
                 // (`printf %s 'rm -rf /'`).
                 let source = self.stdin.take().unwrap_or_default();
+                // Another program's output (`curl … | sh`, `cat x | bash`) is a script nobody can read here.
+                if source.first().is_some_and(|p| p.dynamic || !matches!(base_name(&p.text), "echo" | "printf")) {
+                    self.unreadable.push("a shell script read from another program's output");
+                }
                 if let Some(Unwrapped::Script(script)) = source.get(1..).map(join) {
                     self.add_script(&script, depth);
                     for arg in source.get(2..).unwrap_or_default() {
@@ -129,9 +175,19 @@ impl CommandLine {
                 self.add_script(&script, depth);
             }
             Unwrapped::Exec(range) => {
-                let inner = words[range].to_vec();
+                // `{}` stands for each file found: unknown until find runs.
+                let inner = words[range].iter().map(|w| Word { dynamic: w.dynamic || w.text.contains("{}"), ..w.clone() }).collect();
                 self.push(words);
                 self.add(inner, depth);
+            }
+            Unwrapped::Alias(expanded) => {
+                if depth >= MAX_DEPTH {
+                    // An alias of an alias of …: not followed, not readable.
+                    self.parsed = false;
+                    self.push(words);
+                    return;
+                }
+                self.add(expanded, depth + 1);
             }
         }
     }
@@ -145,9 +201,18 @@ impl CommandLine {
         let mut lexer = Lexer::new(script);
         let segments = lexer.script(depth + 1, None);
         self.parsed &= lexer.complete;
+        self.writes.append(&mut lexer.writes);
         for segment in segments {
             self.add(segment, depth + 1);
         }
+    }
+
+    /// Keeps what one command does to files (see `effects`).
+    fn note(&mut self, effects: effects::Effects) {
+        self.writes.extend(effects.writes);
+        self.moves_to.extend(effects.moves_to);
+        self.unreadable.extend(effects.unreadable);
+        self.applies_patch |= effects.applies_patch;
     }
 
     /// The conservative reading of a line the shell would refuse: its raw
@@ -164,6 +229,8 @@ impl CommandLine {
             );
             let end = self.words.len();
             for i in start..end {
+                // No effects: the shell refuses the whole line, so nothing
+                // in it runs; program rules still match its words (in doubt).
                 self.commands.push(i..end.min(i + 1 + FALLBACK_WINDOW));
             }
         }
@@ -202,6 +269,8 @@ enum Unwrapped {
     Stdin,
     /// Runs the command in these words (`find … -exec rm {} ;`).
     Exec(Range<usize>),
+    /// Is this command once an alias is expanded (`git -c alias.p='push -f' p`).
+    Alias(Vec<Word>),
 }
 
 /// Options that take a value in the next word, per wrapper (short and long).
@@ -269,7 +338,8 @@ fn value_options(program: &str) -> &'static [&'static str] {
     }
 }
 
-const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh"];
+/// Shells: they run a script given with `-c`, a file, or what they read on input.
+pub const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh"];
 
 /// Wrappers that run the rest of their words as a command once their options end.
 const RUNNERS: &[&str] = &[
@@ -359,8 +429,42 @@ fn unwrap(program: &str, words: &[Word]) -> Unwrapped {
             None => Unwrapped::Command,
         },
         p if SHELLS.contains(&p) => shell_script(p, words),
+        "git" => git_alias(words),
         _ => Unwrapped::Command,
     }
+}
+
+/// `git -c alias.NAME=VALUE … NAME args`: git runs VALUE in NAME's place, or
+/// with `!` a shell command (given the arguments too).
+fn git_alias(words: &[Word]) -> Unwrapped {
+    let Some(i) = first_operand("git", words) else { return Unwrapped::Command };
+    let name = words[i].text.to_lowercase();
+    let mut value = None;
+    for (j, w) in words[..i].iter().enumerate() {
+        let setting = match w.text.strip_prefix("-c") {
+            Some("") => words.get(j + 1).map(|v| v.text.as_str()),
+            Some(glued) => Some(glued),
+            None => None,
+        };
+        if let Some((key, v)) = setting.and_then(|s| s.split_once('=')) {
+            // Keys are case-insensitive; the last setting wins.
+            if key.to_lowercase() == format!("alias.{name}") {
+                value = Some(v.to_string());
+            }
+        }
+    }
+    let Some(value) = value else { return Unwrapped::Command };
+    let rest = &words[i + 1..];
+    if let Some(command) = value.strip_prefix('!') {
+        let args: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
+        let script = format!("{command} {}", args.join(" "));
+        return Unwrapped::Alias(["sh", "-c", script.as_str()].into_iter().map(Word::literal).collect());
+    }
+    let mut lexer = Lexer::new(&value);
+    let mut expanded = words[..i].to_vec();
+    expanded.extend(lexer.script(0, None).into_iter().flatten());
+    expanded.extend_from_slice(rest);
+    Unwrapped::Alias(expanded)
 }
 
 /// The value of an option given as `-c VALUE`, `-cVALUE`-style clusters ending in it, or `--command=VALUE`.
@@ -473,7 +577,7 @@ mod tests {
             ("command -p rm -rf /", "rm -rf /"),
             ("exec -a x rm -rf /", "rm -rf /"),
             ("nohup nice -n 5 timeout -s KILL 10 rm -rf /", "rm -rf /"),
-            ("time -p xargs -0 -n 1 rm -rf", "rm -rf"),
+            ("time -p xargs -0 -n 1 rm -rf", "rm -rf {xargs-input}"),
             ("bash -c 'rm -rf /'", "rm -rf /"),
             ("/bin/sh -xec -- \"rm -rf /\"", "rm -rf /"),
             ("zsh -lc 'cd x && rm -rf /'", "rm -rf /"),
