@@ -377,7 +377,9 @@ fn transport_failure(e: &TransportError) -> UnitError {
     match e {
         TransportError::Cassette(CassetteMiss::NoRecording { .. }) => UnitError::NoRecording,
         TransportError::Connection(_) | TransportError::Timeout(_) => UnitError::Connection,
-        TransportError::Cassette(CassetteMiss::NoSource { .. }) | TransportError::Limit(_) => UnitError::Request,
+        TransportError::Cassette(CassetteMiss::NoSource { .. }) | TransportError::Limit(_) | TransportError::Refused(_) => {
+            UnitError::Request
+        }
     }
 }
 

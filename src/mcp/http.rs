@@ -30,6 +30,7 @@ impl StreamableHttp {
     pub fn new(url: &str, timeout: Duration) -> Result<StreamableHttp, TransportError> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
+            .redirect(crate::transport::redirect::same_origin_only())
             .build()
             .map_err(|e| TransportError::Connection(format!("cannot build the HTTP client for the MCP server {url}: {e}")))?;
         Ok(StreamableHttp { client, url: url.to_string(), session: Mutex::new(None), timeout })
@@ -82,6 +83,8 @@ impl StreamableHttp {
     fn failed(&self, e: &reqwest::Error) -> TransportError {
         if e.is_timeout() {
             TransportError::Timeout(self.timeout.as_secs())
+        } else if let Some(refused) = crate::transport::redirect::refused(e) {
+            TransportError::Refused(format!("the MCP server {}: {refused}", self.url))
         } else {
             TransportError::Connection(format!("the MCP server {}: {e}", self.url))
         }
