@@ -441,6 +441,8 @@ pub enum EventsError {
 pub struct EventLog {
     path: PathBuf,
     writer: Mutex<BufWriter<File>>,
+    /// The run's configured secrets: the last net before a line is written.
+    redactor: crate::transport::redact::Redactor,
 }
 
 fn now_ms() -> u64 {
@@ -475,7 +477,18 @@ impl EventLog {
     }
 
     fn over(path: &Path, file: File) -> EventLog {
-        EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) }
+        EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)), redactor: Default::default() }
+    }
+
+    /// This log with `redactor` applied to every string of every event it writes.
+    pub fn with_redactor(mut self, redactor: crate::transport::redact::Redactor) -> EventLog {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The run's configured secrets, for what is redacted before an event is made.
+    pub fn redactor(&self) -> &crate::transport::redact::Redactor {
+        &self.redactor
     }
 
     /// Appends one event and flushes it to disk.
@@ -485,7 +498,13 @@ impl EventLog {
 
     /// Appends an event as it is, with its own time (merging runs).
     pub fn emit_event(&self, event: &Event) -> Result<(), EventsError> {
-        let line = serde_json::to_string(event).expect("events serialise");
+        let line = if self.redactor.is_empty() {
+            serde_json::to_string(event).expect("events serialise")
+        } else {
+            let mut value = serde_json::to_value(event).expect("events serialise");
+            self.redactor.json(&mut value);
+            value.to_string()
+        };
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|source| EventsError::Io { path: self.path.clone(), source })
     }

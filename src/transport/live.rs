@@ -177,7 +177,7 @@ impl LiveTransport {
 
 /// Whether an extra header's value is a credential (it should not be one:
 /// keys belong in `api_key_env`; but if it is, it is redacted like one).
-fn is_secret_header(name: &str) -> bool {
+pub fn is_secret_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     is_secret_param(&name) || name.contains("cookie")
 }

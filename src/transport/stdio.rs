@@ -45,13 +45,14 @@ struct ChildIo {
 }
 
 impl StdioTransport {
-    /// Starts `command` (program first) with `env` added to calltape's
-    /// environment; each answer is awaited at most `timeout`.
+    /// Starts `command` (program first) with `env` as its whole environment
+    /// (nothing of calltape's is inherited); each answer is awaited at most `timeout`.
     pub fn spawn(command: &[String], env: &BTreeMap<String, String>, timeout: Duration) -> Result<StdioTransport, TransportError> {
         let label = command.join(" ");
         let (program, args) = command.split_first().ok_or_else(|| TransportError::Connection("an MCP command needs a program".into()))?;
         let mut child = Command::new(program)
             .args(args)
+            .env_clear()
             .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
