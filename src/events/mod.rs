@@ -3,7 +3,7 @@
 //! loses nothing), and every table is computed from them alone.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -435,6 +435,9 @@ pub enum EventsError {
     Parse { path: PathBuf, line: usize, message: String },
     #[error(transparent)]
     Folder(Box<crate::run_folder::FolderError>),
+    /// A line or the file passed a read limit (`core::limits`); says which and how to raise it.
+    #[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    TooBig { path: PathBuf, line: Option<usize>, message: String },
 }
 
 /// The append-only events file of a run.
@@ -515,21 +518,48 @@ impl EventLog {
 }
 
 /// Reads every event of an events file.
+///
+/// The whole file is held, so it is refused past `EVENTS_FILE_BYTES`.
 pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
     let file = File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+    let limit = crate::core::limits::EVENTS_FILE_BYTES;
+    let size = file.metadata().map_err(|source| EventsError::Io { path: path.into(), source })?.len();
+    if size > limit.bytes() {
+        let message = limit.passed(&format!("the events file ({size} bytes) is read whole here and"));
+        return Err(EventsError::TooBig { path: path.into(), line: None, message });
+    }
     parse_events(BufReader::new(file), path)
 }
 
-/// Reads every event from `reader`; `path` names it in errors.
-pub fn parse_events(reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
+/// Reads every event from `reader`; `path` names it in errors. A line
+/// longer than `EVENT_LINE_BYTES` is an error, not an allocation.
+pub fn parse_events(mut reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
+    let max = crate::core::limits::EVENT_LINE_BYTES;
+    let max_bytes = max.bytes();
     let mut events = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|source| EventsError::Io { path: path.into(), source })?;
+    let mut bytes = Vec::new();
+    for i in 0.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(max_bytes.saturating_add(1))
+            .read_until(b'\n', &mut bytes)
+            .map_err(|source| EventsError::Io { path: path.into(), source })?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() as u64 > max_bytes && bytes.last() != Some(&b'\n') {
+            return Err(EventsError::TooBig { path: path.into(), line: Some(i + 1), message: max.passed("the line") });
+        }
+        let line = std::str::from_utf8(&bytes).map_err(|_| EventsError::Parse {
+            path: path.into(),
+            line: i + 1,
+            message: "not UTF-8 text".into(),
+        })?;
         if line.trim().is_empty() {
             continue;
         }
         let event =
-            serde_json::from_str(&line).map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
+            serde_json::from_str(line).map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
         events.push(event);
     }
     Ok(events)
