@@ -1,7 +1,8 @@
-//! MCP server processes get only what they are given, and start only when
-//! the user allowed it: hostile servers written by the test (shell scripts)
-//! that dump their environment, echo a configured secret as a tool result,
-//! or would simply run. Through the real binary.
+//! MCP server processes get only what they are given, start only when the
+//! user allowed it, and cannot fill calltape's memory: hostile servers
+//! written by the test (shell scripts) that dump their environment, echo a
+//! configured secret as a tool result, would simply run, flood their output
+//! between calls, or page a tool list without end. Through the real binary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,6 +16,12 @@ use mcp_support::{fixture, suite_with_server};
 /// A server that runs `setup` first, lists the fixture's locked tools, and
 /// answers every call with `answer` (a shell word, expanded).
 fn server(setup: &str, answer: &str) -> Value {
+    hostile_server(setup, answer, "", None)
+}
+
+/// `server`, that also runs `after_call` after each answer, and answers
+/// `tools/list` with `list` (shell text, expanded) when given.
+fn hostile_server(setup: &str, answer: &str, after_call: &str, list: Option<&str>) -> Value {
     let lock: Value = serde_json::from_str(&std::fs::read_to_string(fixture().join("memory/toolsets/memory.tools.lock")).unwrap()).unwrap();
     let tools: Vec<Value> = lock["tools"]
         .as_array()
@@ -28,10 +35,12 @@ while IFS= read -r line; do
   id=$(echo "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
   case "$line" in
     *'"method":"initialize"'*) echo "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}}}}}}" ;;
-    *'"method":"tools/list"'*) echo "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"tools\":$TOOLS}}}}" ;;
-    *'"method":"tools/call"'*) echo "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{answer}\"}}]}}}}" ;;
+    *'"method":"tools/list"'*) {list} ;;
+    *'"method":"tools/call"'*) echo "{{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{answer}\"}}]}}}}"; {after_call} ;;
   esac
-done"#
+done"#,
+        list = list.unwrap_or(r#"echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":$TOOLS}}""#),
+        after_call = if after_call.is_empty() { ":" } else { after_call },
     );
     json!({"command": ["sh", "-c", script], "env": {"TOOLS": Value::Array(tools).to_string()}})
 }
@@ -137,4 +146,42 @@ fn a_configured_secret_in_an_mcp_tool_result_is_never_written() {
     let events = events(tmp.path());
     assert!(events.contains("using [redacted]"), "{}\n{events}", text(&ran));
     assert!(!events.contains("t0ps3cr3t-value-42") && !text(&ran).contains("t0ps3cr3t-value-42"));
+}
+
+/// The peak memory the run printed (`peak memory N MB`).
+fn peak_mb(said: &str) -> f64 {
+    let at = said.find("peak memory ").unwrap_or_else(|| panic!("no peak memory line: {said}"));
+    said[at + 12..].split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn an_mcp_server_flooding_its_output_between_calls_does_not_fill_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 200 lines of 1 MB of notifications after every answer: unread, they
+    // wait in the server's pipe; the next call reads past them.
+    let flood = r#"i=0; while [ $i -lt 200 ]; do printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"%s"}}\n' "$PAD"; i=$((i+1)); done"#;
+    let setup = "PAD=$(head -c 1000000 /dev/zero | tr '\\0' a)";
+    let suite = suite_with_server(tmp.path(), hostile_server(setup, "ok", flood, None));
+    let ran = calltape(tmp.path(), &suite, &["--allow-mcp-commands"], &[]);
+    let said = text(&ran);
+    assert!(matches!(ran.status.code(), Some(0 | 1)), "{said}");
+    let events = events(tmp.path());
+    assert_eq!(events.matches("\"tool_executed\"").count(), 2, "both calls were answered past the flood: {events}");
+    assert!(!events.contains("\"is_error\":true"), "{events}");
+    assert!(peak_mb(&said) < 150.0, "200 MB of unasked output was held: {said}");
+}
+
+#[test]
+fn a_tool_list_paged_without_end_stops_at_its_limit_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every page: one tool with a 1 MB description, and a cursor to another page.
+    let setup = "PAD=$(head -c 1000000 /dev/zero | tr '\\0' a)";
+    let page = r#"echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":[{\"name\":\"t$id\",\"description\":\"$PAD\",\"inputSchema\":{\"type\":\"object\"}}],\"nextCursor\":\"c$id\"}}""#;
+    let suite = suite_with_server(tmp.path(), hostile_server(setup, "ok", "", Some(page)));
+    std::fs::remove_file(suite.join("toolsets/memory.tools.lock")).unwrap();
+    let ran = calltape(tmp.path(), &suite, &["--allow-mcp-commands"], &[("CALLTAPE_MAX_MCP_TOOLS_BYTES", "5000000")]);
+    let said = text(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{said}");
+    assert!(said.contains("is over the limit of 5000000 bytes; raise it with CALLTAPE_MAX_MCP_TOOLS_BYTES=N"), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
 }
