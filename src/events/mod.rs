@@ -501,13 +501,13 @@ impl EventLog {
 
     /// Appends an event as it is, with its own time (merging runs).
     pub fn emit_event(&self, event: &Event) -> Result<(), EventsError> {
-        let line = if self.redactor.is_empty() {
-            serde_json::to_string(event).expect("events serialise")
-        } else {
+        let mut line = serde_json::to_string(event).expect("events serialise");
+        // Rewritten (as decoded JSON, so escapes are caught) only when a secret is in it.
+        if self.redactor.finds(&line) {
             let mut value = serde_json::to_value(event).expect("events serialise");
             self.redactor.json(&mut value);
-            value.to_string()
-        };
+            line = value.to_string();
+        }
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|source| EventsError::Io { path: self.path.clone(), source })
     }

@@ -69,6 +69,11 @@ impl Redactor {
         self.secrets.is_empty()
     }
 
+    /// Whether `text` holds a secret in any of its forms.
+    pub fn finds(&self, text: &str) -> bool {
+        self.pattern.as_ref().is_some_and(|p| p.is_match(text.as_bytes()))
+    }
+
     /// `bytes` with every secret replaced, whatever the bytes around it.
     pub fn bytes(&self, bytes: &[u8]) -> Vec<u8> {
         match &self.pattern {
