@@ -109,7 +109,8 @@ async fn a_live_run_writes_the_key_nowhere_whatever_its_encoding_or_the_streams_
     let events = read_named(&out, "events.jsonl").unwrap_or_else(|| panic!("no events.jsonl: {said}"));
     assert!(events.contains("\"tool_call\""), "the calls were recorded: {events}");
     assert!(events.contains("[redacted]"), "{events}");
-    let transcripts = read_named(&out, "transcripts.html").unwrap_or_default();
+    let transcripts = read_named(&out, "transcripts.html").unwrap_or_else(|| panic!("no transcripts.html: {said}"));
+    assert!(transcripts.contains("read_file"), "the failed units' calls are in transcripts.html");
     let (a, b) = KEY.split_at(11);
     let mut forms = vec![KEY.to_string(), KEY.to_uppercase(), KEY.to_lowercase(), percent(KEY), a.to_string(), b.to_string()];
     for prefix in ["", "x", "ab"] {
