@@ -94,9 +94,10 @@ impl Unit<'_> {
             Ok(Err(e)) => Some(provider_failure(e)),
             Ok(Ok(_)) => None,
         };
+        let secrets = self.events.redactor();
         let turn = match parsed {
-            Err(e) => Err(e.to_string()),
-            Ok(parsed) => parsed.map_err(|e| e.to_string()),
+            Err(e) => Err(secrets.text(&e.to_string())),
+            Ok(parsed) => parsed.map(|turn| redacted_turn(turn, secrets)).map_err(|e| secrets.text(&e.to_string())),
         };
         let usage = turn.as_ref().map(|t| t.usage).unwrap_or_default();
         self.events.emit(EventKind::ModelRequest(ModelRequestEvent {
@@ -372,12 +373,34 @@ fn cut_at<'c>(cut: Option<&'c Cut>, calls: &[ToolCall], arguments_as_text: bool,
     cut.filter(|cut| pipeline::cut_call(cut, calls, arguments_as_text) == Some(i))
 }
 
+/// A model's turn with the run's secrets redacted from what the adapter
+/// assembled: each call's arguments (also a key split across two of its
+/// values), names, text and reasoning. Done here, per call, whatever the
+/// stream's shape: interleaved parallel calls are apart only once assembled.
+fn redacted_turn(mut turn: ModelTurn, secrets: &crate::transport::redact::Redactor) -> ModelTurn {
+    if secrets.is_empty() {
+        return turn;
+    }
+    for call in &mut turn.tool_calls {
+        call.arguments = secrets.arguments(&call.arguments);
+        call.name = secrets.text(&call.name);
+    }
+    turn.text = turn.text.map(|t| secrets.text(&t));
+    turn.reasoning = turn.reasoning.map(|t| secrets.text(&t));
+    if let Some(state) = turn.provider_state.as_mut() {
+        secrets.json(state);
+    }
+    turn
+}
+
 /// The kind of a request that never reached a response.
 fn transport_failure(e: &TransportError) -> UnitError {
     match e {
         TransportError::Cassette(CassetteMiss::NoRecording { .. }) => UnitError::NoRecording,
         TransportError::Connection(_) | TransportError::Timeout(_) => UnitError::Connection,
-        TransportError::Cassette(CassetteMiss::NoSource { .. }) | TransportError::Limit(_) => UnitError::Request,
+        TransportError::Cassette(CassetteMiss::NoSource { .. }) | TransportError::Limit(_) | TransportError::Refused(_) => {
+            UnitError::Request
+        }
     }
 }
 
@@ -662,7 +685,9 @@ impl Unit<'_> {
         args: &Value,
         tool_name: String,
     ) -> Result<String, EventsError> {
-        let output = executor.execute(&tool.spec.name, args);
+        let mut output = executor.execute(&tool.spec.name, args);
+        // A server (or a scripted result) may repeat a configured secret.
+        output.content = self.events.redactor().text(&output.content);
         self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),

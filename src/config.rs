@@ -135,6 +135,20 @@ pub struct Config {
     /// Arms defined here (`[arms.NAME]`), beside the built-in `off`, `local` and `full`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arms: BTreeMap<String, ArmSettings>,
+    /// What MCP servers this configuration lets a run start (`[mcp]`).
+    /// Never saved into a plan: only the user's own configuration allows.
+    #[serde(default, skip_serializing)]
+    pub mcp: McpSettings,
+}
+
+/// `[mcp]`: the MCP server commands a suite may start on this machine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    /// Command lines (program and arguments joined by spaces, as listed
+    /// when a run refuses them) that suites may start without `--allow-mcp-commands`.
+    #[serde(default)]
+    pub allow_commands: Vec<String>,
 }
 
 /// What an arm changes for the models run under it (`[arms.NAME]`).

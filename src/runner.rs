@@ -186,13 +186,13 @@ fn open_run_folder(target: RunTarget<'_>, config: &Config, config_origin: &str, 
     match target {
         RunTarget::Resume { dir, done } => {
             let run_id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let events = Arc::new(EventLog::append_in(&dir)?);
+            let events = Arc::new(EventLog::append_in(&dir)?.with_redactor(run_redactor(config, suites)));
             Ok(Opened { run_id, dir, events, done })
         }
         RunTarget::New(plan) => {
             let (run_id, dir) = run_folder::create_run_folder(&config.run.out_dir, &new_run_id())?;
             plan.save(&dir).map_err(|e| RunError::Folder { path: dir.clone(), source: std::io::Error::other(e.to_string()) })?;
-            let events = Arc::new(EventLog::create_in(&dir)?);
+            let events = Arc::new(EventLog::create_in(&dir)?.with_redactor(run_redactor(config, suites)));
             emit_run_started(&events, &run_id, config, config_origin, suites)?;
             Ok(Opened { run_id, dir, events, done: HashSet::new() })
         }
@@ -470,12 +470,33 @@ fn unit_transports(
 /// MCP toolsets' `env` variables whose names say they are secret (a server
 /// may echo what it was given).
 pub fn secret_scan(config: &Config, suites: &[Suite]) -> SecretScan {
+    SecretScan::new(secret_scan_values(config, suites))
+}
+
+/// The configured secrets as (where it comes from, value).
+fn secret_scan_values(config: &Config, suites: &[Suite]) -> Vec<(String, String)> {
     let mut values = SecretScan::env_values(config.models.iter().filter_map(|m| m.api_key_env.as_deref()));
     for set in suites.iter().flat_map(Suite::mcp_toolsets) {
         let secret = set.server.env.iter().filter(|(name, _)| crate::transport::scrub::is_secret_param(name));
         values.extend(secret.map(|(name, value)| (format!("{name} (env of MCP toolset {})", set.name), value.clone())));
+        let passed = set.server.pass_env.iter().filter(|name| crate::transport::scrub::is_secret_param(name));
+        let passed: Vec<(String, String)> = passed
+            .filter_map(|name| std::env::var(name).ok().map(|value| (format!("{name} (pass_env of MCP toolset {})", set.name), value)))
+            .collect();
+        values.extend(passed);
     }
-    SecretScan::new(values)
+    values
+}
+
+/// What a run redacts from every model turn, tool result and event it
+/// writes: the configured secrets (the models' keys, their base URLs'
+/// credentials and secret-looking header values, the MCP toolsets' secret
+/// `env` and `pass_env` values), in every mode, whatever the transport did.
+pub fn run_redactor(config: &Config, suites: &[Suite]) -> crate::transport::redact::Redactor {
+    let scanned = secret_scan_values(config, suites).into_iter().map(|(_, value)| value);
+    let urls = config.models.iter().filter_map(|m| m.base_url.as_deref()).flat_map(crate::transport::scrub::url_secrets);
+    let headers = config.models.iter().flat_map(|m| &m.headers).filter(|(name, _)| crate::transport::live::is_secret_header(name));
+    crate::transport::redact::Redactor::new(scanned.chain(urls).chain(headers.map(|(_, value)| value.clone())))
 }
 
 /// How the unit reaches an MCP toolset's server: through its cassette

@@ -240,3 +240,32 @@ fn import_errors_name_the_entry_and_what_to_do() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bfcl_judge_of_a_file_tree_that_contains_itself_twice_ends_promptly_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = imported(dir.path());
+    let answers = lines(&fixture("possible_answer/BFCL_v4_multi_turn_base.json"));
+    let id = answers[0]["id"].as_str().unwrap();
+    // `loop/loop` holds itself; a copy of it inside it makes every level hold two.
+    let turns = vec![vec![
+        "mkdir(dir_name='loop')".to_string(),
+        "cp(source='loop', destination='loop')".to_string(),
+        "cd(folder='loop')".to_string(),
+        "cd(folder='loop')".to_string(),
+        "cp(source='loop', destination='y')".to_string(),
+    ]];
+    let path = dir.path().join("answers.jsonl");
+    std::fs::write(&path, serde_json::json!({"id": id, "tag": "loop", "turns": turns}).to_string() + "\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = calltape(&["bfcl-judge", "--suite", suite.to_str().unwrap(), path.to_str().unwrap()], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
+    assert!(stdout.len() < 1 << 20, "the verdict stays small: {} bytes", stdout.len());
+    let verdict: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(verdict["tag"], "loop");
+    assert_eq!(verdict["error_type"], "multi_turn:instance_state_mismatch", "{verdict}");
+    let reason = verdict["reason"].as_str().unwrap();
+    assert!(reason.contains("is over the limit of 100000 entries; raise it with CALLTAPE_MAX_BFCL_TREE_ENTRIES=N"), "{reason}");
+}

@@ -163,7 +163,7 @@ done"#;
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite_with_server(tmp.path(), json!({"command": ["sh", "-c", script], "env": {"API_TOKEN": "t0ps3cr3t-value-42"}}));
     let ran = run(&suite, &tmp.path().join("recordings"), &tmp.path().join("out"), CassetteMode::Record).await;
-    assert_eq!(ran.calls[0].3, "using t0ps3cr3t-value-42", "the model reads it; the cassette must not keep it");
+    assert_eq!(ran.calls[0].3, "using [redacted]", "a configured secret in a tool result is redacted before anything reads it");
     let c = &ran.folder.cassettes;
     assert_eq!(c.written, 0);
     assert!(
@@ -183,7 +183,7 @@ fn calltape_run_checks_the_tools_first_unless_it_replays() {
     let calltape = |mode: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_calltape"))
             .current_dir(tmp.path())
-            .args(["run", "--no-arms", "--mode", mode, "--model", "sim-strong", "--suite"])
+            .args(["run", "--no-arms", "--allow-mcp-commands", "--mode", mode, "--model", "sim-strong", "--suite"])
             .arg(&suite)
             .arg("--recordings")
             .arg(fixture().join("recordings"))

@@ -75,6 +75,11 @@ pub struct RunArgs {
     /// differences first).
     #[arg(long, requires = "resume")]
     pub trust_plan: bool,
+    /// Let the suites' MCP toolsets start their `command`s on this machine
+    /// (without it, a run that would start one lists them and stops, unless
+    /// your configuration's `[mcp] allow_commands` names each).
+    #[arg(long)]
+    pub allow_mcp_commands: bool,
     /// Cassette mode for every model: live, record, replay, or auto (replay what is recorded, record the rest).
     #[arg(long, value_enum)]
     pub mode: Option<CassetteMode>,
@@ -167,6 +172,9 @@ pub async fn run(args: RunArgs) -> Outcome {
     // user named (with --resume), else the one the run was made with.
     let output = args.output;
     let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
+    // Only your own configuration (never a plan) allows MCP commands.
+    let (yours, origin) = load_config(args.config.as_deref())?;
+    let allowed = if args.allow_mcp_commands { McpAllowed::All } else { McpAllowed::Listed(yours.mcp.allow_commands, origin) };
     let (plan, target_dir) = match &args.resume {
         Some(dir) => {
             let (plan, run_dir) = resume_plan(dir, args.config.as_deref(), args.trust_plan)?;
@@ -174,6 +182,7 @@ pub async fn run(args: RunArgs) -> Outcome {
         }
         None => (new_plan(args)?, None),
     };
+    check_mcp_commands(&plan, &allowed)?;
     check_mcp_tools(&plan)?;
     let suites = plan.suites().map_err(|e| match e {
         plan::PlanError::Load(errors) => {
@@ -353,6 +362,41 @@ fn vm_hwm_mb(status: &str) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// Which MCP server commands a run may start.
+enum McpAllowed {
+    /// `--allow-mcp-commands`.
+    All,
+    /// Those your configuration lists (`[mcp] allow_commands`), and where it is.
+    Listed(Vec<String>, String),
+}
+
+/// A suite from elsewhere is data: its MCP toolsets' commands would run
+/// programs on this machine, so a run that would start any that you have
+/// not allowed lists them and stops, before anything is started or sent.
+fn check_mcp_commands(plan: &plan::RunPlan, allowed: &McpAllowed) -> Result<(), Failure> {
+    let McpAllowed::Listed(listed, origin) = allowed else { return Ok(()) };
+    let config = plan.effective_config();
+    if config.models.iter().all(|m| config.mode_for(m) == crate::core::modes::CassetteMode::Replay) {
+        return Ok(());
+    }
+    let refused: Vec<(PathBuf, String)> =
+        crate::mcp::lock::commands(&config.run.suites).into_iter().filter(|(_, command)| !listed.contains(command)).collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    eprintln!("error: the suites' MCP toolsets would start these programs on this machine:");
+    for (file, command) in &refused {
+        eprintln!("  {}: {}", file.display(), crate::report::encode::terminal(command));
+    }
+    eprintln!("nothing was run: a suite from elsewhere could run any program; your configuration ({origin}) allows none of these.");
+    let words: Vec<String> = std::env::args().skip(1).map(|a| shell_word(&a)).collect();
+    eprintln!("if you trust these commands: calltape {} --allow-mcp-commands", words.join(" "));
+    // A JSON string is a one-line TOML basic string: the advice stays one line.
+    let listed: Vec<String> = refused.iter().map(|(_, c)| serde_json::to_string(c).unwrap_or_default()).collect();
+    eprintln!("or allow them in your calltape.toml: [mcp] allow_commands = [{}]", listed.join(", "));
+    Err(Failure::BadInput(None))
 }
 
 /// Lists the tools of the suites' MCP servers and checks them against their

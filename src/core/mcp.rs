@@ -24,6 +24,11 @@ pub struct McpServerSpec {
     /// they are not part of any request).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// Variables of calltape's own environment the child also gets, by
+    /// name (e.g. `["GITHUB_TOKEN"]`): a child starts with none but
+    /// `BASE_ENV`, so no provider key reaches it unless named here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// The server's streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -31,6 +36,12 @@ pub struct McpServerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
 }
+
+/// The variables of calltape's environment every started server gets (when
+/// set): what finding programs, a home folder, a locale and a temporary
+/// folder need. Nothing else is inherited: see `McpServerSpec::pass_env`.
+pub const BASE_ENV: [&str; 12] =
+    ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT", "USERPROFILE", "TEMP"];
 
 /// Seconds an MCP server has to answer one request, unless its toolset says.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -45,8 +56,8 @@ impl McpServerSpec {
             (None, Some(u)) => return Err(format!("mcp.url must be an http:// or https:// URL, not {u:?}")),
             _ => return Err("mcp needs exactly one of \"command\" (a program to start) and \"url\" (a streamable HTTP endpoint)".into()),
         }
-        if self.url.is_some() && !self.env.is_empty() {
-            return Err("mcp.env applies to a started command only; a server at a url has its own environment".into());
+        if self.url.is_some() && !(self.env.is_empty() && self.pass_env.is_empty()) {
+            return Err("mcp.env and mcp.pass_env apply to a started command only; a server at a url has its own environment".into());
         }
         if self.timeout_secs == Some(0) {
             return Err("mcp.timeout_secs must be at least 1".into());
@@ -57,6 +68,15 @@ impl McpServerSpec {
     /// Seconds to wait for one answer.
     pub fn timeout_secs(&self) -> u64 {
         self.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS)
+    }
+
+    /// The whole environment a started server gets: `BASE_ENV` and
+    /// `pass_env` taken from `parent` where set, then `env` on top.
+    pub fn child_env(&self, parent: impl Fn(&str) -> Option<String>) -> BTreeMap<String, String> {
+        let names = BASE_ENV.iter().copied().chain(self.pass_env.iter().map(String::as_str));
+        let mut vars: BTreeMap<String, String> = names.filter_map(|n| parent(n).map(|v| (n.to_string(), v))).collect();
+        vars.extend(self.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        vars
     }
 
     /// How the server is reached, for messages: the command line or the URL.
@@ -186,6 +206,20 @@ mod tests {
     }
 
     #[test]
+    fn a_child_gets_the_base_the_named_and_the_given_variables_only() {
+        let spec = McpServerSpec {
+            command: Some(vec!["srv".into()]),
+            env: [("A".to_string(), "given".to_string())].into(),
+            pass_env: vec!["GITHUB_TOKEN".into()],
+            ..McpServerSpec::default()
+        };
+        let parent = |name: &str| ["PATH", "GITHUB_TOKEN", "OPENAI_API_KEY", "A"].contains(&name).then(|| format!("{name}-value"));
+        let env = spec.child_env(parent);
+        let got: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(got, [("A", "given"), ("GITHUB_TOKEN", "GITHUB_TOKEN-value"), ("PATH", "PATH-value")]);
+    }
+
+    #[test]
     fn a_server_is_a_command_or_a_url() {
         let parse = |v: Value| serde_json::from_value::<McpServerSpec>(v).unwrap().validate();
         assert_eq!(parse(json!({"command": ["npx", "-y", "x"]})), Ok(()));
@@ -195,6 +229,7 @@ mod tests {
         assert!(parse(json!({"command": []})).unwrap_err().contains("must name a program"));
         assert!(parse(json!({"url": "ftp://h"})).unwrap_err().contains("http:// or https://"));
         assert!(parse(json!({"url": "http://h", "env": {"A": "b"}})).unwrap_err().contains("mcp.env"));
+        assert!(parse(json!({"url": "http://h", "pass_env": ["A"]})).unwrap_err().contains("mcp.pass_env"));
         assert!(serde_json::from_value::<McpServerSpec>(json!({"cmd": ["x"]})).is_err(), "unknown fields are refused");
     }
 

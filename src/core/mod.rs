@@ -6,6 +6,7 @@
 pub mod cassette;
 pub mod gate;
 pub mod glob;
+pub mod limits;
 pub mod matcher;
 pub mod mcp;
 pub mod modes;

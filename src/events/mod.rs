@@ -3,7 +3,7 @@
 //! loses nothing), and every table is computed from them alone.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -435,12 +435,17 @@ pub enum EventsError {
     Parse { path: PathBuf, line: usize, message: String },
     #[error(transparent)]
     Folder(Box<crate::run_folder::FolderError>),
+    /// A line or the file passed a read limit (`core::limits`); says which and how to raise it.
+    #[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    TooBig { path: PathBuf, line: Option<usize>, message: String },
 }
 
 /// The append-only events file of a run.
 pub struct EventLog {
     path: PathBuf,
     writer: Mutex<BufWriter<File>>,
+    /// The run's configured secrets: the last net before a line is written.
+    redactor: crate::transport::redact::Redactor,
 }
 
 fn now_ms() -> u64 {
@@ -475,7 +480,18 @@ impl EventLog {
     }
 
     fn over(path: &Path, file: File) -> EventLog {
-        EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)) }
+        EventLog { path: path.into(), writer: Mutex::new(BufWriter::new(file)), redactor: Default::default() }
+    }
+
+    /// This log with `redactor` applied to every string of every event it writes.
+    pub fn with_redactor(mut self, redactor: crate::transport::redact::Redactor) -> EventLog {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The run's configured secrets, for what is redacted before an event is made.
+    pub fn redactor(&self) -> &crate::transport::redact::Redactor {
+        &self.redactor
     }
 
     /// Appends one event and flushes it to disk.
@@ -485,7 +501,13 @@ impl EventLog {
 
     /// Appends an event as it is, with its own time (merging runs).
     pub fn emit_event(&self, event: &Event) -> Result<(), EventsError> {
-        let line = serde_json::to_string(event).expect("events serialise");
+        let mut line = serde_json::to_string(event).expect("events serialise");
+        // Rewritten (as decoded JSON, so escapes are caught) only when a secret is in it.
+        if self.redactor.finds(&line) {
+            let mut value = serde_json::to_value(event).expect("events serialise");
+            self.redactor.json(&mut value);
+            line = value.to_string();
+        }
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(w, "{line}").and_then(|_| w.flush()).map_err(|source| EventsError::Io { path: self.path.clone(), source })
     }
@@ -496,21 +518,48 @@ impl EventLog {
 }
 
 /// Reads every event of an events file.
+///
+/// The whole file is held, so it is refused past `EVENTS_FILE_BYTES`.
 pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
     let file = File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
+    let limit = crate::core::limits::EVENTS_FILE_BYTES;
+    let size = file.metadata().map_err(|source| EventsError::Io { path: path.into(), source })?.len();
+    if size > limit.bytes() {
+        let message = limit.passed(&format!("the events file ({size} bytes) is read whole here and"));
+        return Err(EventsError::TooBig { path: path.into(), line: None, message });
+    }
     parse_events(BufReader::new(file), path)
 }
 
-/// Reads every event from `reader`; `path` names it in errors.
-pub fn parse_events(reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
+/// Reads every event from `reader`; `path` names it in errors. A line
+/// longer than `EVENT_LINE_BYTES` is an error, not an allocation.
+pub fn parse_events(mut reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
+    let max = crate::core::limits::EVENT_LINE_BYTES;
+    let max_bytes = max.bytes();
     let mut events = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|source| EventsError::Io { path: path.into(), source })?;
+    let mut bytes = Vec::new();
+    for i in 0.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(max_bytes.saturating_add(1))
+            .read_until(b'\n', &mut bytes)
+            .map_err(|source| EventsError::Io { path: path.into(), source })?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() as u64 > max_bytes && bytes.last() != Some(&b'\n') {
+            return Err(EventsError::TooBig { path: path.into(), line: Some(i + 1), message: max.passed("the line") });
+        }
+        let line = std::str::from_utf8(&bytes).map_err(|_| EventsError::Parse {
+            path: path.into(),
+            line: i + 1,
+            message: "not UTF-8 text".into(),
+        })?;
         if line.trim().is_empty() {
             continue;
         }
         let event =
-            serde_json::from_str(&line).map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
+            serde_json::from_str(line).map_err(|e| EventsError::Parse { path: path.into(), line: i + 1, message: e.to_string() })?;
         events.push(event);
     }
     Ok(events)

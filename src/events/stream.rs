@@ -76,7 +76,11 @@ pub fn for_each_line<T: Send + Sync>(
         // returning early drops it, which stops the reader.
         let mut next = move || match received.recv() {
             Ok(Ok(block)) => Ok(Some(parse_block(block))),
-            Ok(Err(source)) => Err(EventsError::Io { path: path.into(), source }),
+            Ok(Err(BlockError::Io(source))) => Err(EventsError::Io { path: path.into(), source }),
+            Ok(Err(BlockError::LineTooLong { line })) => {
+                let message = crate::core::limits::EVENT_LINE_BYTES.passed("the line");
+                Err(EventsError::TooBig { path: path.into(), line: Some(line), message })
+            }
             Err(_) => Ok(None),
         };
         let mut current = next()?;
@@ -90,9 +94,21 @@ pub fn for_each_line<T: Send + Sync>(
     })
 }
 
+/// Why the reader stopped short of the end.
+enum BlockError {
+    Io(std::io::Error),
+    /// Line `line` (1-based) is longer than `EVENT_LINE_BYTES`: a file with
+    /// no newline would otherwise be held whole.
+    LineTooLong {
+        line: usize,
+    },
+}
+
 /// Reads `file` in blocks of whole lines (the last may lack its `\n`) of
 /// about `block_bytes`, handing each to `send` until it returns false.
-fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::Result<Vec<u8>>) -> bool) {
+fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(Result<Vec<u8>, BlockError>) -> bool) {
+    let max_line = usize::try_from(crate::core::limits::EVENT_LINE_BYTES.bytes()).unwrap_or(usize::MAX);
+    let mut lines_sent = 0;
     let mut block: Vec<u8> = Vec::new();
     loop {
         // The block starts with the unfinished line of the last read; the
@@ -101,7 +117,7 @@ fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::R
         let read = match (&mut file).take(block_bytes as u64).read_to_end(&mut block) {
             Ok(read) => read,
             Err(e) => {
-                send(Err(e));
+                send(Err(BlockError::Io(e)));
                 return;
             }
         };
@@ -111,8 +127,20 @@ fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(std::io::R
             }
             return;
         }
-        let Some(last_newline) = memchr::memrchr(b'\n', &block) else { continue };
+        let Some(last_newline) = memchr::memrchr(b'\n', &block) else {
+            if block.len() > max_line {
+                send(Err(BlockError::LineTooLong { line: lines_sent + 1 }));
+                return;
+            }
+            continue;
+        };
         let rest = block.split_off(last_newline + 1);
+        // Every line but the unfinished one is whole, so only it can be too long.
+        if rest.len() > max_line {
+            send(Err(BlockError::LineTooLong { line: lines_sent + memchr::memchr_iter(b'\n', &block).count() + 1 }));
+            return;
+        }
+        lines_sent += memchr::memchr_iter(b'\n', &block).count();
         if !send(Ok(std::mem::replace(&mut block, rest))) {
             return;
         }

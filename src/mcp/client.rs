@@ -89,6 +89,8 @@ impl<'t> McpClient<'t> {
     pub async fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
+        let limit = crate::core::limits::MCP_TOOLS_LIST_BYTES;
+        let mut listed_bytes: u64 = 0;
         for _ in 0..MAX_PAGES {
             let params = match &cursor {
                 Some(c) => json!({"cursor": c}),
@@ -98,6 +100,10 @@ impl<'t> McpClient<'t> {
             let Some(listed) = page.get("tools").and_then(Value::as_array) else {
                 return Err(self.malformed("tools/list", "the answer has no \"tools\" list"));
             };
+            listed_bytes += listed.iter().map(|t| t.to_string().len() as u64).sum::<u64>();
+            if listed_bytes > limit.bytes() {
+                return Err(self.malformed("tools/list", &limit.passed(&format!("the tool list, {listed_bytes} bytes so far,"))));
+            }
             tools.extend(listed.iter().cloned());
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if !next.is_empty() => cursor = Some(next.to_string()),

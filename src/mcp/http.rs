@@ -30,6 +30,7 @@ impl StreamableHttp {
     pub fn new(url: &str, timeout: Duration) -> Result<StreamableHttp, TransportError> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
+            .redirect(crate::transport::redirect::same_origin_only())
             .build()
             .map_err(|e| TransportError::Connection(format!("cannot build the HTTP client for the MCP server {url}: {e}")))?;
         Ok(StreamableHttp { client, url: url.to_string(), session: Mutex::new(None), timeout })
@@ -63,9 +64,14 @@ impl StreamableHttp {
         if response.content_length().is_some_and(|n| n > MAX_BODY_BYTES as u64) {
             return Err(TransportError::Limit(format!("the MCP server {} announced an answer over {MAX_BODY_BYTES} bytes", self.url)));
         }
-        let bytes = response.bytes().await.map_err(|e| self.failed(&e))?;
-        if bytes.len() > MAX_BODY_BYTES {
-            return Err(TransportError::Limit(format!("the MCP server {} answered with over {MAX_BODY_BYTES} bytes", self.url)));
+        // Read chunk by chunk: a body with no length is stopped at the limit, not held whole.
+        let mut response = response;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.failed(&e))? {
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(TransportError::Limit(format!("the MCP server {} answered with over {MAX_BODY_BYTES} bytes", self.url)));
+            }
+            bytes.extend_from_slice(&chunk);
         }
         let body = if content_type.starts_with("text/event-stream") {
             ResponseBody::Events(parse_all(&bytes))
@@ -82,6 +88,8 @@ impl StreamableHttp {
     fn failed(&self, e: &reqwest::Error) -> TransportError {
         if e.is_timeout() {
             TransportError::Timeout(self.timeout.as_secs())
+        } else if let Some(refused) = crate::transport::redirect::refused(e) {
+            TransportError::Refused(format!("the MCP server {}: {refused}", self.url))
         } else {
             TransportError::Connection(format!("the MCP server {}: {e}", self.url))
         }

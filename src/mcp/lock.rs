@@ -69,6 +69,14 @@ pub fn sync_locks(suite_dirs: &[PathBuf]) -> Result<Vec<LockNote>, Vec<LockError
     }
 }
 
+/// Every MCP server command the suites would start: (toolset file,
+/// command line). Toolsets that do not parse are left to `sync_locks`.
+pub fn commands(suite_dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    let mut ignored = Vec::new();
+    let toolsets = suite_dirs.iter().flat_map(|suite| mcp_toolsets(&suite.join("toolsets"), &mut ignored));
+    toolsets.filter_map(|(file, toolset)| toolset.mcp.command.is_some().then(|| (file, toolset.mcp.describe()))).collect()
+}
+
 /// The toolset files in `dir` that name an MCP server.
 fn mcp_toolsets(dir: &Path, errors: &mut Vec<LockError>) -> Vec<(PathBuf, McpToolsetFile)> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };

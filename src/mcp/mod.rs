@@ -83,7 +83,7 @@ impl Transport for LazyServer {
 pub fn connect(spec: &McpServerSpec) -> Result<Box<dyn Transport>, TransportError> {
     let timeout = Duration::from_secs(spec.timeout_secs());
     match (&spec.command, &spec.url) {
-        (Some(command), _) => Ok(Box::new(StdioTransport::spawn(command, &spec.env, timeout)?)),
+        (Some(command), _) => Ok(Box::new(StdioTransport::spawn(command, &spec.child_env(|name| std::env::var(name).ok()), timeout)?)),
         (None, Some(url)) => Ok(Box::new(http::StreamableHttp::new(url, timeout)?)),
         (None, None) => Err(TransportError::Connection("the MCP toolset names neither a command nor a url".into())),
     }

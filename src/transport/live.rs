@@ -60,6 +60,7 @@ impl LiveTransport {
         let auth = key.as_deref().map(|k| model.provider.auth_header(k));
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
+            .redirect(super::redirect::same_origin_only())
             .build()
             .map_err(|e| LiveError::Client { model: model.name.clone(), message: scrub_text(&e.to_string()) })?;
         let extra_headers: Vec<(String, String)> = model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -159,6 +160,8 @@ impl LiveTransport {
     fn classify(&self, e: reqwest::Error, redactor: &Redactor) -> TransportError {
         if e.is_timeout() {
             TransportError::Timeout(self.timeout.as_secs())
+        } else if let Some(refused) = super::redirect::refused(&e) {
+            TransportError::Refused(redactor.text(&refused.to_string()))
         } else {
             // reqwest's own message is terse ("error sending request"); its source says why.
             let mut message = e.to_string();
@@ -174,7 +177,7 @@ impl LiveTransport {
 
 /// Whether an extra header's value is a credential (it should not be one:
 /// keys belong in `api_key_env`; but if it is, it is redacted like one).
-fn is_secret_header(name: &str) -> bool {
+pub fn is_secret_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     is_secret_param(&name) || name.contains("cookie")
 }
@@ -192,7 +195,7 @@ impl Transport for LiveTransport {
                 // asking again would only ask the same question.
                 let wait = match &result {
                     Ok(r) if is_retryable_status(r.status) && super::server_error::rejected_call(r).is_none() => retry_after(&r.headers),
-                    Ok(_) | Err(TransportError::Limit(_)) => return result,
+                    Ok(_) | Err(TransportError::Limit(_) | TransportError::Refused(_)) => return result,
                     Err(_) => None,
                 };
                 if retry >= self.retry.max_retries {

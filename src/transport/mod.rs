@@ -7,6 +7,7 @@ pub mod cassette;
 pub mod limit;
 pub mod live;
 pub mod redact;
+pub mod redirect;
 pub mod retry;
 pub mod scrub;
 pub mod server_error;
@@ -63,6 +64,10 @@ pub enum TransportError {
     /// Not retried: the same server would most likely do it again.
     #[error("{0}")]
     Limit(String),
+    /// calltape would not send the request on as the server asked (a
+    /// redirect to another origin); the message says why. Not retried.
+    #[error("{0}")]
+    Refused(String),
     /// The cassette layer could not answer: no recording (replay), or nothing to record from.
     #[error("{0}")]
     Cassette(#[from] CassetteMiss),

@@ -22,6 +22,10 @@ use super::{ResponseBody, SseEvent};
 /// `abc` would otherwise mangle every answer.
 pub const MIN_SECRET_LEN: usize = 6;
 
+/// Up to this many string values in one call's arguments, every pair is
+/// checked for a secret split across the two; past it, neighbours only.
+const PAIRED_STRINGS: usize = 32;
+
 /// Finds and replaces a fixed set of secrets.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
@@ -41,12 +45,21 @@ impl Redactor {
             .collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
-        let mut forms: Vec<String> = secrets.iter().flat_map(|s| written_forms(s)).collect();
-        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        // Text forms match in any case (a key upper-cased, `%2f` or `%2F`);
+        // base64 is case-sensitive, so its forms match exactly.
+        let mut forms: Vec<(String, bool)> = secrets
+            .iter()
+            .flat_map(|s| {
+                let caseless = written_forms(s).into_iter().chain(percent_forms(s)).map(|f| (f, true));
+                caseless.chain(base64_forms(s).into_iter().map(|f| (f, false)))
+            })
+            .collect();
+        forms.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
         forms.dedup();
         let pattern = (!forms.is_empty()).then(|| {
-            let alternatives: Vec<String> = forms.iter().map(|f| regex::escape(f)).collect();
-            Regex::new(&alternatives.join("|")).expect("escaped literals compile")
+            let alternatives: Vec<String> =
+                forms.iter().map(|(f, caseless)| if *caseless { format!("(?i:{})", regex::escape(f)) } else { regex::escape(f) }).collect();
+            regex::bytes::RegexBuilder::new(&alternatives.join("|")).size_limit(64 << 20).build().expect("escaped literals compile")
         });
         Redactor { secrets, pattern }
     }
@@ -54,6 +67,11 @@ impl Redactor {
     /// Whether there is nothing to redact.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
+    }
+
+    /// Whether `text` holds a secret in any of its forms.
+    pub fn finds(&self, text: &str) -> bool {
+        self.pattern.as_ref().is_some_and(|p| p.is_match(text.as_bytes()))
     }
 
     /// `bytes` with every secret replaced, whatever the bytes around it.
@@ -92,6 +110,59 @@ impl Redactor {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Redacts a key split across two fields: any two string values whose
+    /// concatenation (either way round: object keys come sorted, not in
+    /// the model's order) holds a secret lose it, the first keeping the
+    /// marker. Past `PAIRED_STRINGS` values only neighbours are paired,
+    /// which bounds the work. Returns whether anything changed.
+    pub fn split_across_strings(&self, value: &mut Value) -> bool {
+        let Some(pattern) = &self.pattern else { return false };
+        let mut leaves = Vec::new();
+        string_leaves(value, &mut String::new(), &mut leaves);
+        let n = leaves.len();
+        let pairs: Vec<(usize, usize)> = if n <= PAIRED_STRINGS {
+            (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect()
+        } else {
+            (1..n).map(|i| (i - 1, i)).collect()
+        };
+        let mut changed = false;
+        for (i, j) in pairs {
+            let (a, b) = (&leaves[i].1, &leaves[j].1);
+            let joined = format!("{a}{b}");
+            let Some(m) = pattern.find_iter(joined.as_bytes()).find(|m| m.start() < a.len() && m.end() > a.len()) else { continue };
+            let (Some(head), Some(tail)) = (a.get(..m.start()), b.get(m.end() - a.len()..)) else { continue };
+            let (head, tail) = (format!("{head}{REDACTED}"), tail.to_string());
+            for (pointer, text) in [(&leaves[i].0, &head), (&leaves[j].0, &tail)] {
+                if let Some(slot) = value.pointer_mut(pointer) {
+                    *slot = Value::String(text.clone());
+                }
+            }
+            leaves[i].1 = head;
+            leaves[j].1 = tail;
+            changed = true;
+        }
+        changed
+    }
+
+    /// A tool call's arguments as a model wrote them (JSON text, or not):
+    /// the text redacted, then, if it is JSON, its strings as decoded and
+    /// adjacent strings joined. Honest arguments come back byte for byte.
+    pub fn arguments(&self, arguments: &str) -> String {
+        if self.is_empty() {
+            return arguments.to_string();
+        }
+        let text = self.text(arguments);
+        let Ok(mut value) = serde_json::from_str::<Value>(&text) else { return text };
+        let before = value.clone();
+        self.json(&mut value);
+        self.split_across_strings(&mut value);
+        if value == before {
+            text
+        } else {
+            value.to_string()
         }
     }
 
@@ -179,6 +250,39 @@ fn written_forms(secret: &str) -> Vec<String> {
     forms.sort();
     forms.dedup();
     forms.retain(|f| !f.is_empty());
+    forms
+}
+
+/// A secret percent-encoded as a URL or a form would carry it: every
+/// reserved byte escaped, and every byte escaped (hex in either case: the
+/// pattern ignores case).
+fn percent_forms(secret: &str) -> Vec<String> {
+    let reserved: String = secret
+        .bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect();
+    let every: String = secret.bytes().map(|b| format!("%{b:02X}")).collect();
+    vec![reserved, every]
+}
+
+/// The base64 text a secret becomes inside a longer base64 text, standard
+/// and URL-safe: the secret may start at any of the 3 byte offsets of a
+/// 3-byte group, and only the characters its own bits decide are kept.
+fn base64_forms(secret: &str) -> Vec<String> {
+    let mut forms = Vec::new();
+    for offset in 0..3usize {
+        let mut bytes = vec![0u8; offset];
+        bytes.extend_from_slice(secret.as_bytes());
+        let encoded = super::scrub::base64(&bytes);
+        let first = (offset * 8).div_ceil(6);
+        let last = (bytes.len() * 8) / 6;
+        if let Some(middle) = encoded.get(first..last) {
+            forms.push(middle.to_string());
+            forms.push(middle.replace('+', "-").replace('/', "_"));
+        }
+    }
+    forms.sort();
+    forms.dedup();
     forms
 }
 
@@ -316,6 +420,32 @@ mod tests {
 
     fn event(data: &str) -> SseEvent {
         SseEvent { offset_ms: 0.0, event: None, data: data.to_string() }
+    }
+
+    #[test]
+    fn a_key_in_any_case_percent_encoded_or_base64_at_any_offset_is_redacted() {
+        let r = redactor();
+        assert_eq!(r.text(&format!("x {} y", KEY.to_uppercase())), "x [redacted] y");
+        let percent: String = KEY.bytes().map(|b| format!("%{b:02x}")).collect();
+        assert_eq!(r.text(&format!("q={percent}&")), "q=[redacted]&");
+        for prefix in ["", "a", "ab", "abc", "key="] {
+            let encoded = super::super::scrub::base64(format!("{prefix}{KEY} trailing").as_bytes());
+            assert!(!r.text(&encoded).eq(&encoded), "standard base64 after {prefix:?}: {encoded}");
+            let url_safe = encoded.replace('+', "-").replace('/', "_");
+            assert!(r.text(&url_safe).contains(REDACTED), "url-safe base64 after {prefix:?}");
+        }
+        assert_eq!(r.text("an honest answer, no secret"), "an honest answer, no secret");
+    }
+
+    #[test]
+    fn a_key_split_across_two_adjacent_argument_values_is_redacted() {
+        let r = redactor();
+        let (a, b) = KEY.split_at(9);
+        let args = format!(r#"{{"path": "/tmp/{a}", "mode": "{b}-rw"}}"#);
+        let out: Value = serde_json::from_str(&r.arguments(&args)).unwrap();
+        assert_eq!(out, json!({"path": "/tmp/[redacted]", "mode": "-rw"}));
+        let honest = r#"{"path":  "/tmp/x", "mode": "rw"}"#;
+        assert_eq!(r.arguments(honest), honest, "honest arguments are kept byte for byte");
     }
 
     #[test]

@@ -27,6 +27,9 @@ use super::{BoxFuture, HttpRequest, HttpResponse, ResponseBody, Transport, Trans
 const STDERR_KEPT: usize = 4096;
 /// The longest stdout line read (a bigger answer is an error, not an allocation).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Stdout lines read ahead of the exchange that wants them: with
+/// `MAX_LINE_BYTES`, what a server's unasked output can take of memory.
+const LINES_BUFFERED: usize = 4;
 
 /// A started child process that speaks JSON-RPC on its stdin and stdout.
 pub struct StdioTransport {
@@ -45,13 +48,14 @@ struct ChildIo {
 }
 
 impl StdioTransport {
-    /// Starts `command` (program first) with `env` added to calltape's
-    /// environment; each answer is awaited at most `timeout`.
+    /// Starts `command` (program first) with `env` as its whole environment
+    /// (nothing of calltape's is inherited); each answer is awaited at most `timeout`.
     pub fn spawn(command: &[String], env: &BTreeMap<String, String>, timeout: Duration) -> Result<StdioTransport, TransportError> {
         let label = command.join(" ");
         let (program, args) = command.split_first().ok_or_else(|| TransportError::Connection("an MCP command needs a program".into()))?;
         let mut child = Command::new(program)
             .args(args)
+            .env_clear()
             .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -62,7 +66,9 @@ impl StdioTransport {
             })?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = mpsc::channel();
+        // Bounded: a server that floods stdout between calls waits on its
+        // pipe instead of filling memory; the next exchange reads past it.
+        let (tx, lines) = mpsc::sync_channel(LINES_BUFFERED);
         std::thread::spawn(move || read_lines(stdout, tx));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let kept = stderr.clone();
@@ -168,14 +174,15 @@ fn write_lines(mut stdin: ChildStdin, lines: Receiver<Vec<u8>>) {
 }
 
 /// Sends each stdout line (bounded) until the pipe closes.
-fn read_lines(stdout: impl Read, tx: mpsc::Sender<Result<String, String>>) {
+fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Result<String, String>>) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut buf = Vec::new();
         match (&mut reader).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buf) {
             Ok(0) | Err(_) => return,
             Ok(_) if buf.len() > MAX_LINE_BYTES => {
-                let _ = tx.send(Err(format!("it wrote a line longer than {MAX_LINE_BYTES} bytes")));
+                let _ =
+                    tx.send(Err(format!("it wrote a line longer than {MAX_LINE_BYTES} bytes (the longest MCP message calltape reads)")));
                 return;
             }
             Ok(_) => {

@@ -144,7 +144,11 @@ fn state_difference(model: &World, truth: &World) -> Option<String> {
             .map(|(name, _)| name.as_str())
             .collect();
         if !differing.is_empty() {
-            return Some(format!("{class} differs from the ground truth's in {}", differing.join(", ")));
+            // A state cut at its walking limit says so where the verdict is read.
+            let limit = crate::core::limits::BFCL_TREE_ENTRIES;
+            let cut = ours.iter().any(|(n, v)| differing.contains(&n.as_str()) && v.json_dumps().contains(limit.variable));
+            let why = if cut { format!(" (its state was cut: {})", limit.passed("the file tree walked")) } else { String::new() };
+            return Some(format!("{class} differs from the ground truth's in {}{why}", differing.join(", ")));
         }
     }
     None

@@ -12,7 +12,7 @@ mod tree;
 use std::sync::LazyLock;
 
 use self::text::{contains_char, is_py_space, splitlines};
-use self::tree::{NodeId, Tree, RECURSION_ERROR, RECURSION_LIMIT};
+use self::tree::{tree_too_big, NodeId, Tree, RECURSION_ERROR, RECURSION_LIMIT};
 use crate::bfcl::multi_turn::pyops::{self, dict, error, no_attribute, str_key, truthy, type_name};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
@@ -295,16 +295,19 @@ impl GorillaFileSystem {
             return Err(no_attribute(path, "rstrip"));
         };
         let mut matches = Vec::new();
-        self.find_under(target, base.trim_end_matches('/'), name, &mut matches, 0)?;
+        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.bytes();
+        self.find_under(target, base.trim_end_matches('/'), name, &mut matches, 0, &mut budget)?;
         Ok(dict([("matches", Py::List(matches))]))
     }
 
     /// `find`'s `recursive_search`.
-    fn find_under(&self, dir: NodeId, base: &str, name: &Py, matches: &mut Vec<Py>, depth: usize) -> Result<(), PyError> {
+    /// `budget`: entries still to walk (see `BFCL_TREE_ENTRIES`).
+    fn find_under(&self, dir: NodeId, base: &str, name: &Py, matches: &mut Vec<Py>, depth: usize, budget: &mut u64) -> Result<(), PyError> {
         if depth >= RECURSION_LIMIT {
             return Err(RECURSION_ERROR.to_string());
         }
         for (item_name, item) in self.tree.entries(dir) {
+            *budget = budget.checked_sub(1).ok_or_else(tree_too_big)?;
             let item_path = format!("{base}/{item_name}");
             let matched = match name {
                 Py::None => true,
@@ -315,7 +318,7 @@ impl GorillaFileSystem {
                 matches.push(Py::Str(item_path.clone()));
             }
             if self.tree.is_dir(*item) {
-                self.find_under(*item, &item_path, name, matches, depth + 1)?;
+                self.find_under(*item, &item_path, name, matches, depth + 1, budget)?;
             }
         }
         Ok(())
@@ -373,7 +376,7 @@ impl GorillaFileSystem {
 
     /// `du(human_readable=False)`: the UTF-8 size of the current directory's files.
     fn du(&self, human_readable: &Py) -> Result<Py, PyError> {
-        let total = self.size(self.current_dir, 0)?;
+        let total = self.size(self.current_dir, 0, &mut crate::core::limits::BFCL_TREE_ENTRIES.bytes())?;
         let size = if truthy(human_readable) {
             let mut size = total as f64;
             let mut shown = None;
@@ -392,13 +395,14 @@ impl GorillaFileSystem {
     }
 
     /// `du`'s `get_size`.
-    fn size(&self, item: NodeId, depth: usize) -> Result<u64, PyError> {
+    fn size(&self, item: NodeId, depth: usize, budget: &mut u64) -> Result<u64, PyError> {
         if depth >= RECURSION_LIMIT {
             return Err(RECURSION_ERROR.to_string());
         }
+        *budget = budget.checked_sub(1).ok_or_else(tree_too_big)?;
         match self.tree.content(item) {
             Some(content) => Ok(text_of(content, "encode")?.len() as u64),
-            None => self.tree.entries(item).iter().try_fold(0, |sum, (_, child)| Ok(sum + self.size(*child, depth + 1)?)),
+            None => self.tree.entries(item).iter().try_fold(0, |sum, (_, child)| Ok(sum + self.size(*child, depth + 1, budget)?)),
         }
     }
 

@@ -311,3 +311,26 @@ fn a_directory_copied_into_itself_is_a_cycle_that_ends_in_recursion_errors() {
     );
     assert!(root_state(&w).json_dumps().contains(r#""documents": {"name": "documents", "contents": {"notes.txt""#));
 }
+
+#[test]
+fn a_directory_that_contains_itself_twice_is_walked_within_the_limit() {
+    let mut w = world(false);
+    // documents/documents holds itself; a copy of it beside it, inside it, doubles the walk at every level.
+    check(
+        &mut w,
+        &[
+            ("cp('documents', 'documents')", r#"{"result": "'documents' copied to 'documents/documents'"}"#),
+            ("cd('documents')", r#"{"current_working_directory": "documents"}"#),
+            ("cd('documents')", r#"{"current_working_directory": "documents"}"#),
+            ("cp('documents', 'y')", r#"{"result": "'documents' copied to 'y'"}"#),
+        ],
+    );
+    let started = std::time::Instant::now();
+    // Depth first, these meet Python's recursion limit before the walk doubles far.
+    let deep = "Error during execution: maximum recursion depth exceeded";
+    check(&mut w, &[("du()", deep), ("find(name='zzz')", deep)]);
+    let state = root_state(&w).json_dumps();
+    assert!(state.contains("CALLTAPE_MAX_BFCL_TREE_ENTRIES"), "the cut state names the limit");
+    assert!(state.len() < 64 << 20, "{} bytes", state.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+}

@@ -178,17 +178,36 @@ impl Tree {
 
     /// The object's public attributes, nested, `parent` left out (a
     /// directory that contains itself is cut at [`PLAIN_DEPTH_LIMIT`]).
+    /// Past `BFCL_TREE_ENTRIES` entries the rest of the tree is written as
+    /// one text naming the limit: a directory that contains itself twice
+    /// would otherwise double the state at every level.
     pub(super) fn plain(&self, id: NodeId, depth: usize) -> Py {
+        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.bytes();
+        self.plain_within(id, depth, &mut budget)
+    }
+
+    fn plain_within(&self, id: NodeId, depth: usize, budget: &mut u64) -> Py {
         match &self.nodes[id.0] {
             Node::File { name, content } => Py::Dict(vec![("name".into(), Py::Str(name.clone())), ("content".into(), content.clone())]),
             Node::Directory { name, contents, .. } => {
                 let children = if depth >= PLAIN_DEPTH_LIMIT {
-                    Vec::new()
+                    Py::Dict(Vec::new())
+                } else if *budget < self.dicts[contents.0].len() as u64 {
+                    *budget = 0;
+                    Py::Str(format!("calltape: {}", tree_too_big()))
                 } else {
-                    self.dicts[contents.0].iter().map(|(k, child)| (k.clone(), self.plain(*child, depth + 1))).collect()
+                    *budget -= self.dicts[contents.0].len() as u64;
+                    Py::Dict(
+                        self.dicts[contents.0].iter().map(|(k, child)| (k.clone(), self.plain_within(*child, depth + 1, budget))).collect(),
+                    )
                 };
-                Py::Dict(vec![("name".into(), Py::Str(name.clone())), ("contents".into(), Py::Dict(children))])
+                Py::Dict(vec![("name".into(), Py::Str(name.clone())), ("contents".into(), children)])
             }
         }
     }
+}
+
+/// What a walk past `BFCL_TREE_ENTRIES` says.
+pub(super) fn tree_too_big() -> String {
+    crate::core::limits::BFCL_TREE_ENTRIES.passed("the file tree (a directory that contains itself) walked")
 }
