@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{shell_word, terminal_width, CommandError, Failure, Outcome};
 use crate::core::glob::glob_escape;
+use crate::core::plural::count;
 use crate::report::encode::terminal;
 use crate::transcript::render::{self, Look};
 use crate::transcript::{self, Selection, UnitTranscript};
@@ -74,8 +75,7 @@ pub fn show(args: ShowArgs) -> Outcome {
     }
     let chosen: Vec<&UnitTranscript> = all.iter().filter(|t| selection.matches(&t.unit)).collect();
     if chosen.is_empty() {
-        let mut models: Vec<&str> = all.iter().map(|t| t.unit.model.as_str()).collect();
-        models.dedup();
+        let models = transcript::models_of(&all);
         return Err(Failure::bad(format!(
             "no unit of {} matches the selection; its models: {} (scenarios are matched as `id` or `suite/id`, `*` for any characters; `calltape show {}` lists the failed units)",
             args.run_dir.display(),
@@ -95,7 +95,8 @@ pub fn show(args: ShowArgs) -> Outcome {
         let _ = write!(out, "{}", render::transcript(t, &look));
     }
     if chosen.len() > SHOWN {
-        let _ = writeln!(out, "\n… and {} more unit(s): narrow the selection with --model, --scenario or --trial", chosen.len() - SHOWN);
+        let _ =
+            writeln!(out, "\n… and {}: narrow the selection with --model, --scenario or --trial", count(chosen.len() - SHOWN, "more unit"));
     }
     Ok(())
 }
@@ -120,7 +121,7 @@ fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
         return Ok(());
     }
     if failed.is_empty() {
-        let _ = writeln!(out, "{} units in {}, none failed; show one with --model M --scenario ID", all.len(), dir.display());
+        let _ = writeln!(out, "{} in {}, none failed; show one with --model M --scenario ID", count(all.len(), "unit"), dir.display());
         return Ok(());
     }
     let _ = writeln!(out, "{} of {} units failed in {}; show one with:", failed.len(), all.len(), terminal(&dir.display().to_string()));
