@@ -281,7 +281,8 @@ fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
     let (default, off_out) = (String::from_utf8_lossy(&default.stdout), String::from_utf8_lossy(&off.stdout));
     let table = |s: &str| s.split("\n\n").next().unwrap().to_string();
     assert_ne!(table(&default), table(&off_out), "--repair off changes the table");
-    assert!(off_out.contains("pass off") && !off_out.contains("pass full"), "{off_out}");
+    assert!(off_out.starts_with("Per model and arm (10 models × 1 arm, 1 without arms)\n"), "{off_out}");
+    assert!(off_out.contains("pass off") && !off_out.contains("pass full") && !off_out.contains("off−off"), "{off_out}");
     let stderr = String::from_utf8_lossy(&off.stderr);
     assert!(
         stderr.contains(

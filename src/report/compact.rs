@@ -182,7 +182,12 @@ fn arms_in_title(arms: &[usize]) -> String {
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.0));
+    // One arm (`--repair off` picks it) pairs nothing.
+    let paired = groups.iter().any(|&(arms, _)| arms > 1);
     if let [(arms, models)] = groups[..] {
+        if !paired {
+            return format!("{} × {}", count(models, "model"), count(arms, "arm"));
+        }
         return format!("{} × {}, paired on the same runs", count(models, "model"), count(arms, "arm"));
     }
     let parts: Vec<String> = groups
@@ -194,7 +199,11 @@ fn arms_in_title(arms: &[usize]) -> String {
             _ => format!("{models} × {arms}"),
         })
         .collect();
-    format!("{}; paired runs", parts.join(", "))
+    if paired {
+        format!("{}; paired runs", parts.join(", "))
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// Display columns of the per-model-and-arm table.
@@ -236,7 +245,8 @@ mod tests {
     #[test]
     fn the_title_counts_models_by_their_arms() {
         assert_eq!(arms_in_title(&[3, 3]), "2 models × 3 arms, paired on the same runs");
-        assert_eq!(arms_in_title(&[1]), "1 model × 1 arm, paired on the same runs");
+        assert_eq!(arms_in_title(&[1]), "1 model × 1 arm");
+        assert_eq!(arms_in_title(&[1, 1, 0]), "2 models × 1 arm, 1 without arms");
         assert_eq!(arms_in_title(&[3, 2, 3, 0, 2]), "2 models × 3 arms, 2 × 2, 1 without arms; paired runs");
     }
 }
