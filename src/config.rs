@@ -148,7 +148,7 @@ pub struct RepairArms {
     pub left_out: Vec<(String, Vec<String>)>,
 }
 
-/// `model (its arms: a, b)`, joined: what a refusal names.
+/// `model has arms a, b; …`: the models a `--repair` left out, and why.
 pub fn describe_arms(models: &[(String, Vec<String>)]) -> String {
     models.iter().map(|(m, arms)| format!("{m} has arms {}", arms.join(", "))).collect::<Vec<_>>().join("; ")
 }

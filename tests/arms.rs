@@ -314,4 +314,8 @@ fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
         "{}",
         text(&refused)
     );
+    // An arm named and another picked by --repair: refused, not an empty run.
+    let (both, _) = run("both", &["--repair", "off", "--model", "sim-strong@full"]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both));
+    assert!(text(&both).contains("--model sim-strong@full names other arms than the one --repair off picks"), "{}", text(&both));
 }

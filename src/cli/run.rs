@@ -419,6 +419,13 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     }
     config.expand_arms().map_err(Failure::bad)?;
     config.keep_variants(&args.models);
+    if let (Some(repair), true) = (args.repair, config.models.is_empty()) {
+        return Err(Failure::bad(format!(
+            "--model {} names other arms than the one --repair {} picks; name the arm alone (--model MODEL@ARM) or the model with --repair",
+            args.models.join(" --model "),
+            repair.as_str()
+        )));
+    }
     let mut plan = plan::RunPlan {
         config,
         config_origin: origin,
