@@ -93,6 +93,8 @@ pub enum ConfigProblem {
     UnknownRepairModel { name: String },
     #[error("run.arms names {name:?}, which is neither built in nor defined under [arms.{name}]; known arms: {}", known.join(", "))]
     UnknownArm { name: String, known: Vec<String> },
+    #[error("--repair {repair}: no arm of the chosen models repairs {repair} ({}); run `--no-arms --repair {repair}` for one run without arms, or name an arm with --arms", describe_arms(left_out))]
+    NoRepairArm { repair: &'static str, left_out: Vec<(String, Vec<String>)> },
     #[error("run.arms names {name:?} twice; each arm runs once")]
     DuplicateArm { name: String },
     #[error("arm name {name:?} must be a plain word (no spaces, `@`, `/` or `\\`): it becomes part of model names and cassette folders")]
@@ -149,6 +151,20 @@ pub struct McpSettings {
     /// when a run refuses them) that suites may start without `--allow-mcp-commands`.
     #[serde(default)]
     pub allow_commands: Vec<String>,
+}
+
+/// What `--repair X` did to the models with arms ([`Config::keep_repair_arm`]).
+#[derive(Debug, Default, PartialEq)]
+pub struct RepairArms {
+    /// (model, the one arm it keeps).
+    pub arms: Vec<(String, String)>,
+    /// (model, its arms) where no arm repairs X: left out of the run.
+    pub left_out: Vec<(String, Vec<String>)>,
+}
+
+/// `model has arms a, b; …`: the models a `--repair` left out, and why.
+pub fn describe_arms(models: &[(String, Vec<String>)]) -> String {
+    models.iter().map(|(m, arms)| format!("{m} has arms {}", arms.join(", "))).collect::<Vec<_>>().join("; ")
 }
 
 /// What an arm changes for the models run under it (`[arms.NAME]`).
@@ -682,6 +698,41 @@ impl Config {
         }
         let named = |name: &str| names.iter().any(|n| crate::core::glob::glob_matches(n, name));
         self.models.retain(|m| named(&m.name) || named(m.base_name()));
+    }
+
+    /// `--repair X` on models with arms: each keeps the one arm that repairs
+    /// X (the first such arm without strict tools, else the first such arm),
+    /// so the flag picks an arm instead of being overridden by every arm.
+    /// Models with no such arm are left out; models without arms keep
+    /// running as `[pipeline] repair` says. Call before `expand_arms`.
+    pub fn keep_repair_arm(&mut self, repair: RepairMode) -> Result<RepairArms, ConfigProblem> {
+        self.check_arms()?;
+        let mut picked = RepairArms::default();
+        let mut kept = Vec::with_capacity(self.models.len());
+        for m in std::mem::take(&mut self.models) {
+            let arms = self.arms_of(&m).to_vec();
+            if arms.is_empty() {
+                kept.push(m);
+                continue;
+            }
+            let repairs = |name: &String| self.arm(name).and_then(|a| a.repair).unwrap_or(self.pipeline.repair) == repair;
+            let plain = |name: &String| self.arm(name).and_then(|a| a.strict_tools) != Some(true);
+            let arm = arms.iter().find(|a| repairs(a) && plain(a)).or_else(|| arms.iter().find(|a| repairs(a)));
+            match arm {
+                Some(arm) => {
+                    picked.arms.push((m.name.clone(), arm.clone()));
+                    let mut m = m;
+                    m.arms = Some(vec![arm.clone()]);
+                    kept.push(m);
+                }
+                None => picked.left_out.push((m.name.clone(), arms)),
+            }
+        }
+        if kept.is_empty() {
+            return Err(ConfigProblem::NoRepairArm { repair: repair.as_str(), left_out: picked.left_out });
+        }
+        self.models = kept;
+        Ok(picked)
     }
 
     /// The arms a configured model runs under: its own, else `[run] arms`.

@@ -262,3 +262,60 @@ fn the_default_runs_arms_and_no_arms_runs_each_model_once() {
     assert_eq!(run(&["--model", "sim-strong"], "a"), ["sim-strong@off", "sim-strong@local", "sim-strong@full"]);
     assert_eq!(run(&["--model", "sim-strong", "--no-arms"], "b"), ["sim-strong"]);
 }
+
+/// `--repair X` on the default's arms: each model runs its arm that
+/// repairs X, said on stderr, and the table is that arm's. A model with no
+/// such arm is left out and named; with none left, the run is refused.
+#[test]
+fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out_dir = dir.path().join(name);
+        let mut args = vec!["run", "--suite", "scenarios/bfcl-sample", "--filter", "simple_python_1*", "--out", out_dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        (calltape(&args, project_root()), out_dir.join("latest/summary.csv"))
+    };
+    let (default, _) = run("default", &[]);
+    let (off, summary) = run("off", &["--repair", "off"]);
+    assert!(off.status.success() && default.status.success(), "{}", text(&off));
+    let (default, off_out) = (String::from_utf8_lossy(&default.stdout), String::from_utf8_lossy(&off.stdout));
+    let table = |s: &str| s.split("\n\n").next().unwrap().to_string();
+    assert_ne!(table(&default), table(&off_out), "--repair off changes the table");
+    assert!(off_out.starts_with("Per model and arm (10 models × 1 arm, 1 without arms)\n"), "{off_out}");
+    assert!(off_out.contains("pass off") && !off_out.contains("pass full") && !off_out.contains("off−off"), "{off_out}");
+    let stderr = String::from_utf8_lossy(&off.stderr);
+    assert!(
+        stderr.contains(
+            "note: --repair off with arms runs the arm that repairs off: `off` for 10 models; `--no-arms --repair off` runs without arms"
+        ),
+        "{stderr}"
+    );
+    let summary = std::fs::read_to_string(summary).unwrap();
+    let rows: Vec<&str> = summary.lines().skip(1).collect();
+    assert_eq!(rows.len(), 11, "{summary}");
+    assert!(rows.iter().all(|r| r.contains("@off,") || r.starts_with("qwen2.5-coder-1.5b-local,")), "{summary}");
+    let errored = summary.lines().next().unwrap().split(',').position(|c| c == "errored").expect("an errored column");
+    assert!(rows.iter().all(|r| r.split(',').nth(errored) == Some("0")), "no errored unit: {summary}");
+
+    // The qwen 0.5b models have no `local` arm: left out, and named.
+    let (local, _) = run("local", &["--repair", "local"]);
+    assert!(local.status.success(), "{}", text(&local));
+    assert!(
+        String::from_utf8_lossy(&local.stderr).contains(
+            "note: --repair local: left out, no arm repairs local: qwen2.5-coder-0.5b-local has arms off, full; qwen2.5-coder-0.5b-local-text has arms off, full"
+        ),
+        "{}",
+        text(&local)
+    );
+    let (refused, _) = run("refused", &["--repair", "local", "--model", "qwen2.5-coder-0.5b-local"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("run `--no-arms --repair local` for one run without arms, or name an arm with --arms"),
+        "{}",
+        text(&refused)
+    );
+    // An arm named and another picked by --repair: refused, not an empty run.
+    let (both, _) = run("both", &["--repair", "off", "--model", "sim-strong@full"]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both));
+    assert!(text(&both).contains("--model sim-strong@full names other arms than the one --repair off picks"), "{}", text(&both));
+}

@@ -34,9 +34,7 @@ fn each_named_code_is_what_the_binary_exits_with() {
     let suite = broken_suite(dir.path());
     let out = calltape(&["check", suite.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).ends_with("2 problem(s) found; fix them and run again (`calltape check` lists them too)\n")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).ends_with("2 problems found; fix them and run again (`calltape check` lists them too)\n"));
 
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();

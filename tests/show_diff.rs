@@ -226,7 +226,7 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
 
     // sim-strong@full passes coding/read-write-test-run; sim-cheap-types@full runs the tests in the background.
     let show = stdout(&calltape(&["show", run_arg, "--model", "sim-cheap-types@full", "--scenario", "coding/read-write-test-run"], root));
-    assert!(show.contains("FAILED in 4 step(s): `Bash`: argument `run_in_background` = true is not an accepted value"), "{show}");
+    assert!(show.contains("FAILED in 4 steps: `Bash`: argument `run_in_background` = true is not an accepted value"), "{show}");
     assert!(show.contains(r#"as sent   Bash {"command":"cargo test --test slug","run_in_background":true}"#), "{show}");
     assert!(show.contains("missed    `calls` on `Bash`"), "{show}");
     assert!(show.contains("model     Done."), "the model's final text is in the events: {show}");
@@ -237,6 +237,40 @@ fn on_the_bundled_run_show_and_diff_explain_why_the_cheap_model_failed() {
     ));
     assert!(diff.contains("decided   sim-strong@full met `calls` on `Bash`"), "{diff}");
     assert!(diff.contains("      run_in_background: false → true"), "the changed argument is named: {diff}");
+
+    // The README's examples name models by their configured names: each
+    // stands for its arms (here the one run, @full), and they run as printed.
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let examples: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("calltape show reports/latest --model") || l.starts_with("calltape diff reports/latest --model"))
+        .map(|l| l.split('#').next().unwrap().trim())
+        .collect();
+    assert_eq!(examples.len(), 2, "{examples:?}");
+    for example in examples {
+        let printed = run_printed(&example.replace("reports/latest", run_arg), root);
+        assert!(printed.contains("sim-cheap-types@full") && printed.contains("FAILED"), "{example}: {printed}");
+    }
+    // A name that ran nowhere: the error lists the names that did.
+    for args in [&["show", run_arg, "--model", "sim-nope"][..], &["diff", run_arg, "--model", "sim-nope", "--model", "sim-strong"]] {
+        let out = calltape(args, root);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("sim-cheap-types@full, sim-strong@full") || err.contains("sim-strong@full, sim-cheap-types@full"), "{err}");
+    }
+
+    // bfcl-multi-turn/multi_turn_base_122: the cheap model's place_order is
+    // repaired to the same arguments (step 1: where they part, not what
+    // decides); the order it then asks for, 12447 not 12446, decides (step 2).
+    let diff = stdout(&calltape(
+        &["diff", run_arg, "--model", "sim-strong@full", "--model", "sim-cheap-types@full", "--scenario", "multi_turn_base_122"],
+        root,
+    ));
+    assert!(diff.contains("(shows at step #2 below)"), "{diff}");
+    let step = |n: &str| diff.lines().find(|l| l.trim_start().starts_with(n)).unwrap_or_else(|| panic!("{diff}"));
+    assert!(step("1 ≠ place_order").ends_with("← first divergence"), "{diff}");
+    assert!(step("2 ~ get_order_details").ends_with("← decides"), "{diff}");
+    assert!(diff.contains("order_id: 12446 → 12447"), "{diff}");
 
     // With no selection, `show` lists the failed units with commands that run as printed.
     let list = stdout(&calltape(&["show", run_arg], root));

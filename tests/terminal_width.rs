@@ -105,19 +105,32 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
         let lines: Vec<&str> = output.lines().collect();
         // The default runs arms: a row per model, its pass rate in each arm
         // and the paired difference of the last over the first.
-        assert!(lines[0].starts_with("Per model and arm ("), "{output}");
+        // Models differ in their arms: the title says how many run in how many.
+        assert_eq!(lines[0], "Per model and arm (8 models × 3 arms, 2 × 2, 1 without arms; paired runs)", "{output}");
+        // What does not fit is named, never dropped silently.
+        if *width < 120 {
+            let left_out = lines.iter().find(|l| l.contains(" more column")).unwrap_or_else(|| panic!("{output}"));
+            assert!(left_out.contains("invalid") && left_out.contains("--wide shows every column"), "{left_out}");
+        }
         for figure in ["runs", "pass off", "pass local", "pass full", "full−off", "p"] {
             assert!(lines[1].contains(figure), "{figure} missing at width {width}: {:?}", lines[1]);
         }
-        // A row per configured model (the arms are columns), long names cut with … but recognisable.
+        // A row per configured model (the arms are columns), long names cut
+        // with … but recognisable and told apart (the 0.5b's `-text` kept).
         let mut configured: Vec<String> = models.iter().map(|m| m.split('@').next().unwrap().to_string()).collect();
         configured.dedup();
+        let mut shown_names = Vec::new();
         for (model, row) in configured.iter().zip(&lines[3..]) {
             let shown = row.split("  ").next().unwrap().trim_end();
-            let kept = shown.trim_end_matches('…');
-            assert!(model.starts_with(kept) && kept.chars().count() >= 10, "{model} shown as {shown:?}");
-            assert!(shown == model || shown.ends_with('…'), "{model} shown as {shown:?}");
+            let (head, tail) = shown.split_once('…').unwrap_or((shown, ""));
+            assert!(model.starts_with(head) && model.ends_with(tail) && shown.chars().count() >= 10, "{model} shown as {shown:?}");
+            assert!(shown == model || shown.contains('…'), "{model} shown as {shown:?}");
+            shown_names.push(shown);
         }
+        let mut distinct = shown_names.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), shown_names.len(), "rows told apart at width {width}: {shown_names:?}");
         assert!(output.contains("Per model × tool: the most invalid calls"), "{output}");
     }
     // The advice runs as printed and prints every table.
@@ -127,7 +140,7 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
     assert_fits(&all, 100);
 
     assert!(wide.lines().any(|l| l.chars().count() > 120) && wide.contains("qwen2.5-coder-0.5b-local-text "), "{wide}");
-    assert!(!wide.contains("more columns in report.md"));
+    assert!(!wide.contains("more column"));
 
     assert!(forced.starts_with("\u{1b}[1mPer model and arm ("), "{forced:?}");
     assert!(!plain.contains('\u{1b}'));
@@ -178,4 +191,18 @@ fn compare_leads_with_its_verdict_and_cuts_long_lists_at_every_width() {
     let same = calltape(&["compare", "base/latest", "base/latest"], dir, 80, &[]);
     assert_eq!(same.status.code(), Some(0));
     assert_eq!(text(&same).lines().nth(1), Some("Gate: passed (every figure within its threshold)"));
+}
+
+#[test]
+fn run_help_wraps_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    for width in WIDTHS {
+        let out = calltape(&["run", "--help"], dir.path(), width, &[]);
+        assert!(out.status.success());
+        let help = text(&out);
+        assert!(help.contains("--repair <REPAIR>"), "{help}");
+        for line in help.lines() {
+            assert!(line.chars().count() <= width, "a line of {} columns at width {width}: {line:?}", line.chars().count());
+        }
+    }
 }

@@ -9,10 +9,11 @@ use std::path::PathBuf;
 
 use super::show::{load, look};
 use super::{shell_word, Failure, Outcome};
+use crate::core::plural::count;
 use crate::report::encode::terminal;
 use crate::transcript::align::align;
 use crate::transcript::render;
-use crate::transcript::{scenario_matches, UnitTranscript};
+use crate::transcript::{model_matches, models_of, scenario_matches, UnitTranscript};
 
 /// Pairs rendered (or listed) at most.
 const SHOWN: usize = 20;
@@ -50,6 +51,32 @@ impl Pair<'_> {
     }
 }
 
+/// The (A, B) models two `--model` names compare in one run: each name is a
+/// model, or a configured model for all its arms. Two armed names pair
+/// arm by arm (`sim-strong@off` with `sim-cheap-types@off`); one model
+/// against an armed name pairs with each of its arms.
+fn model_pairs<'m>(a: &str, b: &str, models: &[&'m str]) -> Vec<(&'m str, &'m str)> {
+    let named = |name: &str| -> Vec<&'m str> {
+        let exact: Vec<&'m str> = models.iter().copied().filter(|m| *m == name).collect();
+        if exact.is_empty() {
+            models.iter().copied().filter(|m| model_matches(name, m)).collect()
+        } else {
+            exact
+        }
+    };
+    let (ma, mb) = (named(a), named(b));
+    let arm = |m: &str| m.split_once('@').map(|(_, arm)| arm.to_string());
+    let mut pairs = Vec::new();
+    for x in &ma {
+        for y in &mb {
+            if x != y && (ma.len() == 1 || mb.len() == 1 || arm(x) == arm(y)) {
+                pairs.push((*x, *y));
+            }
+        }
+    }
+    pairs
+}
+
 /// Prints the aligned trajectories, or the units whose verdicts differ.
 pub fn diff(args: DiffArgs) -> Outcome {
     // Write errors are ignored: a reader that went away (`| head`) ends the output, not the command.
@@ -67,31 +94,39 @@ pub fn diff(args: DiffArgs) -> Outcome {
     let a_units = load(&args.runs[0])?;
     let b_units = if across_models { None } else { Some(load(&args.runs[1])?) };
     let b_all = b_units.as_deref().unwrap_or(&a_units);
+    let known = || {
+        let mut models = models_of(&a_units);
+        models.extend(models_of(b_all).into_iter().filter(|m| !models.contains(m)).collect::<Vec<_>>());
+        terminal(&models.join(", ")).into_owned()
+    };
+    let model_pairs = if across_models { model_pairs(&args.model[0], &args.model[1], &models_of(&a_units)) } else { Vec::new() };
     let mut pairs = Vec::new();
     for a in &a_units {
-        let (model_b, labels) = if across_models {
-            if a.unit.model != args.model[0] {
-                continue;
-            }
-            (args.model[1].as_str(), (args.model[0].clone(), args.model[1].clone()))
+        // The models a's unit is compared with, and the labels of the two sides.
+        let sides: Vec<(&str, (String, String))> = if across_models {
+            model_pairs.iter().filter(|(x, _)| *x == a.unit.model).map(|(x, y)| (*y, (x.to_string(), y.to_string()))).collect()
+        } else if args.model.first().is_none_or(|m| model_matches(m, &a.unit.model)) {
+            vec![(a.unit.model.as_str(), (format!("{} (base)", a.unit.model), format!("{} (current)", a.unit.model)))]
         } else {
-            if args.model.first().is_some_and(|m| *m != a.unit.model) {
-                continue;
+            Vec::new()
+        };
+        for (model_b, labels) in sides {
+            let same = |b: &&UnitTranscript| {
+                b.unit.model == model_b
+                    && b.unit.suite == a.unit.suite
+                    && b.unit.scenario == a.unit.scenario
+                    && b.unit.trial == a.unit.trial
+            };
+            if let Some(b) = b_all.iter().find(same) {
+                pairs.push(Pair { a, b, labels });
             }
-            (a.unit.model.as_str(), (format!("{} (base)", a.unit.model), format!("{} (current)", a.unit.model)))
-        };
-        let same = |b: &&UnitTranscript| {
-            b.unit.model == model_b && b.unit.suite == a.unit.suite && b.unit.scenario == a.unit.scenario && b.unit.trial == a.unit.trial
-        };
-        if let Some(b) = b_all.iter().find(same) {
-            pairs.push(Pair { a, b, labels });
         }
     }
     if pairs.is_empty() {
         return Err(Failure::bad(format!(
-            "nothing to compare: no scenario ran for {} on both sides (check the model names: `calltape show {}` lists the failed units)",
+            "nothing to compare: no scenario ran for {} on both sides; the models that ran: {} (a model with arms is named MODEL@ARM, or by MODEL for all its arms)",
             if args.model.is_empty() { "any model".to_string() } else { terminal(&args.model.join(" and ")).into_owned() },
-            shell_word(&args.runs[0].display().to_string())
+            known()
         )));
     }
     pairs.retain(|p| args.trial.is_none_or(|n| p.a.unit.trial == n));
@@ -100,7 +135,10 @@ pub fn diff(args: DiffArgs) -> Outcome {
     };
     pairs.retain(|p| scenario_matches(glob, &p.a.unit));
     if pairs.is_empty() {
-        return Err(Failure::bad(format!("no scenario matching {:?} ran on both sides", terminal(glob))));
+        return Err(Failure::bad(format!(
+            "no scenario matching {:?} ran on both sides; without --scenario, diff lists the units whose verdicts differ",
+            terminal(glob)
+        )));
     }
     if args.trial.is_none() && pairs.iter().any(Pair::verdicts_differ) {
         pairs.retain(Pair::verdicts_differ);
@@ -124,7 +162,7 @@ pub fn diff(args: DiffArgs) -> Outcome {
     if args.json {
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json).map_err(Failure::bad)?);
     } else if pairs.len() > SHOWN {
-        let _ = writeln!(out, "\n… and {} more pair(s): narrow with --scenario or --trial", pairs.len() - SHOWN);
+        let _ = writeln!(out, "\n… and {}: narrow with --scenario or --trial", count(pairs.len() - SHOWN, "more pair"));
     }
     Ok(())
 }
@@ -160,7 +198,13 @@ fn list_differing(args: &DiffArgs, pairs: &[Pair<'_>]) -> Outcome {
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&rows).map_err(Failure::bad)?);
         return Ok(());
     }
-    let _ = writeln!(out, "{} of {} compared unit(s) have different verdicts; explain one with:", differing.len(), pairs.len());
+    let _ = writeln!(
+        out,
+        "{} of {} {} different verdicts; explain one with:",
+        differing.len(),
+        count(pairs.len(), "compared unit"),
+        if differing.len() == 1 { "has" } else { "have" }
+    );
     for p in differing.iter().take(SHOWN) {
         let word = |t: &UnitTranscript| match &t.verdict {
             Some(v) if v.passed => "passed",

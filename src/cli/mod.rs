@@ -125,7 +125,7 @@ fn print_load_errors(errors: &[crate::scenario::LoadError]) {
     for e in errors {
         print_error(&e);
     }
-    eprintln!("{} problem(s) found; fix them and run again (`calltape check` lists them too)", errors.len());
+    eprintln!("{} found; fix them and run again (`calltape check` lists them too)", crate::core::plural::count(errors.len(), "problem"));
 }
 
 /// Outside text for the terminal, a line at a time, each with control, bidi

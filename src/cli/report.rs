@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{shell_word, CommandError, Failure, Outcome, OutputArgs};
+use crate::core::plural::count;
 use crate::events::UnitKey;
 use crate::{report, runner};
 
@@ -70,6 +71,12 @@ pub fn merge(run_dirs: &[PathBuf], out: &Path) -> Outcome {
     rerender(&folder.dir, &OutputArgs::default())?;
     let latest = runner::update_latest(out, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "merged run", dir: folder.dir.clone(), source }))?;
-    println!("{} runs merged: {} units → {} (copied to {})", run_dirs.len(), folder.units, folder.dir.display(), latest.display());
+    println!(
+        "{} merged: {} → {} (copied to {})",
+        count(run_dirs.len(), "run"),
+        count(folder.units, "unit"),
+        folder.dir.display(),
+        latest.display()
+    );
     Ok(())
 }

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::core::cassette::check_speed;
 use crate::core::modes::{ApprovalMode, RepairMode};
 use crate::core::modes::{CassetteMode, ReplayTiming};
+use crate::core::plural::count;
 use crate::transport::cassette::CassetteSummary;
 use crate::{plan, report, run_folder, runner};
 
@@ -207,7 +208,7 @@ pub async fn run(args: RunArgs) -> Outcome {
     let target = match target_dir {
         Some(dir) => {
             let done = plan::prepare_resume(&dir).map_err(Failure::bad)?;
-            eprintln!("resuming {}: {} units already done", dir.display(), done.len());
+            eprintln!("resuming {}: {} already done", dir.display(), count(done.len(), "unit"));
             runner::RunTarget::Resume { dir, done }
         }
         None => runner::RunTarget::New(&plan),
@@ -242,7 +243,7 @@ pub async fn run(args: RunArgs) -> Outcome {
     let latest = runner::update_latest(out_dir, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "run", dir: folder.dir.clone(), source }))?;
     super::report::print_tables(&tables, &output, &latest)?;
-    println!("{units_run} units ran in {ran:.2} s ({:.0} units/s){peak}", units_run as f64 / ran.max(1e-9));
+    println!("{} ran in {ran:.2} s ({:.0} units/s){peak}", count(units_run, "unit"), units_run as f64 / ran.max(1e-9));
     if folder.remaining > 0 {
         println!(
             "interrupted: {} of {} units done → {} (copied to {})",
@@ -259,7 +260,7 @@ pub async fn run(args: RunArgs) -> Outcome {
         eprintln!("resume with: calltape run --resume {}{config}", shell_word(&folder.dir.display().to_string()));
         return Err(Failure::Interrupted);
     }
-    println!("{} units → {} (copied to {})", folder.units, folder.dir.display(), latest.display());
+    println!("{} → {} (copied to {})", count(folder.units, "unit"), folder.dir.display(), latest.display());
     let cassettes = report_cassettes(&folder.cassettes, &config.cassettes.dir);
     report_errored(&tables).and(cassettes)
 }
@@ -423,14 +424,52 @@ fn check_mcp_tools(plan: &plan::RunPlan) -> Result<(), Failure> {
     }
 }
 
+/// What `--repair X` did on models with arms: which arm each runs, who is
+/// left out, and how to run without arms instead.
+fn repair_arm_notes(repair: RepairMode, picked: &crate::config::RepairArms) -> Vec<String> {
+    let repair = repair.as_str();
+    let mut by_arm: Vec<(&str, usize)> = Vec::new();
+    for (_, arm) in &picked.arms {
+        match by_arm.iter_mut().find(|(a, _)| a == arm) {
+            Some((_, n)) => *n += 1,
+            None => by_arm.push((arm, 1)),
+        }
+    }
+    let mut notes = Vec::new();
+    if !by_arm.is_empty() {
+        let arms: Vec<String> = by_arm.iter().map(|(a, n)| format!("`{a}` for {}", count(*n, "model"))).collect();
+        notes.push(format!(
+            "--repair {repair} with arms runs the arm that repairs {repair}: {}; `--no-arms --repair {repair}` runs without arms",
+            arms.join(", ")
+        ));
+    }
+    if !picked.left_out.is_empty() {
+        notes.push(format!("--repair {repair}: left out, no arm repairs {repair}: {}", crate::config::describe_arms(&picked.left_out)));
+    }
+    notes
+}
+
 /// The plan of a new run: the configuration with the flags applied, checked.
 fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
     let (mut config, origin) = load_config(args.config.as_deref())?;
     args.apply_to(&mut config);
     config.cassettes.validate().map_err(|e| Failure::bad(CommandError::Flag { flag: "--replay-speed", source: e.into() }))?;
     config.select_models(&args.models).map_err(Failure::bad)?;
+    if let (Some(repair), false) = (args.repair, args.no_arms) {
+        let picked = config.keep_repair_arm(repair).map_err(Failure::bad)?;
+        for note in repair_arm_notes(repair, &picked) {
+            eprintln!("note: {note}");
+        }
+    }
     config.expand_arms().map_err(Failure::bad)?;
     config.keep_variants(&args.models);
+    if let (Some(repair), true) = (args.repair, config.models.is_empty()) {
+        return Err(Failure::bad(format!(
+            "--model {} names other arms than the one --repair {} picks; name the arm alone (--model MODEL@ARM) or the model with --repair",
+            args.models.join(" --model "),
+            repair.as_str()
+        )));
+    }
     let mut plan = plan::RunPlan {
         config,
         config_origin: origin,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{shell_word, terminal_width, CommandError, Failure, Outcome};
 use crate::core::glob::glob_escape;
+use crate::core::plural::count;
 use crate::report::encode::terminal;
 use crate::transcript::render::{self, Look};
 use crate::transcript::{self, Selection, UnitTranscript};
@@ -74,8 +75,7 @@ pub fn show(args: ShowArgs) -> Outcome {
     }
     let chosen: Vec<&UnitTranscript> = all.iter().filter(|t| selection.matches(&t.unit)).collect();
     if chosen.is_empty() {
-        let mut models: Vec<&str> = all.iter().map(|t| t.unit.model.as_str()).collect();
-        models.dedup();
+        let models = transcript::models_of(&all);
         return Err(Failure::bad(format!(
             "no unit of {} matches the selection; its models: {} (scenarios are matched as `id` or `suite/id`, `*` for any characters; `calltape show {}` lists the failed units)",
             args.run_dir.display(),
@@ -95,7 +95,8 @@ pub fn show(args: ShowArgs) -> Outcome {
         let _ = write!(out, "{}", render::transcript(t, &look));
     }
     if chosen.len() > SHOWN {
-        let _ = writeln!(out, "\n… and {} more unit(s): narrow the selection with --model, --scenario or --trial", chosen.len() - SHOWN);
+        let _ =
+            writeln!(out, "\n… and {}: narrow the selection with --model, --scenario or --trial", count(chosen.len() - SHOWN, "more unit"));
     }
     Ok(())
 }
@@ -122,7 +123,7 @@ fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
         return Ok(());
     }
     if failed.is_empty() && errored.is_empty() {
-        let _ = writeln!(out, "{} units in {}, none failed; show one with --model M --scenario ID", all.len(), dir.display());
+        let _ = writeln!(out, "{} in {}, none failed; show one with --model M --scenario ID", count(all.len(), "unit"), dir.display());
         return Ok(());
     }
     let shown_dir = terminal(&dir.display().to_string()).into_owned();
@@ -136,15 +137,15 @@ fn list_failed(dir: &Path, all: &[UnitTranscript], json: bool) -> Outcome {
         }
     };
     if !failed.is_empty() {
-        let _ = writeln!(out, "{} of {} units failed in {shown_dir}; show one with:", failed.len(), all.len());
+        let _ = writeln!(out, "{} of {} failed in {shown_dir}; show one with:", failed.len(), count(all.len(), "unit"));
         list(&mut out, &failed);
     }
     if !errored.is_empty() {
         let _ = writeln!(
             out,
-            "{} of {} units errored in {shown_dir} (no answer: neither passed nor failed, not in the pass rates); show one with:",
+            "{} of {} errored in {shown_dir} (no answer: neither passed nor failed, not in the pass rates); show one with:",
             errored.len(),
-            all.len()
+            count(all.len(), "unit")
         );
         list(&mut out, &errored);
     }

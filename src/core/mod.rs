@@ -11,6 +11,7 @@ pub mod matcher;
 pub mod mcp;
 pub mod modes;
 pub mod names;
+pub mod plural;
 pub mod prices;
 pub mod rng;
 pub mod time;

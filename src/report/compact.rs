@@ -8,6 +8,7 @@ use polars::prelude::*;
 use super::fit::Keep;
 use super::sections::Section;
 use super::terminal::{self, View};
+use crate::core::plural::count;
 use crate::metrics::columns::{f64s, strings, u64s};
 use crate::metrics::schema;
 use crate::metrics::Tables;
@@ -151,19 +152,62 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
         shown.push((PASS_IN.into(), "pass no arms".into(), Keep::Core));
     }
     let (first, last) = (arm_order.first().cloned().unwrap_or_default(), arm_order.last().cloned().unwrap_or_default());
-    shown.push((ARM_DIFF.into(), format!("{last}−{first}"), Keep::Core));
-    shown.push((schema::P_VALUE.into(), "p".into(), Keep::Core));
+    // One arm (`--repair off` picks it) has nothing to be paired with.
+    let paired = arm_order.len() > 1;
+    if paired {
+        shown.push((ARM_DIFF.into(), format!("{last}−{first}"), Keep::Core));
+        shown.push((schema::P_VALUE.into(), "p".into(), Keep::Core));
+    }
     shown.push((schema::INVALID_RATE.into(), "invalid".into(), Keep::Extra));
     shown.push((schema::TOTAL_COST_USD.into(), "cost $ all arms".into(), Keep::Extra));
     let section = Section {
-        title: format!("Per model and arm ({} models × {} arms, paired on the same runs)", base_order.len(), arm_order.len()),
+        title: format!(
+            "Per model and arm ({})",
+            arms_in_title(&base_order.iter().map(|b| rows_of(b).iter().filter(|&&i| !arms[i].is_empty()).count()).collect::<Vec<_>>())
+        ),
         frame,
         columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
-        note: Some(format!("{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p; each arm: --all")),
+        note: paired.then(|| format!("{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p; each arm: --all")),
         terminal: true,
         terminal_rows: None,
     };
     Ok((section, shown.iter().map(|(_, _, k)| *k).collect()))
+}
+
+/// How many models ran in how many arms, for the title: `11 models × 3
+/// arms, paired on the same runs`, or where models differ `8 models × 3
+/// arms, 2 × 2, 1 without arms; paired runs`. `arms`: each model's count.
+fn arms_in_title(arms: &[usize]) -> String {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for &a in arms {
+        match groups.iter_mut().find(|(n, _)| *n == a) {
+            Some((_, models)) => *models += 1,
+            None => groups.push((a, 1)),
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.0));
+    // One arm (`--repair off` picks it) pairs nothing.
+    let paired = groups.iter().any(|&(arms, _)| arms > 1);
+    if let [(arms, models)] = groups[..] {
+        if !paired {
+            return format!("{} × {}", count(models, "model"), count(arms, "arm"));
+        }
+        return format!("{} × {}, paired on the same runs", count(models, "model"), count(arms, "arm"));
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, &(arms, models))| match (i, arms) {
+            (_, 0) => format!("{models} without arms"),
+            (0, _) => format!("{} × {}", count(models, "model"), count(arms, "arm")),
+            _ => format!("{models} × {arms}"),
+        })
+        .collect();
+    if paired {
+        format!("{}; paired runs", parts.join(", "))
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// Display columns of the per-model-and-arm table.
@@ -198,4 +242,17 @@ pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>>
     // The errored models, with their first error, right under their rows.
     let errored = super::sections::errored(tables)?.map(|s| (s, vec![]));
     [Some(per_model), errored, Some(per_tool)].iter().flatten().map(|(s, keep)| terminal::render(s, keep, view)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arms_in_title;
+
+    #[test]
+    fn the_title_counts_models_by_their_arms() {
+        assert_eq!(arms_in_title(&[3, 3]), "2 models × 3 arms, paired on the same runs");
+        assert_eq!(arms_in_title(&[1]), "1 model × 1 arm");
+        assert_eq!(arms_in_title(&[1, 1, 0]), "2 models × 1 arm, 1 without arms");
+        assert_eq!(arms_in_title(&[3, 2, 3, 0, 2]), "2 models × 3 arms, 2 × 2, 1 without arms; paired runs");
+    }
 }

@@ -70,8 +70,10 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
     if let Some(text) = &section.note {
         out.push_str(&note(text));
     }
-    if fitted.hidden > 0 && view.all {
-        out.push_str(&note(&format!("({} more columns in report.md and the CSV files)", fitted.hidden)));
+    // A column left out is named, so a narrow screen never drops a figure silently.
+    if !fitted.hidden.is_empty() {
+        let more = crate::core::plural::count(fitted.hidden.len(), "more column");
+        out.push_str(&note(&format!("({more}: {}; --wide shows every column)", fitted.hidden.join(", "))));
     }
     Ok(out)
 }

@@ -134,12 +134,23 @@ pub fn align(a: &UnitTranscript, b: &UnitTranscript, labels: (&str, &str)) -> Al
     Alignment { rows, first_divergence, decision }
 }
 
-/// The row where a missed expectation about `tool` shows: the first
-/// differing row that involves that tool, else the first divergence.
+/// The first row whose difference can change what happened: other final
+/// calls, or a call denied on one side only. A call repaired on one side
+/// that ends with the same arguments did the same thing: not decisive.
+fn first_decisive(rows: &[Row], ca: &[&CallStory], cb: &[&CallStory]) -> Option<usize> {
+    rows.iter().position(|r| decisive(r, ca, cb))
+}
+
+fn decisive(r: &Row, ca: &[&CallStory], cb: &[&CallStory]) -> bool {
+    r.op != Op::Same || r.a.zip(r.b).is_some_and(|(i, j)| ca[i].denied() != cb[j].denied())
+}
+
+/// The row where a missed expectation about `tool` is decided: the first
+/// decisive row that involves that tool, else the first decisive row, else
+/// the first divergence.
 fn row_of(tool: Option<&str>, rows: &[Row], ca: &[&CallStory], cb: &[&CallStory], first: Option<usize>) -> Option<usize> {
     let involves = |r: &Row, t: &str| r.a.is_some_and(|i| ca[i].tool == t) || r.b.is_some_and(|j| cb[j].tool == t);
-    let differs = |r: &Row| r.op != Op::Same || r.a.zip(r.b).is_some_and(|(i, j)| treatment(ca[i]) != treatment(cb[j]));
-    tool.and_then(|t| rows.iter().position(|r| differs(r) && involves(r, t))).or(first)
+    tool.and_then(|t| rows.iter().position(|r| decisive(r, ca, cb) && involves(r, t))).or_else(|| first_decisive(rows, ca, cb)).or(first)
 }
 
 /// The expectation, in the words of the scenario file.
@@ -205,7 +216,7 @@ fn decide(
                     vb.reason
                 )
             };
-            Decision { summary, expectation: None, row: first }
+            Decision { summary, expectation: None, row: first_decisive(rows, ca, cb).or(first) }
         }
     }
 }

@@ -58,10 +58,10 @@ fn item(out: &mut String, label: &str, value: &str) {
 fn verdict(t: &UnitTranscript) -> String {
     match &t.verdict {
         None => "<span class=\"pending\">UNFINISHED</span> (the run stopped before this unit ended)".into(),
-        Some(v) if v.passed => format!("<span class=\"passed\">PASSED</span> in {} step(s)", v.steps),
+        Some(v) if v.passed => format!("<span class=\"passed\">PASSED</span> in {}", crate::core::plural::count(v.steps, "step")),
         Some(v) => {
             let word = if v.error { "ERROR" } else { "FAILED" };
-            format!("<span class=\"failed\">{word}</span> in {} step(s): {}", v.steps, text(&v.reason))
+            format!("<span class=\"failed\">{word}</span> in {}: {}", crate::core::plural::count(v.steps, "step"), text(&v.reason))
         }
     }
 }
@@ -189,8 +189,9 @@ pub fn write_page(
     )?;
     writeln!(
         out,
-        "<p class=\"note\">{} of {total_failed} failed unit(s), in the order of the failed-scenarios table in report.html.</p>\n</header>\n<main>",
-        listed.len()
+        "<p class=\"note\">{} of {}, in the order of the failed-scenarios table in report.html.</p>\n</header>\n<main>",
+        listed.len(),
+        crate::core::plural::count(total_failed, "failed unit")
     )?;
     let mut section = String::new();
     for key in listed {
@@ -201,7 +202,12 @@ pub fn write_page(
     out.write_all(b"</main>\n")?;
     let more = total_failed.saturating_sub(listed.len());
     if more > 0 {
-        writeln!(out, "<p class=\"note\">… and {more} more failed unit(s), listed by <code>{}</code></p>", text(show_command))?;
+        writeln!(
+            out,
+            "<p class=\"note\">… and {}, listed by <code>{}</code></p>",
+            crate::core::plural::count(more, "more failed unit"),
+            text(show_command)
+        )?;
     }
     out.write_all(b"<footer>Written by calltape from this run's events.jsonl.</footer>\n</body>\n</html>\n")
 }
@@ -241,7 +247,7 @@ mod tests {
             let id = transcript_link(key).split_once('#').unwrap().1.to_string();
             assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
         }
-        assert!(html.contains("… and 50 more failed unit(s), listed by <code>calltape show &apos;my runs/r1&apos;</code>"), "{html}");
+        assert!(html.contains("… and 50 more failed units, listed by <code>calltape show &apos;my runs/r1&apos;</code>"), "{html}");
         assert!(!html.contains("<script") && html.contains("Content-Security-Policy"));
     }
 

@@ -356,10 +356,28 @@ impl Selection {
 
     /// Whether `unit` is selected.
     pub fn matches(&self, unit: &UnitKey) -> bool {
-        self.model.as_ref().is_none_or(|m| glob_matches(m, &unit.model))
+        self.model.as_ref().is_none_or(|m| model_matches(m, &unit.model))
             && self.scenario.as_ref().is_none_or(|s| scenario_matches(s, unit))
             && self.trial.is_none_or(|n| n == unit.trial)
     }
+}
+
+/// Whether `--model NAME` (a glob) names this model: by its name, or by the
+/// configured model it is an arm of (`sim-strong` names `sim-strong@off`,
+/// `sim-strong@local` and `sim-strong@full`).
+pub fn model_matches(glob: &str, model: &str) -> bool {
+    glob_matches(glob, model) || model.split_once('@').is_some_and(|(base, _)| glob_matches(glob, base))
+}
+
+/// The models of these units, each once, in the order they first ran.
+pub fn models_of(units: &[UnitTranscript]) -> Vec<&str> {
+    let mut models: Vec<&str> = Vec::new();
+    for t in units {
+        if !models.contains(&t.unit.model.as_str()) {
+            models.push(&t.unit.model);
+        }
+    }
+    models
 }
 
 /// Whether a scenario glob names this unit's scenario (`id` or `suite/id`).

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::align::{describe, Alignment, Op};
 use super::{CallStory, UnitTranscript};
+use crate::core::plural::count;
 use crate::pipeline::CallOutcome;
 use crate::report::encode::terminal;
 
@@ -66,12 +67,7 @@ fn labelled(out: &mut String, look: &Look, indent: usize, label: &str, text: &st
     // A text's own lines stay lines; each is escaped, then cut to the room.
     let mut lines = text.split('\n').flat_map(|line| {
         let chars: Vec<char> = terminal(line.trim_end_matches('\r')).chars().collect();
-        let pieces: Vec<String> = chars.chunks(room).map(|c| c.iter().collect()).collect();
-        if pieces.is_empty() {
-            vec![String::new()]
-        } else {
-            pieces
-        }
+        wrap(&chars, room)
     });
     let first = lines.next().unwrap_or_default();
     let _ = writeln!(out, "{}{first}", look.dim(&head));
@@ -80,15 +76,31 @@ fn labelled(out: &mut String, look: &Look, indent: usize, label: &str, text: &st
     }
 }
 
+/// `chars` in pieces of at most `room`, each ending after a space or a
+/// JSON separator (`,` `:` `{` `}` `[` `]`) where one falls in the second
+/// half of the piece, so `false` or a number is never split; a token longer
+/// than that is cut where the room ends.
+fn wrap(chars: &[char], room: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut rest = chars;
+    while rest.len() > room {
+        let end = (room / 2..room).rev().find(|&i| matches!(rest[i], ' ' | ',' | ':' | '{' | '}' | '[' | ']')).map_or(room, |i| i + 1);
+        pieces.push(rest[..end].iter().collect::<String>().trim_end().to_string());
+        rest = &rest[end..];
+    }
+    pieces.push(rest.iter().collect());
+    pieces
+}
+
 /// The verdict line: PASSED, or FAILED and why.
 fn verdict_line(t: &UnitTranscript, look: &Look) -> String {
     match &t.verdict {
         None => look.yellow("UNFINISHED (the run stopped before this unit ended)"),
-        Some(v) if v.passed => look.green(&format!("PASSED in {} step(s)", v.steps)),
+        Some(v) if v.passed => look.green(&format!("PASSED in {}", count(v.steps, "step"))),
         Some(v) if v.error => {
-            format!("{} (no answer: neither passed nor failed) in {} step(s): {}", look.red("ERRORED"), v.steps, terminal(&v.reason))
+            format!("{} (no answer: neither passed nor failed) in {}: {}", look.red("ERRORED"), count(v.steps, "step"), terminal(&v.reason))
         }
-        Some(v) => format!("{} in {} step(s): {}", look.red("FAILED"), v.steps, terminal(&v.reason)),
+        Some(v) => format!("{} in {}: {}", look.red("FAILED"), count(v.steps, "step"), terminal(&v.reason)),
     }
 }
 
@@ -252,8 +264,13 @@ pub fn diff(a: &UnitTranscript, b: &UnitTranscript, labels: (&str, &str), al: &A
         let right = row.b.map_or_else(String::new, |k| fit(&cell(cb[k]), col));
         let pad = col.saturating_sub(left.chars().count());
         let mut line = format!("{:>3} {sign} {left}{}  {right}", i + 1, " ".repeat(pad));
-        if Some(i) == al.first_divergence {
-            line.push_str("  ← first divergence");
+        // Where they part, and the difference that decided the verdict
+        // (a repaired call that ends the same is not it).
+        match (Some(i) == al.first_divergence, Some(i) == al.decision.row) {
+            (true, true) => line.push_str("  ← first divergence, decides"),
+            (true, false) => line.push_str("  ← first divergence"),
+            (false, true) => line.push_str("  ← decides"),
+            (false, false) => {}
         }
         let line = match row.op {
             Op::OnlyA => look.red(&line),
