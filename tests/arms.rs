@@ -55,7 +55,7 @@ fn every_unit_runs_once_per_arm_and_the_arms_are_paired() {
     // The default view: a row per model, its pass rate in each arm, the
     // paired difference of the last arm over the first and its p-value.
     assert!(stdout.starts_with("Per model and arm (2 models × 3 arms, paired on the same runs)"), "{stdout}");
-    assert!(stdout.contains("pass off  pass local  pass full  full−off      p"), "{stdout}");
+    assert!(stdout.contains("off  local  full  full−off      p"), "{stdout}");
     assert!(!stdout.contains("w/o repair"), "the bound gives way to the measured arms: {stdout}");
     let all = calltape(&["report", dir.path().join("r/latest").to_str().unwrap(), "--all"], project_root());
     assert!(String::from_utf8_lossy(&all.stdout).contains("What each arm buys, paired with the model's first arm"), "{}", text(&all));
@@ -282,7 +282,7 @@ fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
     let table = |s: &str| s.split("\n\n").next().unwrap().to_string();
     assert_ne!(table(&default), table(&off_out), "--repair off changes the table");
     assert!(off_out.starts_with("Per model and arm (10 models × 1 arm, 1 without arms)\n"), "{off_out}");
-    assert!(off_out.contains("pass off") && !off_out.contains("pass full") && !off_out.contains("off−off"), "{off_out}");
+    assert!(off_out.contains(" off ") && !off_out.contains(" full ") && !off_out.contains("off−off"), "{off_out}");
     let stderr = String::from_utf8_lossy(&off.stderr);
     assert!(
         stderr.contains(

@@ -146,10 +146,10 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
     let mut shown: Vec<(String, String, Keep)> =
         vec![(schema::MODEL.into(), "model".into(), Keep::Core), (schema::SCENARIOS.into(), "runs".into(), Keep::Core)];
     for arm in &arm_order {
-        shown.push((format!("{PASS_IN}{arm}"), format!("pass {arm}"), Keep::Core));
+        shown.push((format!("{PASS_IN}{arm}"), arm.clone(), Keep::Core));
     }
     if plain {
-        shown.push((PASS_IN.into(), "pass no arms".into(), Keep::Core));
+        shown.push((PASS_IN.into(), "no arms".into(), Keep::Core));
     }
     let (first, last) = (arm_order.first().cloned().unwrap_or_default(), arm_order.last().cloned().unwrap_or_default());
     // One arm (`--repair off` picks it) has nothing to be paired with.
@@ -159,7 +159,7 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
         shown.push((schema::P_VALUE.into(), "p".into(), Keep::Core));
     }
     shown.push((schema::INVALID_RATE.into(), "invalid".into(), Keep::Extra));
-    shown.push((schema::TOTAL_COST_USD.into(), "cost $ all arms".into(), Keep::Extra));
+    shown.push((schema::TOTAL_COST_USD.into(), "cost $".into(), Keep::Extra));
     let section = Section {
         title: format!(
             "Per model and arm ({})",
@@ -167,11 +167,27 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
         ),
         frame,
         columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
-        note: paired.then(|| format!("{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p; each arm: --all")),
+        // Short labels, so that invalid and cost fit at 100 columns; the note names them.
+        note: Some(arms_note(&arm_order, plain, paired)),
         terminal: true,
         terminal_rows: None,
     };
     Ok((section, shown.iter().map(|(_, _, k)| *k).collect()))
+}
+
+/// What the arms table's short labels mean (`off, local, full: pass rate
+/// (95% intervals: --all); cost $: all arms`), then the paired difference
+/// and its p-value.
+fn arms_note(arm_order: &[String], plain: bool, paired: bool) -> String {
+    let mut labels = arm_order.to_vec();
+    if plain {
+        labels.push("no arms".into());
+    }
+    let mut note = format!("{}: pass rate (95% intervals: --all); cost $: all arms", labels.join(", "));
+    if let (true, Some(first), Some(last)) = (paired, arm_order.first(), arm_order.last()) {
+        note.push_str(&format!("\n{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p"));
+    }
+    note
 }
 
 /// How many models ran in how many arms, for the title: `11 models × 3

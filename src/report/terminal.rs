@@ -68,7 +68,7 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
         out.push_str(&note(&format!("({more_rows} more rows in report.md and the CSV files)")));
     }
     if let Some(text) = &section.note {
-        out.push_str(&note(text));
+        text.lines().for_each(|line| out.push_str(&note(line)));
     }
     // A column left out is named, so a narrow screen never drops a figure silently.
     if !fitted.hidden.is_empty() {
