@@ -309,7 +309,7 @@ async fn unused_auto_and_simulated() {
     assert_eq!((folder.cassettes.unused, folder.cassettes.missing), (1, 0));
     let n = cassette["interactions"].as_array().unwrap().len();
     assert!(folder.cassettes.warnings[0]
-        .starts_with(&format!("1 recorded interaction(s) left unused in {}: #{n} (sim-cheap-extra, key ", file.display())));
+        .starts_with(&format!("1 recorded interaction left unused in {}: #{n} (sim-cheap-extra, key ", file.display())));
     let reported = events.iter().find_map(|e| match &e.kind {
         EventKind::Cassette(CassetteEvent { unused, written, .. }) => Some((unused.len(), *written)),
         _ => None,

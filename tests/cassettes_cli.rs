@@ -32,8 +32,8 @@ fn the_bundled_recordings_verify_clean() {
     // 0.5B local models in two arms on 18 scenarios and 6 stateful ones, the
     // 1.5B one (no arms) on the 18.
     assert!(scenarios > 24);
-    assert!(stdout.starts_with(&format!("{} cassette(s), ", 2 * 2 * (18 + 6) + 18)), "{stdout}");
-    assert!(stdout.contains(": 0 error(s), 0 orphan(s), 0 warning(s)"), "{stdout}");
+    assert!(stdout.starts_with(&format!("{} cassettes, ", 2 * 2 * (18 + 6) + 18)), "{stdout}");
+    assert!(stdout.contains(": 0 errors, 0 orphans, 0 warnings"), "{stdout}");
 }
 
 #[test]
@@ -101,12 +101,12 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
         &format!("orphan: {}: ", p("coding/sim-strong@full/read-cargo-toml.t0.json")),
         "a simulated model's answers: simulators are computed in-process and never replayed",
     );
-    assert!(stdout.contains(" 2 error(s), 5 orphan(s), 1 warning(s)"), "{stdout}");
+    assert!(stdout.contains(" 2 errors, 5 orphans, 1 warning"), "{stdout}");
 
     let out = calltape(&["cassettes", "prune", r, "--dry-run"]);
     let (stdout, _) = text(&out);
     assert!(out.status.success());
-    assert!(stdout.ends_with("5 orphaned file(s) would delete (--dry-run)\n"), "{stdout}");
+    assert!(stdout.ends_with("5 orphaned files would delete (--dry-run)\n"), "{stdout}");
     assert!(rec.join("gone-suite").join(Q).join("x.t0.json").exists());
 
     let out = calltape(&["cassettes", "prune", r]);
@@ -116,7 +116,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
     assert!(!rec.join("gone-suite").exists() && !rec.join("coding/gpt-9").exists(), "emptied folders go too");
     assert!(strong.join("run-git-status.t0.json").exists(), "a broken cassette is not an orphan: it is for a person to fix");
     let out = calltape(&["cassettes", "verify", r]);
-    assert!(text(&out).0.contains(" 2 error(s), 0 orphan(s), 1 warning(s)"), "{}", text(&out).0);
+    assert!(text(&out).0.contains(" 2 errors, 0 orphans, 1 warning"), "{}", text(&out).0);
 
     let out = calltape(&["cassettes", "verify", dir.path().join("nowhere").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
@@ -131,7 +131,7 @@ fn replay_flags_strict_and_fail_fast() {
     let out = calltape(&["run", "--model", Q, "--filter", "read-*", "--out", o, "--replay-timing", "recorded", "--replay-speed", "1000"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
-    assert!(stdout.contains("cassettes (recordings): ") && stdout.contains(" interaction(s) replayed\n"), "{stdout}");
+    assert!(stdout.contains("cassettes (recordings): 1 interaction replayed\n"), "{stdout}");
     assert!(stderr.is_empty() || !stderr.contains("warning"), "{stderr}");
 
     // A second trial was never recorded: error rows and a warning; --strict
@@ -144,7 +144,7 @@ fn replay_flags_strict_and_fail_fast() {
     let out = calltape(&args);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
-    assert!(stdout.contains("1 request(s) with no recording (error rows)"), "{stdout}");
+    assert!(stdout.contains("1 request with no recording (error rows)"), "{stdout}");
     assert!(
         stderr.contains(&format!("warning: no recording for model {Q}, scenario coding/read-cargo-toml, trial 1"))
             && stderr.contains(&format!("Record it with `calltape run --mode record --config {config} --suite "))

@@ -61,7 +61,7 @@ async fn recorded_from_a_live_server_replays_identically_without_it() {
     let replayed = tokio::task::spawn_blocking(run("replay", &replay_out)).await.unwrap();
     assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
     assert!(
-        String::from_utf8_lossy(&replayed.stdout).contains(&format!("{served} interaction(s) replayed")),
+        String::from_utf8_lossy(&replayed.stdout).contains(&format!("{} replayed", calltape::core::plural::count(served, "interaction"))),
         "{}",
         String::from_utf8_lossy(&replayed.stdout)
     );

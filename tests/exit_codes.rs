@@ -206,7 +206,7 @@ fn repair_exits_1_when_the_outcome_is_still_invalid() {
     let out = calltape(&["repair", "--schema", schema, "--batch", mixed.to_str().unwrap()], dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE), "{stderr}");
-    assert!(stderr.contains("1 valid, 0 repaired, 1 invalid, 0 unreadable line(s)"), "{stderr}");
+    assert!(stderr.contains("1 valid, 0 repaired, 1 invalid, 0 unreadable lines"), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2, "every line is still reported");
     let unreadable = dir.path().join("bad.jsonl");
     std::fs::write(&unreadable, "not json\n").unwrap();

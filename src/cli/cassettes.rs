@@ -66,6 +66,6 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
     for path in &deleted {
         println!("{verb} {}", crate::report::encode::terminal(&path.display().to_string()));
     }
-    println!("{} orphaned file(s) {verb}{}", deleted.len(), if dry_run { " (--dry-run)" } else { "" });
+    println!("{} {verb}{}", crate::core::plural::count(deleted.len(), "orphaned file"), if dry_run { " (--dry-run)" } else { "" });
     Ok(())
 }

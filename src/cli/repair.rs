@@ -63,8 +63,11 @@ pub fn repair(args: RepairArgs) -> Outcome {
             standalone::run_batch(std::io::BufReader::new(file), std::io::BufWriter::new(stdout), schema.as_ref(), args.repair, &rules)
                 .map_err(Failure::bad)?;
         eprintln!(
-            "{} valid, {} repaired, {} invalid, {} unreadable line(s)",
-            counts.valid, counts.repaired, counts.invalid, counts.bad_lines
+            "{} valid, {} repaired, {} invalid, {}",
+            counts.valid,
+            counts.repaired,
+            counts.invalid,
+            crate::core::plural::count(counts.bad_lines, "unreadable line")
         );
         if counts.invalid + counts.bad_lines > 0 {
             return Err(Failure::Failed(None));

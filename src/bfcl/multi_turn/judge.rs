@@ -128,7 +128,7 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
             return Err(Failure {
                 kind: FailureType::ResponseMismatch,
                 turn: Some(turn),
-                detail: format!("{} ground-truth result(s) missing: {}", missing.len(), shown.join(" | ")),
+                detail: format!("{} missing: {}", crate::core::plural::count(missing.len(), "ground-truth result"), shown.join(" | ")),
             });
         }
     }

@@ -18,6 +18,7 @@ use super::secrets::SecretScan;
 use super::{store, CassetteError};
 use crate::core::cassette::CassetteSettings;
 use crate::core::modes::{CassetteMode, ReplayTiming};
+use crate::core::plural::count;
 use crate::events::{CassetteEvent, EventKind, UnitKey};
 use crate::interrupt::StopFlag;
 use crate::transport::{BoxFuture, CassetteMiss, HttpRequest, HttpResponse, NoRecording, Transport, TransportError};
@@ -456,7 +457,8 @@ impl CassetteSummary {
         if !outcome.unused.is_empty() {
             let keys: Vec<String> = outcome.unused.iter().map(|u| format!("#{} ({}, key {})", u.index + 1, u.model, u.key)).collect();
             let fate = if outcome.written { "dropped from" } else { "left unused in" };
-            let line = format!("{} recorded interaction(s) {fate} {}: {}", outcome.unused.len(), outcome.path.display(), keys.join(", "));
+            let line =
+                format!("{} {fate} {}: {}", count(outcome.unused.len(), "recorded interaction"), outcome.path.display(), keys.join(", "));
             if strict {
                 self.errors.push(line);
             } else {
@@ -480,15 +482,15 @@ impl CassetteSummary {
         if self.units == 0 {
             return None;
         }
-        let mut parts = vec![format!("{} interaction(s) replayed", self.replayed)];
+        let mut parts = vec![format!("{} replayed", count(self.replayed, "interaction"))];
         if self.recorded > 0 || self.written > 0 {
-            parts.push(format!("{} recorded, {} file(s) written", self.recorded, self.written));
+            parts.push(format!("{} recorded, {} written", self.recorded, count(self.written, "file")));
         }
         if self.missing > 0 {
-            parts.push(format!("{} request(s) with no recording (error rows)", self.missing));
+            parts.push(format!("{} with no recording (error rows)", count(self.missing, "request")));
         }
         if self.unused > 0 {
-            parts.push(format!("{} recorded interaction(s) unused", self.unused));
+            parts.push(format!("{} unused", count(self.unused, "recorded interaction")));
         }
         Some(format!("cassettes ({}): {}", dir.display(), parts.join(", ")))
     }

@@ -16,6 +16,7 @@ use super::format::Cassette;
 use super::secrets::SecretScan;
 use super::{store, CassetteError};
 use crate::config::ModelConfig;
+use crate::core::plural::count;
 use crate::scenario::Suite;
 
 /// What the cassettes are checked against.
@@ -78,12 +79,12 @@ impl Report {
     /// The closing line.
     pub fn summary(&self) -> String {
         format!(
-            "{} cassette(s), {} interaction(s): {} error(s), {} orphan(s), {} warning(s)",
-            self.files,
-            self.interactions,
-            self.count(Severity::Error),
-            self.count(Severity::Orphan),
-            self.count(Severity::Warning)
+            "{}, {}: {}, {}, {}",
+            count(self.files, "cassette"),
+            count(self.interactions, "interaction"),
+            count(self.count(Severity::Error), "error"),
+            count(self.count(Severity::Orphan), "orphan"),
+            count(self.count(Severity::Warning), "warning")
         )
     }
 }
