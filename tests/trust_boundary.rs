@@ -283,7 +283,7 @@ fn check_prints_a_hostile_suite_folder_name_escaped() {
     for raw in ['\u{1b}', '\u{7}', '\u{202e}', '\u{200b}'] {
         assert!(!stdout.contains(raw), "{raw:?} printed raw: {stdout:?}");
     }
-    assert!(stdout.contains("ok: suite\\x1b]8;;x\\x07\\u{202e}txt.exe\\u{200b} (1 scenarios)"), "{stdout:?}");
+    assert!(stdout.contains("ok: suite\\x1b]8;;x\\x07\\u{202e}txt.exe\\u{200b} (1 scenario)"), "{stdout:?}");
 }
 
 #[cfg(unix)]

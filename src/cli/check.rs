@@ -24,7 +24,7 @@ pub fn check(paths: Vec<PathBuf>, config: Option<PathBuf>) -> Outcome {
         problems += unmet.len();
         if unmet.is_empty() {
             // The suite's name is its folder's: outside text, escaped for the terminal.
-            println!("ok: {} ({} scenarios)", crate::report::encode::terminal(&s.name), s.len());
+            println!("ok: {} ({})", crate::report::encode::terminal(&s.name), crate::core::plural::count(s.len(), "scenario"));
         }
     }
     match problems {
