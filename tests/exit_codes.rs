@@ -213,3 +213,12 @@ fn repair_exits_1_when_the_outcome_is_still_invalid() {
     let out = calltape(&["repair", "--batch", unreadable.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(exit_codes::FAILURE));
 }
+
+#[test]
+fn a_filter_that_matches_nothing_names_what_there_is() {
+    let out = calltape(&["run", "--suite", "scenarios/coding", "--model", "sim-strong", "--filter", "no-such-*"], project_root());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no scenario matches the filters [\"no-such-*\"]; the suites hold coding (55: "), "{stderr}");
+    assert!(stderr.contains(", …) (a filter is a glob over scenario ids)"), "{stderr}");
+}

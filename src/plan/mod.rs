@@ -114,8 +114,13 @@ pub enum PlanError {
     /// The suites' problems, every one (each names its file:line:col).
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Load(Vec<crate::scenario::LoadError>),
-    #[error("no scenario matches the filters {filters:?}{shard}")]
-    NothingToRun { filters: Vec<String>, shard: String },
+    #[error("no scenario matches the filters {filters:?}{shard}; the suites hold {existing} (a filter is a glob over scenario ids)")]
+    NothingToRun {
+        filters: Vec<String>,
+        shard: String,
+        /// What there is to match: each suite with its first ids.
+        existing: String,
+    },
     #[error("{dir} cannot be resumed: it has no {PLAN_FILE} (only runs made by calltape 0.1 or later with a plan can be)")]
     NoPlan { dir: PathBuf },
     #[error("{path}: {message}; this plan was not written by calltape, or was edited: fix or remove that field")]
@@ -164,6 +169,7 @@ impl RunPlan {
     /// The suites to run: loaded, then narrowed by filters and shard.
     pub fn suites(&self) -> Result<Vec<Suite>, PlanError> {
         let mut suites = scenario::load_suites(&self.config.run.suites).map_err(PlanError::Load)?;
+        let existing = existing_ids(&suites);
         for suite in &mut suites {
             let name = suite.name.clone();
             suite.retain(|id| {
@@ -174,7 +180,7 @@ impl RunPlan {
         suites.retain(|s| !s.is_empty());
         if suites.is_empty() {
             let shard = self.shard.map(|s| format!(" in shard {}/{}", s.index, s.count)).unwrap_or_default();
-            return Err(PlanError::NothingToRun { filters: self.filters.clone(), shard });
+            return Err(PlanError::NothingToRun { filters: self.filters.clone(), shard, existing });
         }
         Ok(suites)
     }
@@ -383,4 +389,20 @@ mod tests {
         let kinds: Vec<EventKind> = left.into_iter().map(|e| e.kind).collect();
         assert_eq!(kinds, vec![EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit("a") }), finished("a")]);
     }
+}
+
+/// Each suite with its first few scenario ids, for an error that says what
+/// a filter could have matched: `coding (55: bash-cargo-test, …)` (the
+/// command line escapes it when it prints the error).
+fn existing_ids(suites: &[Suite]) -> String {
+    const SHOWN: usize = 4;
+    let described: Vec<String> = suites
+        .iter()
+        .map(|s| {
+            let ids: Vec<&str> = s.ids().take(SHOWN).collect();
+            let more = if s.len() > SHOWN { ", …" } else { "" };
+            format!("{} ({}: {}{more})", s.name, s.len(), ids.join(", "))
+        })
+        .collect();
+    described.join("; ")
 }
