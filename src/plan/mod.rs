@@ -297,6 +297,22 @@ pub fn prepare_resume(dir: &Path) -> Result<HashSet<UnitKey>, PlanError> {
     Ok(done)
 }
 
+/// Each suite with its first few scenario ids, for an error that says what
+/// a filter could have matched: `coding (55: bash-cargo-test, …)` (the
+/// command line escapes it when it prints the error).
+fn existing_ids(suites: &[Suite]) -> String {
+    const SHOWN: usize = 4;
+    let described: Vec<String> = suites
+        .iter()
+        .map(|s| {
+            let ids: Vec<&str> = s.ids().take(SHOWN).collect();
+            let more = if s.len() > SHOWN { ", …" } else { "" };
+            format!("{} ({}: {}{more})", s.name, s.len(), ids.join(", "))
+        })
+        .collect();
+    described.join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,20 +405,4 @@ mod tests {
         let kinds: Vec<EventKind> = left.into_iter().map(|e| e.kind).collect();
         assert_eq!(kinds, vec![EventKind::ScenarioStarted(ScenarioStartedEvent { unit: unit("a") }), finished("a")]);
     }
-}
-
-/// Each suite with its first few scenario ids, for an error that says what
-/// a filter could have matched: `coding (55: bash-cargo-test, …)` (the
-/// command line escapes it when it prints the error).
-fn existing_ids(suites: &[Suite]) -> String {
-    const SHOWN: usize = 4;
-    let described: Vec<String> = suites
-        .iter()
-        .map(|s| {
-            let ids: Vec<&str> = s.ids().take(SHOWN).collect();
-            let more = if s.len() > SHOWN { ", …" } else { "" };
-            format!("{} ({}: {}{more})", s.name, s.len(), ids.join(", "))
-        })
-        .collect();
-    described.join("; ")
 }
