@@ -63,6 +63,7 @@ fn an_unreachable_model_is_errored_in_every_sink_and_fails_compare() {
     let my_row = stdout.lines().find(|l| l.starts_with("my-model ")).unwrap_or_else(|| panic!("{stdout}"));
     let cells: Vec<&str> = my_row.split_whitespace().collect();
     assert_eq!(&cells[..4], ["my-model", "0", "3", "errored"], "runs, errored, pass: {stdout}");
+    assert_eq!(cells[4], "—", "an invalid rate over no calls is no figure: {stdout}");
     assert!(stdout.contains("Errored units: no answer, so neither passed nor failed"), "{stdout}");
     assert!(stdout.contains("errored: never answered  request failed"), "{stdout}");
 

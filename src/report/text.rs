@@ -66,11 +66,20 @@ pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
     for name in &names {
         let column = df.column(name)?;
         table.numeric.push(column.dtype().is_primitive_numeric());
-        let rate = name.starts_with("pass");
+        let pass = name.starts_with("pass");
+        // Other rates and latencies of a model that never answered are over
+        // no calls or answers: no figure.
+        let other_rate = !pass && (name.contains("_rate") || name.ends_with("_ms"));
         for (i, row) in table.rows.iter_mut().enumerate() {
             let value = column.get(i)?;
-            let errored = rate && value.is_null() && never.as_ref().is_some_and(|n| n[i]);
-            row.push(if errored { NO_ANSWER.to_string() } else { cell(value, name) });
+            let never_answered = never.as_ref().is_some_and(|n| n[i]);
+            row.push(if pass && value.is_null() && never_answered {
+                NO_ANSWER.to_string()
+            } else if other_rate && never_answered {
+                "—".to_string()
+            } else {
+                cell(value, name)
+            });
         }
     }
     Ok(table)
