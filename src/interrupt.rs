@@ -22,12 +22,15 @@ impl StopFlag {
     }
 }
 
-/// Listens for SIGINT and SIGTERM until the returned task is aborted.
+/// Listens for SIGINT and SIGTERM until the returned task is aborted. The
+/// signals are taken over here, before the task first runs, so one sent
+/// while the run is still setting up stops it cleanly too.
 pub fn listen(stop: StopFlag, progress: ProgressBar) -> tokio::task::JoinHandle<()> {
+    let mut incoming = Signals::take_over();
     tokio::spawn(async move {
         let mut signals = 0;
         loop {
-            wait_for_signal().await;
+            incoming.next().await;
             signals += 1;
             if signals > 1 {
                 progress.abandon();
@@ -45,23 +48,48 @@ pub fn listen(stop: StopFlag, progress: ProgressBar) -> tokio::task::JoinHandle<
     })
 }
 
+/// SIGINT and SIGTERM, registered with the runtime (a signal that cannot
+/// be registered keeps its default: it ends the process).
 #[cfg(unix)]
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+struct Signals {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn take_over() -> Signals {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals { interrupt: signal(SignalKind::interrupt()).ok(), terminate: signal(SignalKind::terminate()).ok() }
+    }
+
+    /// The next SIGINT or SIGTERM.
+    async fn next(&mut self) {
+        async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
             }
         }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
+        tokio::select! {
+            _ = recv(&mut self.interrupt) => {}
+            _ = recv(&mut self.terminate) => {}
         }
     }
 }
 
 #[cfg(not(unix))]
-async fn wait_for_signal() {
-    let _ = tokio::signal::ctrl_c().await;
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn take_over() -> Signals {
+        Signals
+    }
+
+    async fn next(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

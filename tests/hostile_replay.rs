@@ -113,7 +113,15 @@ fn a_slow_replay_stops_promptly_on_sigterm() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    // Signal once the run has opened its folder (its handlers are set then),
+    // however long a loaded machine takes to get there.
+    let opened = Instant::now();
+    while !std::fs::read_dir(&out).is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.path().join("events.jsonl").is_file()))) {
+        assert!(child.try_wait().unwrap().is_none(), "the replay ended before it opened its run folder");
+        assert!(opened.elapsed() < Duration::from_secs(120), "no run folder after 120 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     assert!(child.try_wait().unwrap().is_none(), "the replay should still be sleeping its first recorded delay");
     let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
