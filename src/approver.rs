@@ -106,10 +106,9 @@ fn prompt(scenario: &str, tool: &str, args: &Value) -> Option<Answer> {
 /// characters shown as escapes so what a person approves is what would run.
 /// JSON escapes C0 controls only; each line of it is escaped again.
 pub fn question(scenario: &str, tool: &str, args: &Value) -> String {
-    use crate::report::encode::terminal;
+    use crate::report::encode::{terminal, terminal_lines};
     let pretty = serde_json::to_string_pretty(args).unwrap_or_default();
-    let lines: Vec<_> = pretty.lines().map(terminal).collect();
-    format!("[{}] approve `{}` with arguments:\n{}", terminal(scenario), terminal(tool), lines.join("\n"))
+    format!("[{}] approve `{}` with arguments:\n{}", terminal(scenario), terminal(tool), terminal_lines(&pretty))
 }
 
 #[cfg(test)]

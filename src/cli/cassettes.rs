@@ -56,7 +56,7 @@ pub fn cassettes(command: CassettesCommand) -> Outcome {
     let Some(dry_run) = prune else {
         // Findings name files found on disk: outside text, escaped for the terminal.
         for finding in &report.findings {
-            println!("{}", super::escaped_lines(&finding.to_string()));
+            println!("{}", crate::report::encode::terminal_lines(&finding.to_string()));
         }
         println!("{}", report.summary());
         return if report.passed() { Ok(()) } else { Err(Failure::Failed(None)) };

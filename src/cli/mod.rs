@@ -128,18 +128,10 @@ fn print_load_errors(errors: &[crate::scenario::LoadError]) {
     eprintln!("{} found; fix them and run again (`calltape check` lists them too)", crate::core::plural::count(errors.len(), "problem"));
 }
 
-/// Outside text for the terminal, a line at a time, each with control, bidi
-/// and zero-width characters escaped: line breaks stay line breaks.
-pub fn escaped_lines(text: &str) -> String {
-    text.lines().map(crate::report::encode::terminal).collect::<Vec<_>>().join("\n")
-}
-
 /// Prints an error on stderr, a line at a time, with control characters
 /// escaped: error texts may quote what a server, a model or a file said.
 pub fn print_error(e: &dyn std::fmt::Display) {
-    let text = e.to_string();
-    let lines: Vec<_> = text.lines().map(crate::report::encode::terminal).collect();
-    eprintln!("error: {}", lines.join("\n"));
+    eprintln!("error: {}", crate::report::encode::terminal_lines(&e.to_string()));
 }
 
 /// The width printed lines fit in: `COLUMNS` when set to a number, else

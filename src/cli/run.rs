@@ -517,12 +517,12 @@ fn resume_plan(dir: &Path, config: Option<&Path>, trust: bool) -> Result<(plan::
     let (run_dir, note) = run_folder::resume_folder(dir).map_err(Failure::bad)?;
     // Notes quote folder names and a plan from elsewhere: escaped for the terminal.
     if let Some(note) = note {
-        eprintln!("{}", super::escaped_lines(&note));
+        eprintln!("{}", crate::report::encode::terminal_lines(&note));
     }
     let mut plan = plan::RunPlan::load(&run_dir).map_err(Failure::bad)?;
     trusted(&plan, &run_dir)?;
     for note in plan::trust::restore_secrets(&mut plan.config, &yours) {
-        eprintln!("warning: {}", super::escaped_lines(&note));
+        eprintln!("warning: {}", crate::report::encode::terminal_lines(&note));
     }
     Ok((plan, run_dir))
 }

@@ -33,6 +33,12 @@ fn is_control(c: char) -> bool {
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
 }
 
+/// Outside text for the terminal a line at a time: each line as
+/// [`terminal`] writes it, the line breaks kept as line breaks.
+pub fn terminal_lines(text: &str) -> String {
+    text.lines().map(terminal).collect::<Vec<_>>().join("\n")
+}
+
 /// Text for a terminal: every control character shown escaped (`\x1b`,
 /// `\n`, `\u{202e}`), so no screen clear, colour, hyperlink, moved cursor,
 /// reordered or broken line comes from the text.
