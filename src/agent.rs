@@ -687,7 +687,7 @@ impl Unit<'_> {
     ) -> Result<String, EventsError> {
         let mut output = executor.execute(&tool.spec.name, args);
         // A server (or a scripted result) may repeat a configured secret.
-        output.content = self.events.redactor().text(&output.content);
+        self.events.redactor().redact(&mut output.content);
         self.events.emit(EventKind::ToolExecuted(ToolExecutedEvent {
             unit: self.key.clone(),
             call_id: call.id.clone(),

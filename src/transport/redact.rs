@@ -82,6 +82,14 @@ impl Redactor {
         }
     }
 
+    /// Replaces every secret in `text` where it lies; a text with none is
+    /// left as it is, not copied.
+    pub fn redact(&self, text: &mut String) {
+        if self.finds(text) {
+            *text = self.text(text);
+        }
+    }
+
     /// `text` with every secret replaced.
     pub fn text(&self, text: &str) -> String {
         match &self.pattern {
