@@ -31,13 +31,13 @@ pub const BFCL_TREE_ENTRIES: ReadLimit = ReadLimit { variable: "CALLTAPE_MAX_BFC
 
 impl ReadLimit {
     /// The limit in force (in `unit`s): the variable's value when it is a positive number, else the default.
-    pub fn bytes(self) -> u64 {
+    pub fn in_force(self) -> u64 {
         std::env::var(self.variable).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0).unwrap_or(self.default)
     }
 
     /// What to say when `what` passed it: the limit and how to raise it.
     pub fn passed(self, what: &str) -> String {
-        format!("{what} is over the limit of {} {}; raise it with {}=N", self.bytes(), self.unit, self.variable)
+        format!("{what} is over the limit of {} {}; raise it with {}=N", self.in_force(), self.unit, self.variable)
     }
 }
 
@@ -48,11 +48,11 @@ mod tests {
     #[test]
     fn the_variable_raises_a_limit_and_junk_leaves_the_default() {
         let limit = ReadLimit { variable: "CALLTAPE_TEST_LIMIT_BYTES", default: 10, unit: "bytes" };
-        assert_eq!(limit.bytes(), 10);
+        assert_eq!(limit.in_force(), 10);
         std::env::set_var(limit.variable, "20");
-        assert_eq!(limit.bytes(), 20);
+        assert_eq!(limit.in_force(), 20);
         std::env::set_var(limit.variable, "lots");
-        assert_eq!(limit.bytes(), 10);
+        assert_eq!(limit.in_force(), 10);
         assert_eq!(limit.passed("a line"), "a line is over the limit of 10 bytes; raise it with CALLTAPE_TEST_LIMIT_BYTES=N");
     }
 }

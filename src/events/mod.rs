@@ -524,7 +524,7 @@ pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
     let file = File::open(path).map_err(|source| EventsError::Io { path: path.into(), source })?;
     let limit = crate::core::limits::EVENTS_FILE_BYTES;
     let size = file.metadata().map_err(|source| EventsError::Io { path: path.into(), source })?.len();
-    if size > limit.bytes() {
+    if size > limit.in_force() {
         let message = limit.passed(&format!("the events file ({size} bytes) is read whole here and"));
         return Err(EventsError::TooBig { path: path.into(), line: None, message });
     }
@@ -535,7 +535,7 @@ pub fn read_events(path: &Path) -> Result<Vec<Event>, EventsError> {
 /// longer than `EVENT_LINE_BYTES` is an error, not an allocation.
 pub fn parse_events(mut reader: impl BufRead, path: &Path) -> Result<Vec<Event>, EventsError> {
     let max = crate::core::limits::EVENT_LINE_BYTES;
-    let max_bytes = max.bytes();
+    let max_bytes = max.in_force();
     let mut events = Vec::new();
     let mut bytes = Vec::new();
     for i in 0.. {

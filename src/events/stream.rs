@@ -107,7 +107,7 @@ enum BlockError {
 /// Reads `file` in blocks of whole lines (the last may lack its `\n`) of
 /// about `block_bytes`, handing each to `send` until it returns false.
 fn read_blocks(mut file: impl Read, block_bytes: usize, send: impl Fn(Result<Vec<u8>, BlockError>) -> bool) {
-    let max_line = usize::try_from(crate::core::limits::EVENT_LINE_BYTES.bytes()).unwrap_or(usize::MAX);
+    let max_line = usize::try_from(crate::core::limits::EVENT_LINE_BYTES.in_force()).unwrap_or(usize::MAX);
     let mut lines_sent = 0;
     let mut block: Vec<u8> = Vec::new();
     loop {

@@ -101,7 +101,7 @@ impl<'t> McpClient<'t> {
                 return Err(self.malformed("tools/list", "the answer has no \"tools\" list"));
             };
             listed_bytes += listed.iter().map(|t| t.to_string().len() as u64).sum::<u64>();
-            if listed_bytes > limit.bytes() {
+            if listed_bytes > limit.in_force() {
                 return Err(self.malformed("tools/list", &limit.passed(&format!("the tool list, {listed_bytes} bytes so far,"))));
             }
             tools.extend(listed.iter().cloned());

@@ -295,7 +295,7 @@ impl GorillaFileSystem {
             return Err(no_attribute(path, "rstrip"));
         };
         let mut matches = Vec::new();
-        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.bytes();
+        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.in_force();
         self.find_under(target, base.trim_end_matches('/'), name, &mut matches, 0, &mut budget)?;
         Ok(dict([("matches", Py::List(matches))]))
     }
@@ -376,7 +376,7 @@ impl GorillaFileSystem {
 
     /// `du(human_readable=False)`: the UTF-8 size of the current directory's files.
     fn du(&self, human_readable: &Py) -> Result<Py, PyError> {
-        let total = self.size(self.current_dir, 0, &mut crate::core::limits::BFCL_TREE_ENTRIES.bytes())?;
+        let total = self.size(self.current_dir, 0, &mut crate::core::limits::BFCL_TREE_ENTRIES.in_force())?;
         let size = if truthy(human_readable) {
             let mut size = total as f64;
             let mut shown = None;

@@ -182,7 +182,7 @@ impl Tree {
     /// one text naming the limit: a directory that contains itself twice
     /// would otherwise double the state at every level.
     pub(super) fn plain(&self, id: NodeId, depth: usize) -> Py {
-        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.bytes();
+        let mut budget = crate::core::limits::BFCL_TREE_ENTRIES.in_force();
         self.plain_within(id, depth, &mut budget)
     }
 
