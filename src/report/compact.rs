@@ -168,7 +168,7 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
         frame,
         columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
         // Short labels, so that invalid and cost fit at 100 columns; the note names them.
-        note: Some(arms_note(&arm_order, plain, paired)),
+        note: Some(arms_note(&arm_order, plain, paired.then_some((first.as_str(), last.as_str())))),
         terminal: true,
         terminal_rows: None,
     };
@@ -176,15 +176,15 @@ fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
 }
 
 /// What the arms table's short labels mean (`off, local, full: pass rate
-/// (95% intervals: --all); cost $: all arms`), then the paired difference
-/// and its p-value.
-fn arms_note(arm_order: &[String], plain: bool, paired: bool) -> String {
+/// (95% intervals: --all); cost $: all arms`), then, when the table pairs
+/// a first and a last arm, their difference and its p-value.
+fn arms_note(arm_order: &[String], plain: bool, pair: Option<(&str, &str)>) -> String {
     let mut labels = arm_order.to_vec();
     if plain {
         labels.push("no arms".into());
     }
     let mut note = format!("{}: pass rate (95% intervals: --all); cost $: all arms", labels.join(", "));
-    if let (true, Some(first), Some(last)) = (paired, arm_order.first(), arm_order.last()) {
+    if let Some((first, last)) = pair {
         note.push_str(&format!("\n{last}−{first}: pass in {last} − pass in {first}, same runs; p: McNemar's exact p"));
     }
     note
