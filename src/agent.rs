@@ -552,15 +552,21 @@ impl Unit<'_> {
     /// One step: a request, then the answer's calls, or its text as an answer.
     async fn take_turn(&self, c: &mut Conversation<'_>) -> Result<Next, EventsError> {
         let model = self.endpoint.model;
-        let request = ChatRequest {
+        // The request borrows the conversation's messages and tools for its
+        // one send and hands them back, instead of deep-copying every message
+        // and tool schema on every step.
+        let mut request = ChatRequest {
             model_id: model.model_id.clone(),
-            messages: c.messages.clone(),
-            tools: c.tools.clone(),
+            messages: std::mem::take(&mut c.messages),
+            tools: std::mem::take(&mut c.tools),
             temperature: model.temperature,
             max_tokens: model.max_tokens,
             seed: model.seed,
         };
-        let answer = self.ask(self.endpoint, &request, c.steps, None).await?;
+        let answer = self.ask(self.endpoint, &request, c.steps, None).await;
+        c.messages = std::mem::take(&mut request.messages);
+        c.tools = std::mem::take(&mut request.tools);
+        let answer = answer?;
         if let Some(rejected) = &answer.rejected {
             // The model's call is lost with its text: nothing to run or repair.
             c.transcript.attempted_calls += 1;

@@ -8,6 +8,7 @@
 //! the request, as a real model would.
 
 pub mod faults;
+mod wire_len;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -356,7 +357,7 @@ impl SimModel<'_> {
     }
 
     fn body(&self, request: &Value, text: Option<String>, calls: Vec<EmittedCall>, turn_key: &str, rng: &mut Rng) -> SimResponse {
-        let input_tokens = request.to_string().len().div_ceil(4) as u64;
+        let input_tokens = wire_len::compact_len(request).div_ceil(4) as u64;
         let out_chars: usize = text.as_deref().map_or(0, str::len) + calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>();
         let output_tokens = (out_chars.div_ceil(4) + 4 * calls.len()) as u64;
         let tool_calls: Vec<Value> = calls
