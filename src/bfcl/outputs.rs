@@ -149,7 +149,9 @@ fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> 
     let mut counts = JudgeCounts::default();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = |problem| JudgeError::Answer { line: n + 1, problem };
-        let Value::Object(mut obj) = serde_json::from_str(line).map_err(|source| JudgeError::NotJson { line: n + 1, source })? else {
+        // A lone surrogate escape is legal JSON (and BFCL's Python keeps it).
+        let line = super::surrogate::json_with_stand_ins(line);
+        let Value::Object(mut obj) = serde_json::from_str(&line).map_err(|source| JudgeError::NotJson { line: n + 1, source })? else {
             return Err(bad(AnswerProblem::NotAnObject));
         };
         let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
@@ -158,8 +160,8 @@ fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> 
             .remove("turns")
             .and_then(|t| serde_json::from_value(t).ok())
             .ok_or_else(|| bad(AnswerProblem::BadCall(Value::String("\"turns\" must be a list of lists of call expressions".into()))))?;
-        // A call that does not read is one BFCL could not decode: left out, as BFCL leaves it out.
-        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().filter_map(|c| pycall::parse_call(c).ok()).collect()).collect();
+        // A call that does not read is still made and fails, as BFCL's executor `eval`s it.
+        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().map(|c| pycall::read_call(c)).collect()).collect();
         let verdict = judge::judge(key, &calls);
         match &verdict {
             Ok(()) => counts.valid += 1,

@@ -140,6 +140,9 @@ impl World {
     }
 
     fn try_execute(&mut self, call: &pycall::Call) -> Result<Py, PyError> {
+        if let Some(why) = &call.unreadable {
+            return Err(why.clone());
+        }
         if REFUSED.contains(&call.name.as_str()) {
             return Err(format!("Function call {} is not allowed.", call.name));
         }
@@ -264,7 +267,7 @@ pub fn trace(t: &Trajectory) -> Result<Trace, String> {
     for turn in &t.turns {
         let mut results = Vec::with_capacity(turn.len());
         for text in turn {
-            results.push(world.execute(&pycall::parse_call(text)?));
+            results.push(world.execute(&pycall::read_call(text)));
         }
         trace.results.push(results);
         trace.states.push(world.state().into_iter().map(|(c, attrs)| (c.to_string(), Py::Dict(attrs))).collect());
