@@ -23,8 +23,8 @@ Each trajectory is an entry's ground truth with one call argument rewritten
   and `_`-grouped ints, exponent floats, every string escape Python knows
   (`\\x41`, `\\101`, `\\N{...}`, `\\u0041`, `\\a`), raw and concatenated
   strings;
-- `alias`: a tweet posted without mentions, then mentioned, on the model's
-  side only: BFCL's `post_tweet` default `mentions=[]` is one list shared by
+- `alias`: a mention, on the model's side only, of a tweet posted without
+  mentions: BFCL's `post_tweet` default `mentions=[]` is one list shared by
   every instance, the ground truth's too.
 
 BFCL's default lists also outlive a trajectory (the next one in the process
@@ -210,20 +210,30 @@ def mutated(kind, truth, rng):
 
 
 def aliased(entry, truth, rng):
-    """The model posts a tweet without mentions and mentions someone on it, in one turn."""
+    """The model mentions someone on a tweet both it and the ground truth
+    posted without mentions (or, where the ground truth posts none, on a
+    tweet of its own made so)."""
     if "TwitterAPI" not in entry.get("involved_classes", []):
         return None
     config = entry.get("initial_config", {}).get("TwitterAPI", {})
     counter = config.get("tweet_counter", 0)
+    turns = [list(t) for t in truth]
+    name = rng.choice(["@alias", "@bob"])
+    posts = [(i, j) for i, t in enumerate(turns) for j, c in enumerate(t)
+             if c.startswith("post_tweet(") and "mentions" not in c]
+    if posts:
+        i, j = rng.choice(posts)
+        before = sum(c.startswith("post_tweet(") for t in turns[:i] for c in t) + sum(
+            c.startswith("post_tweet(") for c in turns[i][:j])
+        turns[i].insert(j + 1, f"mention(tweet_id={counter + before}, mentioned_usernames=['{name}'])")
+        return turns
     filled = [i for i, t in enumerate(truth) if t]
     if not filled:
         return None
-    turns = [list(t) for t in truth]
     i = rng.choice(filled)
     posted = sum(c.startswith("post_tweet(") for t in truth[:i] for c in t)
     at = rng.randrange(len(turns[i]) + 1)
-    name = rng.choice(["@alias", "@bob"])
-    turns[i][at:at] = [f"post_tweet(content='aliased')", f"mention(tweet_id={counter + posted}, mentioned_usernames=['{name}'])"]
+    turns[i][at:at] = ["post_tweet(content='aliased')", f"mention(tweet_id={counter + posted}, mentioned_usernames=['{name}'])"]
     return turns
 
 
