@@ -304,7 +304,7 @@ def main():
     out = subprocess.run([args.calltape, "bfcl-judge", "--suite", str(suite)], input="\n".join(lines) + "\n",
                          capture_output=True, text=True, errors="surrogatepass")
     if out.returncode != 0:
-        raise SystemExit(f"bfcl-judge failed: {out.stderr[-2000:]}")
+        raise SystemExit(f"bfcl-judge failed: {out.stderr[:3000]}")
     ours = {v["n"]: v for v in map(json.loads, out.stdout.splitlines())}
     per = collections.defaultdict(collections.Counter)
     disagreements = []

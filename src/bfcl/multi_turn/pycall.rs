@@ -221,8 +221,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A number in any of Python's literal forms: `1_000`, `0x1F`, `0o17`,
-    /// `0b101`, `1.5e3`, `.5`, `5.` (`int(...)` reads every int form; an int
-    /// beyond 128 bits is refused: calltape's ints are `i128`).
+    /// `0b101`, `1.5e3`, `.5`, `5.`.
     fn number(&mut self) -> Result<Py, String> {
         let start = self.i;
         let negative = self.peek() == Some(b'-');
@@ -256,8 +255,14 @@ impl<'a> Parser<'a> {
             _ => None,
         };
         let magnitude = match radix {
-            Some(radix) => u128::from_str_radix(&plain[2..], radix).ok(),
-            None if plain.bytes().all(|c| c.is_ascii_digit()) => {
+            Some(radix) => {
+                let digits = &plain[2..];
+                if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                    return fail(self);
+                }
+                u128::from_str_radix(digits, radix).ok()
+            }
+            None if !plain.is_empty() && plain.bytes().all(|c| c.is_ascii_digit()) => {
                 // Python refuses `007` (only zeros may lead).
                 if plain.len() > 1 && plain.starts_with('0') && plain.bytes().any(|c| c != b'0') {
                     return fail(self);
@@ -276,14 +281,22 @@ impl<'a> Parser<'a> {
                 };
             }
         };
-        let value = magnitude.and_then(|m| if negative { 0i128.checked_sub_unsigned(m) } else { i128::try_from(m).ok() });
-        match value {
-            Some(v) => Ok(Py::Int(v)),
+        // calltape's ints are 128-bit: a larger one (Python keeps it exact) is
+        // clamped to the nearest, which keeps what BFCL's classes do with one
+        // (slice a list, compare, look up a key: `lines[-2**130:]` is every
+        // line) but not its digits or arithmetic on it.
+        let value = match magnitude {
+            Some(m) if negative => 0i128.checked_sub_unsigned(m).unwrap_or(i128::MIN),
+            Some(m) => i128::try_from(m).unwrap_or(i128::MAX),
             None => {
-                self.i = start;
-                Err(self.error("an int within 128 bits"))
+                if negative {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                }
             }
-        }
+        };
+        Ok(Py::Int(value))
     }
 
     fn radix_prefixed(&self, digits_start: usize) -> bool {
@@ -460,6 +473,9 @@ mod tests {
             ("-2.5E-1", "-0.25"),
             ("0", "0"),
             ("00", "0"),
+            // Beyond 128 bits: clamped (see `number`).
+            ("0x80000000000000000000000000000001", &i128::MAX.to_string()),
+            ("-1_000_000_000_000_000_000_000_000_000_000_000_000_000", &i128::MIN.to_string()),
         ] {
             assert_eq!(arg(written).as_deref(), Ok(value), "{written}");
         }
