@@ -11,6 +11,8 @@
 # Python's semantics reach the state (numbers, iterables, surrogates, big
 # ints, literal forms, shared defaults; see its docstring).
 #
+# `--time` times both judges on the same trajectories (time_multi_turn.py).
+#
 # Then world_diff.py compares each call's result and each class's state
 # after each turn, call by call (`--world` below), for the same data.
 #
@@ -27,6 +29,11 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import bfcl_eval, mpm
 fi
 cd "$ROOT"
 cargo build --quiet --bin calltape
+if [ "${1:-}" = "--time" ]; then
+  shift
+  cd "$ROOT/tools/bfcl_agreement"
+  exec "$VENV/bin/python" time_multi_turn.py --calltape "$ROOT/target/debug/calltape" --work "$ROOT/target/bfcl-time-multi-turn" "$@"
+fi
 if [ "${1:-}" = "--mutate" ]; then
   shift
   cd "$ROOT/tools/bfcl_agreement"
