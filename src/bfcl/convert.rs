@@ -19,10 +19,13 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("converter patterns are valid")
 }
 
-static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
-static JAVA_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$"));
-static JAVA_DOUBLE: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$"));
-static JAVA_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]$"));
+// Python's `$` also matches before a final newline (`re.match(r"^-?\d+$", "5\n")`
+// matches): `\n?$` here. Python's `\d` is any Unicode decimal digit, as the regex crate's.
+static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+\n?$"));
+static JAVA_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]\n?$"));
+static JAVA_DOUBLE: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?\n?$"));
+static JAVA_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]\n?$"));
+static DIGIT: LazyLock<Regex> = LazyLock::new(|| re(r"^\d$"));
 static ARRAYLIST_ASLIST: LazyLock<Regex> = LazyLock::new(|| re(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)"));
 static ARRAYLIST_ADD: LazyLock<Regex> = LazyLock::new(|| re(r"(?s)new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}"));
 static ADD_CALL: LazyLock<Regex> = LazyLock::new(|| re(r"add\((.+?)\)"));
@@ -31,7 +34,7 @@ static JAVA_ARRAY: LazyLock<Regex> = LazyLock::new(|| re(r"new\s+\w+\[\]\s*\{(.*
 static HASHMAP: LazyLock<Regex> = LazyLock::new(|| re(r"(?s)new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}"));
 static PUT_CALL: LazyLock<Regex> = LazyLock::new(|| re(r#"put\("(.*?)",\s*(.*?)\)"#));
 static HASHMAP_EMPTY: LazyLock<Regex> = LazyLock::new(|| re(r"new\s+HashMap<.*?>\s*\(\)"));
-static JS_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?$"));
+static JS_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?\n?$"));
 static JS_BIGINT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+n$"));
 static JS_ARRAY_2D: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?:\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\))"));
@@ -53,8 +56,39 @@ fn drop_last(s: &str) -> &str {
     s.char_indices().last().map_or("", |(i, _)| &s[..i])
 }
 
+/// Python's `re.sub(r"[fF]$", "", s)`: the letter at the end, or before a final newline, removed.
+fn drop_suffix_letter(s: &str, letters: [char; 2]) -> String {
+    let (body, newline) = s.strip_suffix('\n').map_or((s, ""), |b| (b, "\n"));
+    match body.strip_suffix(letters) {
+        Some(kept) => format!("{kept}{newline}"),
+        None => s.to_string(),
+    }
+}
+
+/// The value of a non-ASCII Unicode decimal digit (`'٥'` is 5): Unicode
+/// keeps each script's digits as a run of ten from 0, so it is the count of
+/// digits before it in its run, mod 10.
+fn unicode_digit(c: char) -> Option<u32> {
+    let is_digit = |c: char| !c.is_ascii() && DIGIT.is_match(c.encode_utf8(&mut [0; 4]));
+    if !is_digit(c) {
+        return None;
+    }
+    let before = (1..).take_while(|n| char::from_u32(c as u32 - n).is_some_and(is_digit)).count() as u32;
+    Some(before % 10)
+}
+
+/// Python's `int()` and `float()` read every Unicode decimal digit
+/// (`int('٤٢') == 42`): each written as its ASCII digit.
+fn ascii_digits(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars().map(|c| unicode_digit(c).and_then(|d| char::from_digit(d, 10)).unwrap_or(c)).collect()
+}
+
 /// Python's `int(s)` for the decimal forms it accepts.
 fn py_int(s: &str) -> Option<i128> {
+    let s = ascii_digits(s);
     let t = s.trim();
     let (sign, digits) = match t.strip_prefix('-') {
         Some(d) => (-1, d),
@@ -72,6 +106,7 @@ fn py_int(s: &str) -> Option<i128> {
 
 /// Python's `float(s)`, for the forms BFCL's inputs take.
 fn py_float(s: &str) -> Option<f64> {
+    let s = ascii_digits(s);
     let t = s.trim();
     if t.is_empty() || t.contains("__") || t.starts_with('_') || t.ends_with('_') {
         return None;
@@ -93,12 +128,14 @@ pub fn java(value: &str, expected: &str, nested: Option<&str>) -> Result<Py, Uns
             Some(i) => Py::Int(i),
             None => Py::Str(value.into()),
         },
-        "float" if JAVA_FLOAT.is_match(value) => match py_float(drop_last(value)) {
+        "float" if JAVA_FLOAT.is_match(value) => match py_float(&drop_suffix_letter(value, ['f', 'F'])) {
             Some(f) => Py::Float(f),
             None => Py::Str(value.into()),
         },
         "double" if JAVA_DOUBLE.is_match(value) => py_float(value).map_or_else(|| Py::Str(value.into()), Py::Float),
-        "long" if JAVA_LONG.is_match(value) => py_int(drop_last(value)).map_or_else(|| Py::Str(value.into()), Py::Int),
+        "long" if JAVA_LONG.is_match(value) => {
+            py_int(&drop_suffix_letter(value, ['l', 'L'])).map_or_else(|| Py::Str(value.into()), Py::Int)
+        }
         "float" | "double" | "long" => Py::Str(value.into()),
         "boolean" => match value {
             "true" => Py::Bool(true),
@@ -400,6 +437,31 @@ mod tests {
 
     fn js(v: &str, t: &str, n: Option<&str>) -> String {
         javascript(v, t, n).unwrap().repr()
+    }
+
+    #[test]
+    fn trailing_newlines_and_unicode_digits_as_python_reads_them() {
+        // bfcl-eval 2026.3.23: java_type_converter('5\n', 'integer') == 5, ('٤٢', 'integer') == 42,
+        // ('1.5f\n', 'float') == 1.5, ('7L\n', 'long') == 7, ('٣.٥', 'double') == 3.5,
+        // ('5\n\n', 'integer') == '5\n\n', ('5 ', 'integer') == '5 ';
+        // js_type_converter('5\n', 'integer') == 5, ('2.5\n', 'float') == 2.5, ('"ab"\n', 'String') == '"ab"\n'.
+        assert_eq!(j("5\n", "integer", None), "5");
+        assert_eq!(j("٤٢", "integer", None), "42");
+        assert_eq!(j("1.5f\n", "float", None), "1.5");
+        assert_eq!(j("7L\n", "long", None), "7");
+        assert_eq!(j("٣.٥", "double", None), "3.5");
+        assert_eq!(j("2.5\n", "double", None), "2.5");
+        assert_eq!(j("5\n\n", "integer", None), "'5\\n\\n'");
+        assert_eq!(j("5 ", "integer", None), "'5 '");
+        assert_eq!(js("5\n", "integer", None), "5");
+        assert_eq!(js("٤٢", "integer", None), "42");
+        assert_eq!(js("2.5\n", "float", None), "2.5");
+        assert_eq!(js("\"ab\"\n", "String", None), "'\"ab\"\\n'");
+        // Digits of other scripts and of the mathematical alphanumerics (runs of ten, back to back).
+        assert_eq!(unicode_digit('٠'), Some(0));
+        assert_eq!(unicode_digit('९'), Some(9));
+        assert_eq!(unicode_digit('\u{1D7D9}'), Some(1));
+        assert_eq!(unicode_digit('x'), None);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod multi_turn;
 pub mod outputs;
 pub mod pyvalue;
 pub mod schema;
+pub mod surrogate;
 
 use std::collections::BTreeMap;
 

@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::checker::{judge, AnswerCall};
+use super::multi_turn::judge::MultiTurnKey;
 use super::BfclCheck;
 use crate::scenario::Suite;
 
@@ -147,19 +148,9 @@ fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> 
     use super::multi_turn::{judge, pycall};
     let keys = keys_by_id(suites, |expect| expect.bfcl_multi_turn)?;
     let mut counts = JudgeCounts::default();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let bad = |problem| JudgeError::Answer { line: n + 1, problem };
-        let Value::Object(mut obj) = serde_json::from_str(line).map_err(|source| JudgeError::NotJson { line: n + 1, source })? else {
-            return Err(bad(AnswerProblem::NotAnObject));
-        };
-        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
-        let key = keys.get(id).ok_or_else(|| bad(AnswerProblem::UnknownId(id.to_string())))?;
-        let turns: Vec<Vec<String>> = obj
-            .remove("turns")
-            .and_then(|t| serde_json::from_value(t).ok())
-            .ok_or_else(|| bad(AnswerProblem::BadCall(Value::String("\"turns\" must be a list of lists of call expressions".into()))))?;
-        // A call that does not read is one BFCL could not decode: left out, as BFCL leaves it out.
-        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().filter_map(|c| pycall::parse_call(c).ok()).collect()).collect();
+    for MultiTurnAnswer { line: mut obj, key, turns } in multi_turn_answers(&keys, text)? {
+        // A call that does not read is still made and fails, as BFCL's executor `eval`s it.
+        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().map(|c| pycall::read_call(c)).collect()).collect();
         let verdict = judge::judge(key, &calls);
         match &verdict {
             Ok(()) => counts.valid += 1,
@@ -172,6 +163,57 @@ fn judge_multi_turn_lines(suites: &[Suite], text: &str, mut out: impl Write) -> 
         writeln!(out, "{}", Value::Object(obj)).map_err(JudgeError::Write)?;
     }
     Ok(counts)
+}
+
+/// A multi-turn answer line: its other fields, the scenario's key, and the call texts of each turn.
+struct MultiTurnAnswer<'a> {
+    line: Map<String, Value>,
+    key: &'a MultiTurnKey,
+    turns: Vec<Vec<String>>,
+}
+
+/// Reads multi-turn answer lines.
+fn multi_turn_answers<'a>(keys: &'a HashMap<String, MultiTurnKey>, text: &str) -> Result<Vec<MultiTurnAnswer<'a>>, JudgeError> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = |problem| JudgeError::Answer { line: n + 1, problem };
+        // A lone surrogate escape is legal JSON (and BFCL's Python keeps it).
+        let line = super::surrogate::json_with_stand_ins(line);
+        let Value::Object(mut obj) = serde_json::from_str(&line).map_err(|source| JudgeError::NotJson { line: n + 1, source })? else {
+            return Err(bad(AnswerProblem::NotAnObject));
+        };
+        let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
+        let key = keys.get(id).ok_or_else(|| bad(AnswerProblem::UnknownId(id.to_string())))?;
+        let turns: Vec<Vec<String>> = obj
+            .remove("turns")
+            .and_then(|t| serde_json::from_value(t).ok())
+            .ok_or_else(|| bad(AnswerProblem::BadCall(Value::String("\"turns\" must be a list of lists of call expressions".into()))))?;
+        out.push(MultiTurnAnswer { line: obj, key, turns });
+    }
+    Ok(out)
+}
+
+/// `--time` for multi-turn answers: each trajectory's calls read and judged
+/// (both worlds built, every call executed) inside the timed loop.
+fn time_multi_turn_lines(suites: &[Suite], text: &str, rounds: usize) -> Result<JudgeTiming, JudgeError> {
+    use super::multi_turn::{judge, pycall};
+    let keys = keys_by_id(suites, |expect| expect.bfcl_multi_turn)?;
+    let answers = multi_turn_answers(&keys, text)?;
+    let rounds = rounds.max(1);
+    let (mut total, mut best, mut valid) = (0.0, f64::INFINITY, 0usize);
+    for _ in 0..rounds {
+        let started = Instant::now();
+        for MultiTurnAnswer { key, turns, .. } in &answers {
+            let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().map(|c| pycall::read_call(c)).collect()).collect();
+            valid += usize::from(judge::judge(key, &calls).is_ok());
+        }
+        let secs = started.elapsed().as_secs_f64();
+        total += secs;
+        best = best.min(secs);
+    }
+    std::hint::black_box(valid);
+    let per = |secs: f64| if answers.is_empty() { 0.0 } else { secs * 1e6 / answers.len() as f64 };
+    Ok(JudgeTiming { entries: answers.len(), rounds, mean_us: per(total / rounds as f64), best_round_us: per(best) })
 }
 
 /// How long the checker took over a batch.
@@ -188,7 +230,14 @@ pub struct JudgeTiming {
 
 /// Times the checker on every AST-category answer of `input`, `rounds` times;
 /// each answer's JSON arguments are converted inside the timed loop, as a run does.
-pub fn time_lines(suites: &[Suite], input: impl BufRead, rounds: usize) -> Result<JudgeTiming, JudgeError> {
+pub fn time_lines(suites: &[Suite], mut input: impl BufRead, rounds: usize) -> Result<JudgeTiming, JudgeError> {
+    let mut text = String::new();
+    input.read_to_string(&mut text).map_err(|source| JudgeError::Read { line: 0, source })?;
+    let first = text.lines().find(|l| !l.trim().is_empty()).and_then(|l| serde_json::from_str::<Value>(l).ok());
+    if first.is_some_and(|v| v.get("turns").is_some()) {
+        return time_multi_turn_lines(suites, &text, rounds);
+    }
+    let input = text.as_bytes();
     let keys = answer_keys(suites)?;
     let answers: Vec<Answer> = read_answers(&keys, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
     let rounds = rounds.max(1);

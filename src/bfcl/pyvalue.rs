@@ -351,12 +351,16 @@ fn json_str(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => match super::surrogate::surrogate_of(c) {
+                // A lone surrogate's stand-in: `json.dumps('\ud800')` is `"\ud800"`.
+                Some(code) => out.push_str(&format!("\\u{code:04x}")),
+                None => {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        out.push_str(&format!("\\u{unit:04x}"));
+                    }
                 }
-            }
+            },
             c => out.push(c),
         }
     }
@@ -403,7 +407,11 @@ pub fn str_repr(s: &str) -> String {
                 out.push(c);
             }
             c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
+            // `repr('\ud800')` is `'\ud800'`: a surrogate is not printable.
+            c => match super::surrogate::surrogate_of(c) {
+                Some(code) => out.push_str(&format!("\\u{code:04x}")),
+                None => out.push(c),
+            },
         }
     }
     out.push(quote);

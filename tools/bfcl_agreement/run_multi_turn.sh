@@ -7,6 +7,12 @@
 #
 #   bash tools/bfcl_agreement/run_multi_turn.sh [--sample N] [--category multi_turn_base] [--work DIR]
 #
+# `--mutate` runs mutate_multi_turn.py instead: trajectories mutated where
+# Python's semantics reach the state (numbers, iterables, surrogates, big
+# ints, literal forms, shared defaults; see its docstring).
+#
+# `--time` times both judges on the same trajectories (time_multi_turn.py).
+#
 # Then world_diff.py compares each call's result and each class's state
 # after each turn, call by call (`--world` below), for the same data.
 #
@@ -23,6 +29,16 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import bfcl_eval, mpm
 fi
 cd "$ROOT"
 cargo build --quiet --bin calltape
+if [ "${1:-}" = "--time" ]; then
+  shift
+  cd "$ROOT/tools/bfcl_agreement"
+  exec "$VENV/bin/python" time_multi_turn.py --calltape "$ROOT/target/debug/calltape" --work "$ROOT/target/bfcl-time-multi-turn" "$@"
+fi
+if [ "${1:-}" = "--mutate" ]; then
+  shift
+  cd "$ROOT/tools/bfcl_agreement"
+  exec "$VENV/bin/python" mutate_multi_turn.py --calltape "$ROOT/target/debug/calltape" --work "$ROOT/target/bfcl-agreement-mutate" "$@"
+fi
 if [ "${1:-}" = "--world" ]; then
   shift
   exec "$VENV/bin/python" "$ROOT/tools/bfcl_agreement/world_diff.py" --calltape "$ROOT/target/debug/calltape" "$@"

@@ -108,6 +108,7 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
     let unloadable = |e: String| Failure { kind: FailureType::StateMismatch, turn: None, detail: e };
     let mut model_world = key.world().map_err(unloadable)?;
     let mut truth_world = key.world().map_err(unloadable)?;
+    truth_world.share_defaults_with(&model_world);
     let mut model_results: Vec<String> = Vec::new();
     for (turn, (calls, truth)) in turns.iter().zip(&ground_truth).enumerate() {
         model_results.extend(calls.iter().map(|c| model_world.execute(c)));
@@ -245,6 +246,27 @@ mod tests {
         assert_eq!(failure(&cut), (FailureType::ForceTerminated, None));
         let message = judge(&key(), &turns(&wrong)).unwrap_err().to_string();
         assert_eq!(message, "multi_turn:instance_state_mismatch at turn 0: GorillaFileSystem differs from the ground truth's in root");
+    }
+
+    #[test]
+    fn the_ground_truths_tweets_share_post_tweets_default_mentions() {
+        // bfcl-eval 2026.3.23, `post_tweet(self, content, tags=[], mentions=[])`: one list for the
+        // whole process. multi_turn_checker([[["post_tweet(content='a')", "mention(tweet_id=0,
+        // mentioned_usernames=['@x'])"]], ...], [["post_tweet(content='a')"], ...]) gives
+        // execution_response_mismatch at turn 0, missing '{"id": 0, ..., "mentions": ["@x"]}': the
+        // states are equal (both tweets hold the one list), the ground truth's result shows '@x'.
+        let config = r#"{"TwitterAPI": {"username": "john", "password": "j", "authenticated": true, "tweets": {}, "tweet_counter": 0}}"#;
+        let key = MultiTurnKey {
+            category: "multi_turn_base".into(),
+            involved_classes: vec!["TwitterAPI".into()],
+            initial_config: serde_json::from_str(config).unwrap(),
+            long_context: false,
+            ground_truth: vec![vec!["post_tweet(content='a')".into()], vec!["get_tweet(tweet_id=0)".into()]],
+        };
+        let model = turns(&[&["post_tweet(content='a')", "mention(tweet_id=0, mentioned_usernames=['@x'])"], &["get_tweet(tweet_id=0)"]]);
+        let f = judge(&key, &model).unwrap_err();
+        assert_eq!((f.kind, f.turn), (FailureType::ResponseMismatch, Some(0)));
+        assert!(f.detail.contains(r#""mentions": ["@x"]"#), "{}", f.detail);
     }
 
     #[test]

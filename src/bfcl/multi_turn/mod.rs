@@ -61,6 +61,11 @@ impl Args {
     }
 }
 
+/// A mutable default argument of a method (`def f(x=[])`): Python makes
+/// it once, when the class is defined, so every instance in the process
+/// shares it.
+pub type SharedList = std::sync::Arc<std::sync::Mutex<Vec<Py>>>;
+
 /// The text of an exception Python would raise (`str(e)`).
 pub type PyError = String;
 
@@ -78,6 +83,13 @@ pub trait ApiClass: Send {
     /// The public attributes (`vars(instance)` less names starting with `_`),
     /// in their order, as values Python's `==` compares the same way.
     fn state(&self) -> Vec<(String, Py)>;
+    /// The class's mutable default arguments, if it has any that its
+    /// methods mutate (`TwitterAPI.post_tweet`'s `mentions=[]`).
+    fn shared_defaults(&self) -> Option<SharedList> {
+        None
+    }
+    /// Uses another instance's mutable defaults from now on (`shared_defaults`).
+    fn adopt_defaults(&mut self, _shared: SharedList) {}
 }
 
 /// A new instance of a BFCL class, by its name (not yet loaded).
@@ -140,6 +152,9 @@ impl World {
     }
 
     fn try_execute(&mut self, call: &pycall::Call) -> Result<Py, PyError> {
+        if let Some(why) = &call.unreadable {
+            return Err(why.clone());
+        }
         if REFUSED.contains(&call.name.as_str()) {
             return Err(format!("Function call {} is not allowed.", call.name));
         }
@@ -149,6 +164,19 @@ impl World {
         let instance = &mut self.instances[index];
         let args = bind(instance.class_name(), method, call)?;
         instance.call(method.name, &args)
+    }
+
+    /// Makes this world's instances share `other`'s mutable default
+    /// arguments, as the model's and the ground truth's instances do in
+    /// BFCL's one process: `mention` on a model's tweet posted without
+    /// mentions shows in the ground truth's such tweets.
+    pub fn share_defaults_with(&mut self, other: &World) {
+        for instance in &mut self.instances {
+            let theirs = other.instances.iter().find(|o| o.class_name() == instance.class_name());
+            if let Some(shared) = theirs.and_then(|o| o.shared_defaults()) {
+                instance.adopt_defaults(shared);
+            }
+        }
     }
 
     /// Each instance's public attributes, by class name.
@@ -264,7 +292,7 @@ pub fn trace(t: &Trajectory) -> Result<Trace, String> {
     for turn in &t.turns {
         let mut results = Vec::with_capacity(turn.len());
         for text in turn {
-            results.push(world.execute(&pycall::parse_call(text)?));
+            results.push(world.execute(&pycall::read_call(text)));
         }
         trace.results.push(results);
         trace.states.push(world.state().into_iter().map(|(c, attrs)| (c.to_string(), Py::Dict(attrs))).collect());

@@ -4,6 +4,7 @@
 //! arguments (strings, numbers, `True`/`False`/`None`, lists, tuples, dicts).
 
 use crate::bfcl::pyvalue::Py;
+use crate::bfcl::surrogate;
 
 /// A call: the name, positional arguments, then keyword arguments in order.
 #[derive(Debug, Clone)]
@@ -11,6 +12,9 @@ pub struct Call {
     pub name: String,
     pub positional: Vec<Py>,
     pub keywords: Vec<(String, Py)>,
+    /// Set when the text is no call Python's `eval` runs: why, as the
+    /// exception text BFCL's executor reports for it. Such a call does nothing.
+    pub unreadable: Option<String>,
 }
 
 impl Call {
@@ -20,7 +24,7 @@ impl Call {
             Py::Dict(entries) => entries,
             _ => Vec::new(),
         };
-        Call { name: name.to_string(), positional: Vec::new(), keywords }
+        Call { name: name.to_string(), positional: Vec::new(), keywords, unreadable: None }
     }
 
     /// The call as Python source.
@@ -28,6 +32,26 @@ impl Call {
         let mut parts: Vec<String> = self.positional.iter().map(Py::repr).collect();
         parts.extend(self.keywords.iter().map(|(k, v)| format!("{k}={}", v.repr())));
         format!("{}({})", self.name, parts.join(", "))
+    }
+}
+
+/// Reads a model's call text as BFCL's executor does: a call that Python
+/// could not compile is still made, and fails (BFCL's `eval` raises inside
+/// the executor's `try`, so the call's result is the error and the turn
+/// goes on). Python's messages are not copied word for word.
+pub fn read_call(text: &str) -> Call {
+    // A lone surrogate in the text itself: `eval` encodes the source as UTF-8 first.
+    if let Some((at, code)) = text.chars().enumerate().find_map(|(n, c)| Some((n, surrogate::surrogate_of(c)?))) {
+        let why = format!("'utf-8' codec can't encode character '\\u{code:04x}' in position {at}: surrogates not allowed");
+        return Call::unreadable(text, why);
+    }
+    parse_call(text).unwrap_or_else(|e| Call::unreadable(text, format!("invalid syntax: {e}")))
+}
+
+impl Call {
+    fn unreadable(text: &str, why: String) -> Call {
+        let name = text.split('(').next().unwrap_or_default().trim().to_string();
+        Call { name, positional: Vec::new(), keywords: Vec::new(), unreadable: Some(why) }
     }
 }
 
@@ -44,7 +68,7 @@ pub fn parse_call(text: &str) -> Result<Call, String> {
     }
     p.ws();
     p.expect(b'(')?;
-    let mut call = Call { name, positional: Vec::new(), keywords: Vec::new() };
+    let mut call = Call { name, positional: Vec::new(), keywords: Vec::new(), unreadable: None };
     loop {
         p.ws();
         if p.peek() == Some(b')') {
@@ -132,7 +156,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self) -> Result<Py, String> {
         self.ws();
         let value = match self.peek() {
-            Some(b'\'' | b'"') => Py::Str(self.string()?),
+            _ if self.at_string() => Py::Str(self.strings()?),
             Some(b'[') => Py::List(self.items(b'[', b']')?),
             Some(b'(') => {
                 let items = self.items(b'(', b')')?;
@@ -196,43 +220,142 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A number in any of Python's literal forms: `1_000`, `0x1F`, `0o17`,
+    /// `0b101`, `1.5e3`, `.5`, `5.`.
     fn number(&mut self) -> Result<Py, String> {
         let start = self.i;
+        let negative = self.peek() == Some(b'-');
         if matches!(self.peek(), Some(b'-' | b'+')) {
             self.i += 1;
+            self.ws();
         }
+        let digits_start = self.i;
         while let Some(c) = self.peek() {
-            let exponent_sign = matches!(c, b'-' | b'+') && matches!(self.s[self.i - 1], b'e' | b'E');
-            if c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'_') || exponent_sign {
+            let exponent_sign = matches!(c, b'-' | b'+') && matches!(self.s[self.i - 1], b'e' | b'E') && !self.radix_prefixed(digits_start);
+            if c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_') || exponent_sign {
                 self.i += 1;
             } else {
                 break;
             }
         }
-        let text = self.text[start..self.i].replace('_', "");
-        if !text.contains(['.', 'e', 'E']) {
-            if let Ok(i) = text.parse::<i128>() {
-                return Ok(Py::Int(i));
-            }
+        let written = &self.text[digits_start..self.i];
+        let fail = |p: &mut Self| {
+            p.i = start;
+            Err(p.error("a number"))
+        };
+        if !underscores_between_digits(written) {
+            return fail(self);
         }
-        text.parse::<f64>().map(Py::Float).map_err(|_| {
-            self.i = start;
-            self.error("a number")
-        })
+        let plain = written.replace('_', "");
+        let lower = plain.to_ascii_lowercase();
+        let radix = match lower.get(..2) {
+            Some("0x") => Some(16),
+            Some("0o") => Some(8),
+            Some("0b") => Some(2),
+            _ => None,
+        };
+        let magnitude = match radix {
+            Some(radix) => {
+                let digits = &plain[2..];
+                if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                    return fail(self);
+                }
+                u128::from_str_radix(digits, radix).ok()
+            }
+            None if !plain.is_empty() && plain.bytes().all(|c| c.is_ascii_digit()) => {
+                // Python refuses `007` (only zeros may lead).
+                if plain.len() > 1 && plain.starts_with('0') && plain.bytes().any(|c| c != b'0') {
+                    return fail(self);
+                }
+                plain.parse::<u128>().ok()
+            }
+            None => {
+                let float = if lower.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-')) {
+                    lower.parse::<f64>().ok()
+                } else {
+                    None
+                };
+                return match float {
+                    Some(f) => Ok(Py::Float(if negative { -f } else { f })),
+                    None => fail(self),
+                };
+            }
+        };
+        // calltape's ints are 128-bit: a larger one (Python keeps it exact) is
+        // clamped to the nearest, which keeps what BFCL's classes do with one
+        // (slice a list, compare, look up a key: `lines[-2**130:]` is every
+        // line) but not its digits or arithmetic on it.
+        let value = match magnitude {
+            Some(m) if negative => 0i128.checked_sub_unsigned(m).unwrap_or(i128::MIN),
+            Some(m) => i128::try_from(m).unwrap_or(i128::MAX),
+            None => {
+                if negative {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                }
+            }
+        };
+        Ok(Py::Int(value))
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn radix_prefixed(&self, digits_start: usize) -> bool {
+        self.s.get(digits_start) == Some(&b'0') && matches!(self.s.get(digits_start + 1), Some(b'x' | b'X'))
+    }
+
+    /// A string prefix (`r`, `u`, either case) right before a quote.
+    fn string_prefix(&self) -> Option<(usize, bool)> {
+        let rest = &self.s[self.i..];
+        let len = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        if len == 0 || len > 1 || !matches!(rest.get(len), Some(b'\'' | b'"')) {
+            return None;
+        }
+        match rest[0] {
+            b'r' | b'R' => Some((len, true)),
+            b'u' | b'U' => Some((len, false)),
+            _ => None,
+        }
+    }
+
+    fn at_string(&self) -> bool {
+        matches!(self.peek(), Some(b'\'' | b'"')) || self.string_prefix().is_some()
+    }
+
+    /// One string literal, or several written side by side (`'a' "b"` is `'ab'`).
+    fn strings(&mut self) -> Result<String, String> {
+        let mut out = String::new();
+        loop {
+            let raw = match self.string_prefix() {
+                Some((len, raw)) => {
+                    self.i += len;
+                    raw
+                }
+                None => false,
+            };
+            self.string(raw, &mut out)?;
+            let after = self.i;
+            self.ws();
+            if !self.at_string() {
+                self.i = after;
+                return Ok(out);
+            }
+        }
+    }
+
+    fn string(&mut self, raw: bool, out: &mut String) -> Result<(), String> {
         let quote = self.s[self.i];
         let triple = self.s[self.i..].starts_with(&[quote; 3]);
         self.i += if triple { 3 } else { 1 };
-        let mut out = String::new();
         loop {
             let Some(c) = self.text[self.i..].chars().next() else {
                 return Err(self.error("the string's closing quote"));
             };
             if c as u32 == quote as u32 && (!triple || self.s[self.i..].starts_with(&[quote; 3])) {
                 self.i += if triple { 3 } else { 1 };
-                return Ok(out);
+                return Ok(());
+            }
+            if c == '\n' && !triple {
+                return Err(self.error("the string's closing quote before the line ends"));
             }
             self.i += c.len_utf8();
             if c != '\\' {
@@ -243,23 +366,58 @@ impl<'a> Parser<'a> {
                 return Err(self.error("an escaped character"));
             };
             self.i += e.len_utf8();
+            if raw {
+                // A raw string keeps the backslash; the quote after it does not end the string.
+                out.push('\\');
+                out.push(e);
+                continue;
+            }
             match e {
                 'n' => out.push('\n'),
                 't' => out.push('\t'),
                 'r' => out.push('\r'),
-                '0' => out.push('\0'),
+                'a' => out.push('\u{7}'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'v' => out.push('\u{b}'),
                 '\\' | '\'' | '"' => out.push(e),
                 '\n' => {}
+                '0'..='7' => {
+                    // Up to three octal digits: `'\101'` is `'A'`, `'\0'` is NUL.
+                    let mut code = e.to_digit(8).unwrap_or(0);
+                    for _ in 0..2 {
+                        match self.peek() {
+                            Some(d @ b'0'..=b'7') => {
+                                code = code * 8 + u32::from(d - b'0');
+                                self.i += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    out.extend(char::from_u32(code));
+                }
                 'x' | 'u' | 'U' => {
                     let len = match e {
                         'x' => 2,
                         'u' => 4,
                         _ => 8,
                     };
-                    let hex = self.text.get(self.i..self.i + len).ok_or_else(|| self.error("hex digits"))?;
+                    let hex = self.text.get(self.i..self.i + len).filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
+                    let hex = hex.ok_or_else(|| self.error(&format!("{len} hex digits after `\\{e}`")))?;
                     let code = u32::from_str_radix(hex, 16).map_err(|_| self.error("hex digits"))?;
-                    out.push(char::from_u32(code).ok_or_else(|| self.error("a character code"))?);
+                    // A surrogate escape stays one character, as in Python (see `surrogate`).
+                    out.push(surrogate::char_for(code).ok_or_else(|| self.error("a character code up to 0x10ffff"))?);
                     self.i += len;
+                }
+                'N' => {
+                    // `'\N{LATIN SMALL LETTER A}'`: a character by its Unicode name (any case, as `unicodedata.lookup`).
+                    let name = self.text[self.i..].strip_prefix('{').and_then(|rest| rest.split_once('}')).map(|(name, _)| name);
+                    let c = name.and_then(|n| unicode_names2::character(&n.to_ascii_uppercase()));
+                    let (Some(name), Some(c)) = (name, c) else {
+                        return Err(self.error("a known Unicode character name in `\\N{...}`"));
+                    };
+                    out.push(c);
+                    self.i += name.len() + 2;
                 }
                 other => {
                     // Python keeps an unknown escape as written.
@@ -269,6 +427,13 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Python's rule for `_` in a number: single ones, each between two digits
+/// (or after a radix prefix: `0x_1f`).
+fn underscores_between_digits(written: &str) -> bool {
+    let b = written.as_bytes();
+    (0..b.len()).all(|i| b[i] != b'_' || (i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_alphanumeric() && b[i + 1].is_ascii_alphanumeric()))
 }
 
 #[cfg(test)]
@@ -286,5 +451,74 @@ mod tests {
         assert_eq!(c.write(), "f(a=[1, -2.5, 'x'], b={'k': [1, 2]}, c=True, d=None, e=\"it's\\n\")");
         assert!(parse_call("f(a=1").is_err());
         assert!(parse_call("f(a=b)").is_err());
+    }
+
+    #[test]
+    fn every_python_numeric_literal_form() {
+        // Python: 0x1F == 0o37 == 0b11111 == 3_1 == 31; 1e3 == 1000.0; .5 == 0.5; 5. == 5.0; - 3 == -3.
+        let arg = |t: &str| parse_call(&format!("f(x={t})")).map(|c| c.keywords[0].1.repr());
+        for (written, value) in [
+            ("0x1F", "31"),
+            ("0X1f", "31"),
+            ("0o37", "31"),
+            ("0b11111", "31"),
+            ("3_1", "31"),
+            ("0x_1f", "31"),
+            ("-0b1", "-1"),
+            ("- 3", "-3"),
+            ("1e3", "1000.0"),
+            ("1_000.5", "1000.5"),
+            (".5", "0.5"),
+            ("5.", "5.0"),
+            ("-2.5E-1", "-0.25"),
+            ("0", "0"),
+            ("00", "0"),
+            // Beyond 128 bits: clamped (see `number`).
+            ("0x80000000000000000000000000000001", &i128::MAX.to_string()),
+            ("-1_000_000_000_000_000_000_000_000_000_000_000_000_000", &i128::MIN.to_string()),
+        ] {
+            assert_eq!(arg(written).as_deref(), Ok(value), "{written}");
+        }
+        // Python refuses these: SyntaxError.
+        for bad in ["007", "1__0", "1_", "0x", "0b2", "5j"] {
+            assert!(arg(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_python_string_escape_and_form() {
+        // Python: '\x41\101\u0041\U00000041\N{LATIN SMALL LETTER A}' == 'AAAAa';
+        // '\a\b\f\v' == '\x07\x08\x0c\x0b'; r'\n' == '\\n'; 'a' "b" == 'ab'; '\q' == '\\q'.
+        let arg = |t: &str| match parse_call(&format!("f(x={t})")).unwrap().keywords[0].1.clone() {
+            Py::Str(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(arg(r"'\x41\101\u0041\U00000041\N{LATIN SMALL LETTER A}\N{latin small letter b}'"), "AAAAab");
+        assert_eq!(arg(r"'\a\b\f\v\0'"), "\u{7}\u{8}\u{c}\u{b}\0");
+        assert_eq!(arg(r"r'\n\''"), "\\n\\'");
+        assert_eq!(arg(r#"'a' "b"   u'c' R'\d'"#), "abc\\d");
+        assert_eq!(arg(r"'\q'"), "\\q");
+        assert_eq!(arg("'''it's'''"), "it's");
+        // A surrogate escape stays one character (Python: len('\ud83d\ude00') == 2).
+        let pair = arg(r"'\ud83d\ude00'");
+        assert_eq!(pair.chars().map(surrogate::surrogate_of).collect::<Vec<_>>(), [Some(0xD83D), Some(0xDE00)]);
+        assert_eq!(Py::Str(pair).repr(), r"'\ud83d\ude00'");
+        for bad in [r"'\x4'", r"'\N{NO SUCH NAME}'", r"'\U00110000'", "'a\nb'"] {
+            assert!(parse_call(&format!("f(x={bad})")).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unreadable_calls_are_made_and_fail() {
+        // BFCL's executor `eval`s the text inside a `try`: a SyntaxError is the call's result.
+        let c = read_call("ls(a=)");
+        assert_eq!(c.name, "ls");
+        assert!(c.unreadable.as_deref().is_some_and(|w| w.starts_with("invalid syntax")));
+        // Python: eval("f('\ud800')") with the surrogate itself in the text raises
+        // UnicodeEncodeError: 'utf-8' codec can't encode character '\ud800' ... surrogates not allowed.
+        let text = format!("cd(folder='a{}')", surrogate::char_for(0xD800).unwrap());
+        let c = read_call(&text);
+        assert_eq!(c.unreadable.as_deref(), Some(r"'utf-8' codec can't encode character '\ud800' in position 12: surrogates not allowed"));
+        assert!(read_call("cd(folder='a')").unreadable.is_none());
     }
 }

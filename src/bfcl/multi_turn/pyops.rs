@@ -434,11 +434,19 @@ pub fn get_any<'a>(entries: &'a [(Py, Py)], key: &Py) -> Result<Option<&'a Py>, 
 }
 
 /// A dict of any keys as the differential check writes it: keys as `str(k)`,
-/// a key written twice keeping its first place and its last value.
+/// a key written twice keeping its first place and its last value. Numbers
+/// equal to an int are one key, written as the int: Python's
+/// `{0.0: 'a'} == {0: 'a'} == {False: 'a'}` (the state a model left with
+/// `comment(tweet_id=0.0, ...)` equals the ground truth's).
 pub fn plain_dict(entries: &[(Py, Py)]) -> Py {
     let mut out: Vec<(String, Py)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
-        set_entry(&mut out, &k.str_(), v.clone());
+        let text = match num(k) {
+            Some(Num::Float(f)) if f.fract() == 0.0 && f.abs() < 1e18 => (f as i128).to_string(),
+            Some(Num::Int(i)) => i.to_string(),
+            _ => k.str_(),
+        };
+        set_entry(&mut out, &text, v.clone());
     }
     Py::Dict(out)
 }
@@ -515,6 +523,11 @@ mod tests {
         assert_eq!(key_position(&[], &Py::Dict(vec![])).unwrap_err(), "unhashable type: 'dict'");
         let keys = [(s("0"), Py::Int(1)), (Py::Int(0), Py::Int(2))];
         assert_eq!(plain_dict(&keys).repr(), "{'0': 2}");
+        // Python: {0.0: 1, True: 2} == {0: 1, 1: 2}; {1.5: 3} keeps its key 1.5.
+        let numbers = [(Py::Float(0.0), Py::Int(1)), (Py::Bool(true), Py::Int(2)), (Py::Float(1.5), Py::Int(3))];
+        let ints = [(Py::Int(0), Py::Int(1)), (Py::Int(1), Py::Int(2)), (Py::Float(1.5), Py::Int(3))];
+        assert_eq!(plain_dict(&numbers), plain_dict(&ints));
+        assert_eq!(plain_dict(&numbers).repr(), "{'0': 1, '1': 2, '1.5': 3}");
         assert_eq!(len(&s("héllo")), Ok(5));
         assert_eq!(len(&Py::Int(3)).unwrap_err(), "object of type 'int' has no len()");
         assert_eq!(iterate(&Py::None).unwrap_err(), "'NoneType' object is not iterable");

@@ -421,7 +421,7 @@ impl GorillaFileSystem {
             other => return Err(format!("'>' not supported between instances of '{}' and 'int'", type_name(other))),
         };
         // `content[-wanted:]`, with Python's clamping of slice starts.
-        let start = if wanted > 0 { len - wanted } else { (-wanted).min(len) };
+        let start = if wanted > 0 { len - wanted } else { wanted.saturating_neg().min(len) };
         Ok(dict([("last_lines", Py::Str(all[start as usize..].join("\n")))]))
     }
 

@@ -7,7 +7,7 @@
 use crate::bfcl::multi_turn::pyops::{
     self, dict, error, get_any, increment, item, iterate, key_position, lower, no_attribute, plain_dict, set_item, truthy,
 };
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError, SharedList};
 use crate::bfcl::pyvalue::Py;
 
 /// BFCL's `TwitterAPI`.
@@ -26,7 +26,9 @@ pub struct TwitterAPI {
     tweet_counter: Py,
     /// `post_tweet`'s default `mentions=[]` is one list shared by every tweet
     /// posted without mentions: `mention` on one of them extends them all.
-    default_mentions: Vec<Py>,
+    /// Python makes it once per process, so the ground truth's instance
+    /// shares it too (see [`ApiClass::shared_defaults`]).
+    default_mentions: SharedList,
     /// The ids of the tweets holding that shared list.
     default_mention_holders: Vec<Py>,
 }
@@ -42,7 +44,7 @@ impl Default for TwitterAPI {
             retweets: Vec::new(),
             following_list: Vec::new(),
             tweet_counter: Py::Int(0),
-            default_mentions: Vec::new(),
+            default_mentions: SharedList::default(),
             default_mention_holders: Vec::new(),
         };
         api.load(&Py::Dict(Vec::new()), false);
@@ -103,7 +105,39 @@ fn append(items: &mut Py, value: Py) -> Result<(), PyError> {
     }
 }
 
+fn lock(list: &SharedList) -> std::sync::MutexGuard<'_, Vec<Py>> {
+    list.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 impl TwitterAPI {
+    fn shared_mentions(&self) -> Vec<Py> {
+        lock(&self.default_mentions).clone()
+    }
+
+    /// The tweets holding the shared default list show its items now (the
+    /// other instance sharing it may have extended it since).
+    fn sync_shared_mentions(&mut self) {
+        if !self.default_mention_holders.is_empty() {
+            self.tweets = self.tweets_now();
+        }
+    }
+
+    /// The tweets, those holding the shared default list with its items now.
+    fn tweets_now(&self) -> Vec<(Py, Py)> {
+        let mut tweets = self.tweets.clone();
+        if self.default_mention_holders.is_empty() {
+            return tweets;
+        }
+        let shared = Py::List(self.shared_mentions());
+        for (id, tweet) in &mut tweets {
+            if id.py_in(&self.default_mention_holders) {
+                // A holder is a tweet dict `post_tweet` made: it takes the item.
+                let _ = set_item(tweet, "mentions", shared.clone());
+            }
+        }
+        tweets
+    }
+
     fn authenticate_twitter(&mut self, username: &Py, password: &Py) -> Py {
         if username.py_eq(&self.username) && password.py_eq(&self.password) {
             self.authenticated = Py::Bool(true);
@@ -126,7 +160,7 @@ impl TwitterAPI {
             ("username", self.username.clone()),
             ("content", content.clone()),
             ("tags", tags.cloned().unwrap_or(Py::List(Vec::new()))),
-            ("mentions", mentions.cloned().unwrap_or_else(|| Py::List(self.default_mentions.clone()))),
+            ("mentions", mentions.cloned().unwrap_or_else(|| Py::List(self.shared_mentions()))),
         ]);
         insert(&mut self.tweets, id.clone(), tweet.clone())?;
         self.default_mention_holders.retain(|held| !held.py_eq(&id));
@@ -188,13 +222,8 @@ impl TwitterAPI {
         }
         let added = iterate(mentioned_usernames)?;
         if key.py_in(&self.default_mention_holders) {
-            self.default_mentions.extend(added);
-            let shared = Py::List(self.default_mentions.clone());
-            for (id, tweet) in &mut self.tweets {
-                if id.py_in(&self.default_mention_holders) {
-                    set_item(tweet, "mentions", shared.clone())?;
-                }
-            }
+            lock(&self.default_mentions).extend(added);
+            self.sync_shared_mentions();
         } else if let Py::Dict(entries) = &mut self.tweets[at].1 {
             if let Some((_, Py::List(list))) = entries.iter_mut().find(|(k, _)| k == "mentions") {
                 list.extend(added);
@@ -319,7 +348,6 @@ impl ApiClass for TwitterAPI {
             _ => vec![Py::Str("alice".into()), Py::Str("bob".into())],
         };
         self.tweet_counter = or("tweet_counter", Py::Int(0));
-        self.default_mentions = Vec::new();
         self.default_mention_holders = Vec::new();
     }
 
@@ -328,6 +356,7 @@ impl ApiClass for TwitterAPI {
     }
 
     fn call(&mut self, method: &str, args: &Args) -> Result<Py, PyError> {
+        self.sync_shared_mentions();
         match method {
             "authenticate_twitter" => Ok(self.authenticate_twitter(args.arg("username"), args.arg("password"))),
             "posting_get_login_status" => Ok(self.posting_get_login_status()),
@@ -347,12 +376,21 @@ impl ApiClass for TwitterAPI {
         }
     }
 
+    fn shared_defaults(&self) -> Option<SharedList> {
+        Some(self.default_mentions.clone())
+    }
+
+    fn adopt_defaults(&mut self, shared: SharedList) {
+        self.default_mentions = shared;
+        self.sync_shared_mentions();
+    }
+
     fn state(&self) -> Vec<(String, Py)> {
         vec![
             ("username".into(), self.username.clone()),
             ("password".into(), self.password.clone()),
             ("authenticated".into(), self.authenticated.clone()),
-            ("tweets".into(), plain_dict(&self.tweets)),
+            ("tweets".into(), plain_dict(&self.tweets_now())),
             ("comments".into(), plain_dict(&self.comments)),
             ("retweets".into(), plain_dict(&self.retweets)),
             ("following_list".into(), Py::List(self.following_list.clone())),

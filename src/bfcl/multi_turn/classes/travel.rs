@@ -14,7 +14,7 @@ mod tests;
 use std::sync::OnceLock;
 
 use crate::bfcl::multi_turn::pyops::datetime::{strptime, strptime_arg, today, Format};
-use crate::bfcl::multi_turn::pyops::{self, dict, error, item, set_entry, set_item, str_key, Cmp, Op};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, item, no_attribute, set_entry, set_item, str_key, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
@@ -558,13 +558,29 @@ fn flight_costs(travel_from: &Py, travel_to: &Py, travel_date: &Py, travel_class
         Some("first") => 5,
         _ => return Err(FlightCostError::Value("Invalid travel class. Options are: economy, business, first.")),
     };
-    let Py::Str(date) = travel_date else {
-        return Err(FlightCostError::Type(format!("'{}' object is not iterable", travel_date.py_type().name())));
-    };
-    let digit_sum: u32 = date.chars().filter_map(|c| c.to_digit(10)).sum();
-    let multiplier = if digit_sum.is_multiple_of(2) { 2 } else { 1 };
+    let multiplier = if date_digit_sum_is_even(travel_date).map_err(FlightCostError::Type)? { 2 } else { 1 };
     let cost = |base: i128| (base * factor * multiplier) as f64;
     Ok(FlightCosts { route: cost(base), all: BASE_COSTS.iter().map(|(_, _, b)| cost(*b)).collect() })
+}
+
+/// `sum(int(char) for char in travel_date if char.isdigit())` over whatever
+/// Python iterates: a string's characters, a list's or tuple's items (Python:
+/// for `['2026-11-15']` the one item is no digit string, the sum is 0; for
+/// `['20', '26']` it is 46), a dict's keys; an item that is no string has no
+/// `isdigit` (AttributeError). Only the sum's parity matters: that of the
+/// items' last digits.
+fn date_digit_sum_is_even(travel_date: &Py) -> Result<bool, PyError> {
+    let mut even = true;
+    for item in pyops::iterate(travel_date)? {
+        let Py::Str(text) = &item else {
+            return Err(no_attribute(&item, "isdigit"));
+        };
+        // `str.isdigit` (ASCII digits: `int` of Unicode digits is not copied).
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            even ^= text.bytes().last().is_some_and(|d| d % 2 == 1);
+        }
+    }
+    Ok(even)
 }
 
 /// `float(value * rate)`, with Python's rules for an int, float or string value.

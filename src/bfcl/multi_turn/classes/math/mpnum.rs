@@ -167,7 +167,13 @@ fn mp_log(x: f64, prec: i64) -> (f64, f64) {
 /// `repr` writes it (`mpf('2.0')`, or `mpc(real=…, imag=…)` for a negative
 /// value). `Err`: the text of the exception (a division by zero has none).
 pub fn log_ratio(value: &Py, base: &Py, precision: &Py) -> Result<String, PyError> {
-    let prec = dps_to_prec(pyops::int(precision)?);
+    let dps = pyops::int(precision)?;
+    // mpmath 1.3 with bfcl-eval 2026.3.23: `mp.dps = 2**65` (or 2**130) and the
+    // logarithm raises ValueError('too many digits in integer').
+    if dps >= 1 << 65 {
+        return Err("too many digits in integer".into());
+    }
+    let prec = dps_to_prec(dps);
     let (vr, vi) = mp_log(mp_convert(value)?, prec);
     let (br, bi) = mp_log(mp_convert(base)?, prec);
     let digits = repr_dps(prec);
@@ -620,6 +626,9 @@ mod tests {
     fn logarithms_as_mpmath_writes_them() {
         assert_eq!(log(Py::Int(20), Py::Int(10), 2).unwrap(), "mpf('1.3027')");
         assert_eq!(log(Py::Float(3287.0), Py::Float(6.0), 4).unwrap(), "mpf('4.51947')");
+        // Python: MathAPI().logarithm(36.0, 6.0, 2**65) == {'error': 'too many digits in integer'}.
+        assert_eq!(log(Py::Float(36.0), Py::Float(6.0), 1 << 65).unwrap_err(), "too many digits in integer");
+        assert_eq!(log(Py::Float(36.0), Py::Float(6.0), i128::MAX).unwrap_err(), "too many digits in integer");
         assert_eq!(log(Py::Float(36.0), Py::Float(6.0), 4).unwrap(), "mpf('2.0')");
         assert_eq!(log(Py::Float(630.0), Py::Int(10), 5).unwrap(), "mpf('2.7993393')");
         assert_eq!(log(Py::Float(980.0), Py::Int(20), 10).unwrap(), "mpf('2.299121531134')");

@@ -112,6 +112,16 @@ fn prices_flights_by_class_and_date() {
     assert_eq!(cost(&mut api, "LAX", "2024-11-16", "first"), r#"{"travel_cost_list": [1000.0]}"#);
     assert_eq!(cost(&mut api, "XXX", "2024-11-15", "economy"), "Err: No available route for the given airports.");
     assert_eq!(cost(&mut api, "LAX", "2024-11-15", "premium"), "Err: Invalid travel class. Options are: economy, business, first.");
+    // Python iterates whatever the date is: `sum(int(c) for c in ['2024-11-15'] if c.isdigit())`
+    // is 0 (even: x2), `['20', '25']` sums to 45 (odd: x1), `[2024]` has no `isdigit`.
+    let dated = |api: &mut TravelAPI, date: Py| {
+        let call = [("travel_from", s("SFO")), ("travel_to", s("LAX")), ("travel_date", date), ("travel_class", s("economy"))];
+        run(api, "get_flight_cost", &call)
+    };
+    assert_eq!(dated(&mut api, Py::List(vec![s("2024-11-15")])), r#"{"travel_cost_list": [400.0]}"#);
+    assert_eq!(dated(&mut api, Py::List(vec![s("20"), s("25")])), r#"{"travel_cost_list": [200.0]}"#);
+    assert_eq!(dated(&mut api, Py::List(vec![Py::Int(2024)])), "Err: 'int' object has no attribute 'isdigit'");
+    assert_eq!(dated(&mut api, Py::Int(2024)), "Err: 'int' object is not iterable");
 }
 
 #[test]
