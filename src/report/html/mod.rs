@@ -10,6 +10,8 @@ mod page;
 mod scale;
 mod svg;
 
+pub(crate) use svg::usd;
+
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
 

@@ -22,6 +22,7 @@ Helvetica, Arial, sans-serif; color: #222; background: #fff; }
 h1 { font-size: 22px; margin: 0 0 6px; }
 h2 { font-size: 16px; margin: 28px 0 8px; }
 figure h2 { margin: 0 0 6px; font-size: 15px; }
+p.headline { font-size: 16px; line-height: 1.5; margin: 6px 0 12px; max-width: 72em; }
 dl.run { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0 0; }
 dl.run dt { color: #666; }
 dl.run dd { margin: 0; }
@@ -68,12 +69,11 @@ fn head(run: &RunInfo) -> String {
 /// What the run was: id, models, suites, trials, seed.
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
-    let (names, tiers) = (super::names(&tables.summary, schema::MODEL)?, super::names(&tables.summary, schema::TIER)?);
-    let models: Vec<String> = names.iter().zip(&tiers).map(|(m, t)| if t.is_empty() { m.clone() } else { format!("{m} ({t})") }).collect();
+    let models = model_count(tables)?;
     let runs = tables.scenarios.height();
     let mut rows = vec![
         ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
-        ("models", format!("{}: {}", models.len(), models.join(", "))),
+        ("models", models),
         ("suites", if run.suites.is_empty() { "—".into() } else { run.suites.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ") }),
         ("trials", run.trials.to_string()),
         ("seed", run.seed.to_string()),
@@ -85,12 +85,38 @@ fn header(tables: &Tables) -> PolarsResult<String> {
     if let Some(ms) = run.elapsed_ms {
         rows.push(("wall time", wall_time(ms)));
     }
-    let mut out = String::from("<header>\n<h1>calltape report</h1>\n<dl class=\"run\">\n");
+    let mut out = String::from("<header>\n<h1>calltape report</h1>\n");
+    // The answer first; the run's particulars under it.
+    let headline = crate::report::headline::headline(tables)?;
+    let _ = writeln!(out, "<p class=\"headline\" id=\"headline\">{}</p>", escape(&headline.join(" ")));
+    out.push_str("<dl class=\"run\">\n");
     for (term, value) in rows {
         let _ = writeln!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
     }
     out.push_str("</dl>\n</header>\n");
     Ok(out)
+}
+
+/// How many models ran, in a few words: the names are in the tables, and
+/// 29 of them filled the header. With arms, the base models and the arms.
+fn model_count(tables: &Tables) -> PolarsResult<String> {
+    let (bases, arms) = (super::names(&tables.summary, schema::BASE_MODEL)?, super::names(&tables.summary, schema::ARM)?);
+    let mut distinct_bases = bases.clone();
+    distinct_bases.sort();
+    distinct_bases.dedup();
+    // Arms in their first-seen order (the summary lists them in run order).
+    let mut distinct_arms: Vec<&String> = Vec::new();
+    for arm in arms.iter().filter(|a| !a.is_empty()) {
+        if !distinct_arms.contains(&arm) {
+            distinct_arms.push(arm);
+        }
+    }
+    Ok(if distinct_arms.is_empty() {
+        format!("{}", bases.len())
+    } else {
+        let arms: Vec<&str> = distinct_arms.iter().map(|a| a.as_str()).collect();
+        format!("{} variants: {} models under the arms {}", bases.len(), distinct_bases.len(), arms.join(", "))
+    })
 }
 
 /// A run's wall time in the unit that reads best: a replayed run takes
