@@ -7,6 +7,7 @@ mod charts;
 mod frontier;
 mod heat;
 mod page;
+mod place;
 mod scale;
 mod svg;
 
@@ -27,7 +28,11 @@ fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::Polars
 
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
-    let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
+    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.summary)?);
+    let unlabelled = match unlabelled.as_slice() {
+        [] => String::new(),
+        models => format!(" No room for the labels of {} (hover their points).", models.join(", ")),
+    };
     // A model that never answered has no point; the caption names it.
     let off_chart = match frontier::errored_models(&tables.summary)?.as_slice() {
         [] => String::new(),
@@ -45,9 +50,10 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
             &pass_cost,
             &format!(
                 "Each model's pass rate over all its answered runs with its 95% Wilson interval, against the run's total cost \
-                 (scenario and repair requests). The dashed line joins the Pareto front: models no other model beats on both.{off_chart}"
+                 (scenario and repair requests). A model's arms are joined in order, the arrowhead at the last: how far it moves is \
+                 what repair buys. The dashed line joins the Pareto front: variants no other beats on both.{off_chart}{unlabelled}"
             ),
-            false,
+            true,
         ),
         page::figure(
             "Invalid tool calls by kind",

@@ -31,7 +31,6 @@ figure { margin: 0; padding: 12px 14px; border: 1px solid #e3e3e3; border-radius
 figure.wide { grid-column: 1 / -1; }
 figcaption { color: #555; font-size: 12.5px; margin-top: 4px; }
 svg.chart { display: block; max-width: 100%; height: auto; }
-figure.wide svg.chart { max-width: none; }
 svg text { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; font-size: 12px; fill: #222; }
 svg text.tick { font-size: 11px; fill: #555; }
 svg text.axis-title { font-size: 12px; fill: #444; }
