@@ -42,7 +42,19 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
         ),
     };
     let kinds = charts::kinds_chart(&charts::kind_counts(&tables.summary)?);
-    let latency = charts::latency_chart(&charts::repair_points(&tables.summary, &tables.repairs)?);
+    let repair_groups = charts::repair_points(&tables.summary, &tables.repairs)?;
+    let latency = charts::latency_chart(&repair_groups);
+    let no_lane = match charts::without_repairs(&repair_groups).as_slice() {
+        [] => String::new(),
+        [one] => format!(" {one} made no repair and has no lane."),
+        some if some.len() <= 6 => format!(" No repairs, so no lane: {}.", some.join(", ")),
+        many => format!(
+            " {} model variants made no repair and have no lane: {}, and {} more.",
+            many.len(),
+            many[..4].join(", "),
+            many.len() - 4
+        ),
+    };
     let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.summary, &tables.by_tool)?);
     Ok(vec![
         page::figure(
@@ -64,8 +76,10 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
         page::figure(
             "Repair latency",
             &latency,
-            "Every repair attempt: circles are local repairs (measured in-process), squares are model repairs (a request to a model). \
-             The box spans the 25th to 75th percentile, the bar is the median; hollow marks failed.",
+            &format!(
+                "Every repair attempt: circles are local repairs (measured in-process), squares are model repairs (a request to a model). \
+             The box spans the 25th to 75th percentile, the bar is the median; hollow marks failed. A model's arms are lanes under its name.{no_lane}"
+            ),
             false,
         ),
         page::figure(

@@ -179,6 +179,44 @@ fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<Str
     Ok(out)
 }
 
+/// Rows a table on the page shows at most; longer ones (a row per model ×
+/// tool ran to 1,225) show their first `TABLE_FIRST_ROWS` and link the CSV.
+pub const TABLE_ROWS: usize = 40;
+pub const TABLE_FIRST_ROWS: usize = 25;
+
+/// The CSV file beside the page that has every row of `section`, by the
+/// key columns it shows.
+fn csv_of(section: &Section) -> &'static str {
+    let has = |c: &str| section.columns.iter().any(|(name, _)| name == c);
+    if has(schema::SHARED) {
+        "pairs.csv"
+    } else if has(schema::TOOL) {
+        "by_tool.csv"
+    } else if has(schema::SCENARIO) {
+        "by_scenario.csv"
+    } else if has(schema::SUITE) {
+        "suites.csv"
+    } else {
+        "summary.csv"
+    }
+}
+
+/// A section as a table, cut to its first rows with a link to its CSV
+/// when it is long.
+fn long_table(section: &Section) -> PolarsResult<String> {
+    let height = section.frame.height();
+    if height <= TABLE_ROWS {
+        return table(section, true, &[]);
+    }
+    let mut cut = section.clone();
+    cut.frame = section.frame.head(Some(TABLE_FIRST_ROWS));
+    let csv = csv_of(section);
+    let mut out = table(&cut, true, &[])?;
+    let _ =
+        writeln!(out, "<p class=\"note\">The first {TABLE_FIRST_ROWS} of {height} rows; every row is in <a href=\"{csv}\">{csv}</a>.</p>");
+    Ok(out)
+}
+
 /// The whole page around already drawn chart figures.
 pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     let mut out = head(&tables.run);
@@ -190,7 +228,7 @@ pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     }
     out.push_str("</section>\n<section class=\"tables\">\n");
     for section in sections(tables)? {
-        out.push_str(&table(&section, true, &[])?);
+        out.push_str(&long_table(&section)?);
     }
     out.push_str("</section>\n");
     let failed = failures(tables)?;
