@@ -38,24 +38,31 @@ const _: () = assert!(PALETTE.len() >= InvalidKind::ALL.len());
 /// Stacked horizontal bars: how often each kind of invalid call occurred.
 pub fn kinds_chart(rows: &[KindCounts]) -> String {
     let models: Vec<String> = rows.iter().map(|r| r.model.clone()).collect();
-    let (width, bar, top) = (580.0, 24.0, 62.0);
+    let present: Vec<usize> =
+        (0..InvalidKind::ALL.len()).filter(|k| rows.iter().any(|r| r.kinds.get(*k).copied().unwrap_or(0) > 0)).collect();
+    // Legend: only the kinds that occurred, from the left edge, wrapping; the
+    // bars start below its last line.
+    let width = 580.0;
+    let mut legend: Vec<(f64, f64, usize, String)> = Vec::new();
+    let (mut lx, mut ly) = (8.0, 18.0);
+    for &k in &present {
+        let label = InvalidKind::ALL[k].as_str().replace('_', " ");
+        if lx + text_width(&label) + 30.0 > width {
+            (lx, ly) = (8.0, ly + 18.0);
+        }
+        legend.push((lx, ly, k, label.clone()));
+        lx += 15.0 + text_width(&label) + 16.0;
+    }
+    let (bar, top) = (24.0, ly + 26.0);
     let height = top + bar * rows.len().max(1) as f64 + 48.0;
     let area = Area { left: label_room(&models), top, right: width - 96.0, bottom: height - 48.0 };
     let mut svg = Svg::new("chart-invalid-kinds", width, height, "Invalid tool calls per model, by kind");
-    let present: Vec<usize> =
-        (0..InvalidKind::ALL.len()).filter(|k| rows.iter().any(|r| r.kinds.get(*k).copied().unwrap_or(0) > 0)).collect();
     if present.is_empty() {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No invalid tool calls in this run.");
         return svg.finish();
     }
-    // Legend: only the kinds that occurred, wrapping to a second line.
-    let (mut lx, mut ly) = (area.left, 18.0);
-    for &k in &present {
-        let label = InvalidKind::ALL[k].as_str().replace('_', " ");
-        if lx + text_width(&label) + 30.0 > width {
-            (lx, ly) = (area.left, ly + 18.0);
-        }
-        lx = svg.legend_item(lx, ly, PALETTE[k], &label);
+    for (lx, ly, k, label) in &legend {
+        svg.legend_item(*lx, *ly, PALETTE[*k], label);
     }
     let most = rows.iter().map(|r| r.kinds.iter().sum::<u64>()).max().unwrap_or(0);
     let x = Scale::nice((0.0, most.max(1) as f64), (area.left, area.right));
