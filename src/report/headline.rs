@@ -183,6 +183,10 @@ pub fn sentences(variants: &[Variant], comparisons: &[Comparison]) -> Vec<String
 /// is, the closest cheaper one; with how sure the run is of the gap.
 fn cheaper_sentence(strong: &Variant, answered: &[&Variant], comparisons: &[Comparison]) -> Option<String> {
     let cheaper: Vec<&Variant> = answered.iter().copied().filter(|v| v.base != strong.base && v.cost < strong.cost).collect();
+    if cheaper.is_empty() {
+        // Said outright: the strongest being the cheapest too is an answer.
+        return answered.iter().any(|v| v.base != strong.base).then(|| "No other model costs less.".to_string());
+    }
     let close: Vec<&Variant> = cheaper.iter().copied().filter(|v| v.pass_rate >= strong.pass_rate - CLOSE - 1e-9).collect();
     let by_cost = |a: &&Variant, b: &&Variant| a.cost.total_cmp(&b.cost).then(b.pass_rate.total_cmp(&a.pass_rate));
     let by_rate = |a: &&Variant, b: &&Variant| a.pass_rate.total_cmp(&b.pass_rate).then(b.cost.total_cmp(&a.cost));
@@ -356,6 +360,8 @@ mod tests {
              the gap is not significant: this run cannot tell them apart (McNemar p = 0.31)."
         );
         assert_eq!(s.len(), 2, "no arms, no repair sentence");
+        let s = sentences(&[variant("best", "", 0.95, 0.1), variant("dear", "", 0.9, 1.0)], &[]);
+        assert_eq!(s, ["Strongest: best, pass rate 0.95 [0.92, 0.97] at $0.100.", "No other model costs less."]);
         // Arms that made no decided difference say so.
         let arms = [variant("m@off", "off", 0.9, 1.0), variant("m@full", "full", 0.91, 1.0)];
         let s = sentences(&arms, &[pair("m@off", "m@full", 0.01, 0.5)]);
