@@ -1,7 +1,10 @@
 //! `report.html` as a reader sees it: the real binary writes it on `run`
 //! and rewrites it identically on `report`; headless Chromium, with no
 //! network, opens it without a single console message, finds the four
-//! charts in the DOM and paints a screenshot that is not blank.
+//! charts in the DOM and paints a screenshot that is not blank. At 1,400 px,
+//! on the default run and on a synthetic run of 60 model × arm points, the
+//! page does not scroll sideways, opens on its headline, and no two texts
+//! of a chart overlap.
 //!
 //! The browser half needs Debian's `chromium` (`apt-get install chromium`),
 //! so it is `#[ignore]`d: `cargo test` lists it as ignored, and `.ci/run`
@@ -185,4 +188,114 @@ fn chromium_renders_the_report_without_console_messages() {
         let flag = format!("--screenshot={}", Path::new(&keep).display());
         headless(&browser, &url, &[&flag, "--window-size=1280,1600", "--hide-scrollbars"]);
     }
+}
+
+/// A run of 20 simulated models × 3 arms (60 points) over the coding suite,
+/// some with long names: the charts must scale to it. Returns its report.html.
+fn synthetic_sixty_point_run(dir: &Path) -> PathBuf {
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/coding");
+    let faults = ["wrong_type", "omit_required", "trailing_comma", "unescaped_quote", "extra_property"];
+    let mut config = format!(
+        "[run]\nsuites = [{:?}]\ntrials = 1\nseed = 7\nout_dir = \"reports\"\narms = [\"off\", \"local\", \"full\"]\n",
+        suite.display().to_string()
+    );
+    for i in 0..20 {
+        let name = format!("synthetic-model-{i:02}{}", if i % 4 == 0 { "-with-a-long-name" } else { "" });
+        let (tier, input, output) = if i < 3 { ("strong", 3.0, 15.0) } else { ("cheap", 0.1 + (i % 5) as f64 * 0.05, 0.5) };
+        config.push_str(&format!(
+            "\n[[models]]\nname = \"{name}\"\nprovider = \"sim\"\nmodel_id = \"{name}\"\ntier = \"{tier}\"\n\
+             price = {{ input = {input}, output = {output} }}\n[models.sim]\nfaults = [\"{}\", \"{}\"]\nfault_rate = {:.2}\n",
+            faults[i % 5],
+            faults[(i + 2) % 5],
+            0.02 + (i % 7) as f64 * 0.04
+        ));
+    }
+    std::fs::write(dir.join("synthetic.toml"), config).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_calltape"))
+        .args(["run", "--config", "synthetic.toml"])
+        .current_dir(dir)
+        .output()
+        .expect("binary runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let page = dir.join("reports/latest/report.html");
+    let summary = std::fs::read_to_string(dir.join("reports/latest/summary.csv")).unwrap();
+    assert_eq!(summary.lines().count() - 1, 60, "60 model × arm points");
+    page
+}
+
+/// What a reader at 1,400 px sees, measured in the page by a script the
+/// test adds to a copy (the report itself has none, and its policy forbids
+/// them): the page's scroll width, where the headline ends, and every pair
+/// of text boxes in one chart that overlap (getBBox, through the text's
+/// transform, so rotated labels count as drawn).
+const MEASURE: &str = r#"<script>
+const boxes = (svg) => [...svg.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+  const b = t.getBBox(), m = t.getCTM();
+  const xs = [], ys = [];
+  for (const [x, y] of [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]]) {
+    xs.push(m.a * x + m.c * y + m.e); ys.push(m.b * x + m.d * y + m.f);
+  }
+  return { x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys), text: t.textContent };
+});
+const overlaps = [];
+for (const svg of document.querySelectorAll('svg.chart')) {
+  const b = boxes(svg);
+  for (let i = 0; i < b.length; i++) for (let j = i + 1; j < b.length; j++) {
+    const w = Math.min(b[i].x1, b[j].x1) - Math.max(b[i].x0, b[j].x0), h = Math.min(b[i].y1, b[j].y1) - Math.max(b[i].y0, b[j].y0);
+    if (w > 0.5 && h > 0.5) overlaps.push(svg.id + ': "' + b[i].text + '" and "' + b[j].text + '"');
+  }
+}
+const headline = document.getElementById('headline').getBoundingClientRect();
+const pre = document.createElement('pre');
+pre.id = 'measured';
+pre.textContent = ['scrollWidth=' + document.documentElement.scrollWidth, 'innerWidth=' + window.innerWidth,
+  'headlineTop=' + headline.top, 'headlineBottom=' + headline.bottom, 'innerHeight=' + window.innerHeight,
+  'texts=' + [...document.querySelectorAll('svg.chart')].map(s => boxes(s).length).reduce((a, b) => a + b, 0),
+  ...overlaps.map(o => 'overlap=' + o)].join('\n');
+document.body.appendChild(pre);
+</script>"#;
+
+/// `page` measured at 1,400 × 900 px: (name, value) lines from `MEASURE`.
+fn measured(browser: &Path, page: &Path) -> Vec<(String, String)> {
+    let html = std::fs::read_to_string(page).unwrap();
+    let policy = html.lines().find(|l| l.contains("Content-Security-Policy")).expect("the page has its policy").to_string();
+    let probe = page.with_file_name("measure.html");
+    std::fs::write(&probe, html.replace(&policy, "").replace("</body>", &format!("{MEASURE}\n</body>"))).unwrap();
+    let (dom, stderr) =
+        headless(browser, &format!("file://{}", probe.display()), &["--dump-dom", "--window-size=1400,900", "--virtual-time-budget=5000"]);
+    let block = dom.split("<pre id=\"measured\">").nth(1).unwrap_or_else(|| panic!("the measuring script did not run:\n{stderr}"));
+    let block =
+        block.split("</pre>").next().unwrap().replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
+    block.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// The layout promises at 1,400 px: no sideways scroll, the headline in
+/// the first screen, no two text boxes of a chart on top of each other.
+fn assert_readable_at_1400(browser: &Path, page: &Path, what: &str) {
+    let m = measured(browser, page);
+    let value = |key: &str| -> f64 {
+        m.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse().ok()).unwrap_or_else(|| panic!("{what}: no {key} in {m:?}"))
+    };
+    assert_eq!(value("innerWidth"), 1400.0, "{what}: the window is not 1,400 px wide: {m:?}");
+    assert!(value("scrollWidth") <= value("innerWidth"), "{what}: scrolls sideways: {m:?}");
+    assert!(
+        value("headlineTop") >= 0.0 && value("headlineBottom") <= value("innerHeight"),
+        "{what}: headline not in the first screen: {m:?}"
+    );
+    assert!(value("texts") > 100.0, "{what}: the charts' texts were not measured: {m:?}");
+    let overlaps: Vec<&str> = m.iter().filter(|(k, _)| k == "overlap").map(|(_, v)| v.as_str()).collect();
+    assert!(overlaps.is_empty(), "{what}: {} overlapping chart texts:\n{}", overlaps.len(), overlaps.join("\n"));
+}
+
+#[test]
+#[ignore = "needs chromium: apt-get install chromium (or CALLTAPE_CHROMIUM=/path); .ci/run runs it"]
+fn chromium_at_1400_px_the_report_fits_opens_on_its_headline_and_no_chart_text_overlaps() {
+    let browser = chromium().unwrap_or_else(|why| panic!("{why}"));
+    let dir = tempfile::tempdir().unwrap();
+    let latest = dir.path().join("default");
+    common::default_run::default_run().copy_latest(&latest);
+    assert_readable_at_1400(&browser, &latest.join("report.html"), "the default run");
+    let synthetic = dir.path().join("synthetic");
+    std::fs::create_dir_all(&synthetic).unwrap();
+    assert_readable_at_1400(&browser, &synthetic_sixty_point_run(&synthetic), "the 60-point synthetic run");
 }

@@ -52,9 +52,10 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     // Tall tables (many models, arms, tools) are cut to their first rows,
     // fewer until the sections leave room: the CSV files have every row.
     let all = sections(tables).map_err(render_err)?;
+    let headline = headline_paragraph(tables).map_err(render_err)?;
     let mut cap = SECTION_ROWS;
     let mut parts = loop {
-        let mut parts = vec!["# calltape report\n".to_string()];
+        let mut parts = vec!["# calltape report\n".to_string(), headline.clone()];
         for section in &all {
             parts.push(markdown_section(&first_rows(section, cap), &[]).map_err(render_err)?);
         }
@@ -89,6 +90,13 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     }
     parts.push(best);
     Ok(parts.join("\n"))
+}
+
+/// The headline (`report::headline`) as one Markdown paragraph, each
+/// sentence escaped: it quotes model names.
+fn headline_paragraph(tables: &Tables) -> polars::error::PolarsResult<String> {
+    let sentences = super::headline::headline(tables)?;
+    Ok(format!("{}\n", sentences.iter().map(|s| encode::markdown(s)).collect::<Vec<_>>().join(" ")))
 }
 
 /// Rows of a section in `report.md` at most (fewer when the report would

@@ -6,6 +6,7 @@ mod compact;
 pub mod csv;
 pub mod encode;
 pub mod fit;
+pub mod headline;
 pub mod html;
 pub mod json;
 pub mod junit;

@@ -38,24 +38,31 @@ const _: () = assert!(PALETTE.len() >= InvalidKind::ALL.len());
 /// Stacked horizontal bars: how often each kind of invalid call occurred.
 pub fn kinds_chart(rows: &[KindCounts]) -> String {
     let models: Vec<String> = rows.iter().map(|r| r.model.clone()).collect();
-    let (width, bar, top) = (580.0, 24.0, 62.0);
+    let present: Vec<usize> =
+        (0..InvalidKind::ALL.len()).filter(|k| rows.iter().any(|r| r.kinds.get(*k).copied().unwrap_or(0) > 0)).collect();
+    // Legend: only the kinds that occurred, from the left edge, wrapping; the
+    // bars start below its last line.
+    let width = 580.0;
+    let mut legend: Vec<(f64, f64, usize, String)> = Vec::new();
+    let (mut lx, mut ly) = (8.0, 18.0);
+    for &k in &present {
+        let label = InvalidKind::ALL[k].as_str().replace('_', " ");
+        if lx + text_width(&label) + 30.0 > width {
+            (lx, ly) = (8.0, ly + 18.0);
+        }
+        legend.push((lx, ly, k, label.clone()));
+        lx += 15.0 + text_width(&label) + 16.0;
+    }
+    let (bar, top) = (24.0, ly + 26.0);
     let height = top + bar * rows.len().max(1) as f64 + 48.0;
     let area = Area { left: label_room(&models), top, right: width - 96.0, bottom: height - 48.0 };
     let mut svg = Svg::new("chart-invalid-kinds", width, height, "Invalid tool calls per model, by kind");
-    let present: Vec<usize> =
-        (0..InvalidKind::ALL.len()).filter(|k| rows.iter().any(|r| r.kinds.get(*k).copied().unwrap_or(0) > 0)).collect();
     if present.is_empty() {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No invalid tool calls in this run.");
         return svg.finish();
     }
-    // Legend: only the kinds that occurred, wrapping to a second line.
-    let (mut lx, mut ly) = (area.left, 18.0);
-    for &k in &present {
-        let label = InvalidKind::ALL[k].as_str().replace('_', " ");
-        if lx + text_width(&label) + 30.0 > width {
-            (lx, ly) = (area.left, ly + 18.0);
-        }
-        lx = svg.legend_item(lx, ly, PALETTE[k], &label);
+    for (lx, ly, k, label) in &legend {
+        svg.legend_item(*lx, *ly, PALETTE[*k], label);
     }
     let most = rows.iter().map(|r| r.kinds.iter().sum::<u64>()).max().unwrap_or(0);
     let x = Scale::nice((0.0, most.max(1) as f64), (area.left, area.right));
@@ -89,19 +96,44 @@ pub struct RepairPoint {
     pub succeeded: bool,
 }
 
+/// One model variant's repairs, with the model and arm it belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepairGroup {
+    pub model: String,
+    /// The configured model (the model itself without arms).
+    pub base: String,
+    /// The arm; empty without arms.
+    pub arm: String,
+    pub points: Vec<RepairPoint>,
+}
+
 /// Repairs grouped by model, every model of the summary in its order.
-pub fn repair_points(summary: &DataFrame, repairs: &DataFrame) -> PolarsResult<Vec<(String, Vec<RepairPoint>)>> {
-    let mut grouped: Vec<(String, Vec<RepairPoint>)> = super::names(summary, schema::MODEL)?.into_iter().map(|m| (m, Vec::new())).collect();
+pub fn repair_points(summary: &DataFrame, repairs: &DataFrame) -> PolarsResult<Vec<RepairGroup>> {
+    let (models, bases, arms) =
+        (super::names(summary, schema::MODEL)?, super::names(summary, schema::BASE_MODEL)?, super::names(summary, schema::ARM)?);
+    let mut grouped: Vec<RepairGroup> = (0..models.len())
+        .map(|i| RepairGroup {
+            model: models[i].clone(),
+            base: if bases[i].is_empty() { models[i].clone() } else { bases[i].clone() },
+            arm: arms[i].clone(),
+            points: Vec::new(),
+        })
+        .collect();
     let (model, stage) = (super::names(repairs, schema::MODEL)?, super::names(repairs, schema::STAGE)?);
     let (latency, ok) = (f64s(repairs, schema::LATENCY_US)?, bools(repairs, schema::SUCCEEDED)?);
     for i in 0..model.len() {
         let point = RepairPoint { by_model: stage[i] == schema::STAGE_MODEL, latency_us: latency[i], succeeded: ok[i] };
-        match grouped.iter_mut().find(|(m, _)| *m == model[i]) {
-            Some((_, points)) => points.push(point),
-            None => grouped.push((model[i].clone(), vec![point])),
+        match grouped.iter_mut().find(|g| g.model == model[i]) {
+            Some(g) => g.points.push(point),
+            None => grouped.push(RepairGroup { model: model[i].clone(), base: model[i].clone(), arm: String::new(), points: vec![point] }),
         }
     }
     Ok(grouped)
+}
+
+/// The variants that made no repair (they get no lane), for the caption.
+pub fn without_repairs(groups: &[RepairGroup]) -> Vec<&str> {
+    groups.iter().filter(|g| g.points.is_empty()).map(|g| g.model.as_str()).collect()
 }
 
 /// The `q` quantile of sorted values, interpolated linearly.
@@ -131,29 +163,33 @@ const MODEL: &str = "#D55E00";
 /// A strip plot of repair latencies on a log axis, a lane per model and
 /// stage, each lane with a box from the 25th to the 75th percentile and a
 /// mark at the median; failed repairs are hollow.
-pub fn latency_chart(groups: &[(String, Vec<RepairPoint>)]) -> String {
-    let models: Vec<String> = groups.iter().map(|(m, _)| m.clone()).collect();
+pub fn latency_chart(groups: &[RepairGroup]) -> String {
     let lane = 20.0;
+    // A lane per variant and stage that repaired: a variant with no repair
+    // (every model's `off` arm) has none, and the caption names it.
     let lanes: Vec<(usize, bool)> = groups
         .iter()
         .enumerate()
-        .flat_map(|(i, (_, points))| {
-            let stages: Vec<bool> = [false, true].into_iter().filter(|s| points.iter().any(|p| p.by_model == *s)).collect();
-            if stages.is_empty() {
-                vec![(i, false)]
-            } else {
-                stages.into_iter().map(|s| (i, s)).collect()
-            }
-        })
+        .flat_map(|(i, g)| [false, true].into_iter().filter(|s| g.points.iter().any(|p| p.by_model == *s)).map(move |s| (i, s)))
         .collect();
+    let sub_label = |i: usize, by_model: bool| {
+        let stage = if by_model { schema::STAGE_MODEL } else { schema::STAGE_LOCAL };
+        if groups[i].arm.is_empty() {
+            stage.to_string()
+        } else {
+            format!("{} · {stage}", groups[i].arm)
+        }
+    };
+    let bases: Vec<String> = groups.iter().map(|g| g.base.clone()).collect();
+    let sub_room = lanes.iter().map(|(i, s)| text_width(&sub_label(*i, *s))).fold(30.0, f64::max) + 14.0;
     let (width, top) = (580.0, 44.0);
-    let gaps = groups.len().saturating_sub(1) as f64 * 6.0;
-    let height = top + lane * lanes.len().max(1) as f64 + gaps + 50.0;
-    let area = Area { left: label_room(&models), top, right: width - 20.0, bottom: height - 50.0 };
+    let base_changes = lanes.windows(2).filter(|w| groups[w[0].0].base != groups[w[1].0].base).count() as f64;
+    let height = top + lane * lanes.len().max(1) as f64 + base_changes * 8.0 + 50.0;
+    let area = Area { left: (label_room(&bases) + sub_room).min(330.0), top, right: width - 20.0, bottom: height - 50.0 };
     let mut svg = Svg::new("chart-repair-latency", width, height, "Repair latency per model, local and model repair");
     let latencies: Vec<f64> =
-        groups.iter().flat_map(|(_, p)| p.iter().map(|r| r.latency_us)).filter(|v| v.is_finite() && *v > 0.0).collect();
-    if groups.iter().all(|(_, p)| p.is_empty()) {
+        groups.iter().flat_map(|g| g.points.iter().map(|r| r.latency_us)).filter(|v| v.is_finite() && *v > 0.0).collect();
+    if groups.iter().all(|g| g.points.is_empty()) {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No repairs in this run.");
         return svg.finish();
     }
@@ -168,26 +204,22 @@ pub fn latency_chart(groups: &[(String, Vec<RepairPoint>)]) -> String {
     svg.text(lx + 14.0, 18.0, "start", "legend", "failed");
 
     let mut y = area.top;
-    let mut previous = usize::MAX;
+    let mut previous: Option<&str> = None;
     for (index, by_model) in lanes {
-        if previous != usize::MAX && previous != index {
-            y += 6.0;
-            svg.line((area.left, y - 3.0), (area.right, y - 3.0), super::svg::FAINT, 1.0);
+        let RepairGroup { model, base, points, .. } = &groups[index];
+        // The model's name once, over all its arms' lanes.
+        if previous != Some(base.as_str()) {
+            if previous.is_some() {
+                y += 8.0;
+                svg.line((area.left - sub_room, y - 4.0), (area.right, y - 4.0), super::svg::FAINT, 1.0);
+            }
+            svg.text(area.left - sub_room, y + lane / 2.0 + 4.0, "end", "row-label", base);
         }
-        let (model, points) = &groups[index];
+        previous = Some(base.as_str());
         let mid = y + lane / 2.0;
         let stage = if by_model { schema::STAGE_MODEL } else { schema::STAGE_LOCAL };
-        let label = if previous == index { String::new() } else { model.clone() };
-        previous = index;
-        if !label.is_empty() {
-            svg.text(area.left - 8.0, mid + 4.0, "end", "row-label", &label);
-        }
+        svg.text(area.left - 8.0, mid + 4.0, "end", "bar-note", &sub_label(index, by_model));
         let mut values: Vec<f64> = points.iter().filter(|p| p.by_model == by_model).map(|p| finite(p.latency_us, 0.0)).collect();
-        if values.is_empty() {
-            svg.text(area.left + 6.0, mid + 4.0, "start", "bar-note", "no repairs");
-            y += lane;
-            continue;
-        }
         values.sort_by(f64::total_cmp);
         let colour = if by_model { MODEL } else { LOCAL };
         let (q1, q2, q3) = (x.at(quantile(&values, 0.25)), x.at(quantile(&values, 0.5)), x.at(quantile(&values, 0.75)));
@@ -244,6 +276,8 @@ mod tests {
     fn summary() -> DataFrame {
         df!(
             "model" => ["strong", "cheap"],
+            "base_model" => ["strong", "cheap"],
+            "arm" => ["", ""],
             "calls" => [10u64, 20],
             "invalid" => [0u64, 6],
             "unknown_tool" => [0u64, 1],
@@ -276,6 +310,25 @@ mod tests {
         assert!(clean.contains("No invalid tool calls in this run."));
     }
 
+    fn group(model: &str, arm: &str, points: Vec<RepairPoint>) -> RepairGroup {
+        RepairGroup { model: model.into(), base: model.split('@').next().unwrap().into(), arm: arm.into(), points }
+    }
+
+    #[test]
+    fn arms_are_lanes_under_their_model_s_one_label() {
+        let repair = |by_model| RepairPoint { by_model, latency_us: 10.0, succeeded: true };
+        let svg = latency_chart(&[
+            group("m@off", "off", vec![]),
+            group("m@local", "local", vec![repair(false)]),
+            group("m@full", "full", vec![repair(false), repair(true)]),
+        ]);
+        assert_eq!(svg.matches(">m</text>").count(), 1, "{svg}");
+        for lane in [">local · local</text>", ">full · local</text>", ">full · model</text>"] {
+            assert!(svg.contains(lane), "{lane}");
+        }
+        assert!(!svg.contains("off ·"));
+    }
+
     #[test]
     fn latency_lanes_split_local_and_model_repair() {
         let repairs = df!(
@@ -287,10 +340,15 @@ mod tests {
         )
         .unwrap();
         let groups = repair_points(&summary(), &repairs).unwrap();
-        assert_eq!(groups.iter().map(|(m, p)| (m.as_str(), p.len())).collect::<Vec<_>>(), [("strong", 0), ("cheap", 3), ("ghost", 1)]);
+        assert_eq!(
+            groups.iter().map(|g| (g.model.as_str(), g.points.len())).collect::<Vec<_>>(),
+            [("strong", 0), ("cheap", 3), ("ghost", 1)]
+        );
+        assert_eq!(without_repairs(&groups), ["strong"]);
         let svg = latency_chart(&groups);
         assert!(svg.contains("cheap, local repair: 2 attempts") && svg.contains("cheap, model repair: 1 attempts"), "{svg}");
-        assert!(svg.contains(">no repairs</text>") && svg.contains(">1 µs</text>") && svg.contains(">1 s</text>"));
+        assert!(!svg.contains(">strong</text>"), "a model that never repaired gets no lane");
+        assert!(svg.contains(">1 µs</text>") && svg.contains(">1 s</text>"));
         assert!(svg.contains("fill=\"#fff\" stroke=\"#D55E00\""), "the failed model repair is hollow");
         assert!(!svg.contains("NaN"));
         let none = latency_chart(&repair_points(&summary(), &repairs.head(Some(0))).unwrap());
@@ -303,13 +361,13 @@ mod tests {
         let many = MARKS_PER_LANE * 3 + 7;
         let points: Vec<RepairPoint> =
             (0..many).map(|i| RepairPoint { by_model: false, latency_us: 1.0 + i as f64, succeeded: i % 2 == 0 }).collect();
-        let svg = latency_chart(&[("m".to_string(), points)]);
+        let svg = latency_chart(&[group("m", "", points)]);
         assert_eq!(svg.matches("<circle cx=").count() - 1, MARKS_PER_LANE, "one circle is the legend's");
         assert!(
             svg.contains(&format!("m, local repair: {many} attempts ({MARKS_PER_LANE} of them drawn, evenly spaced), median")),
             "{svg}"
         );
-        let few = latency_chart(&[("m".to_string(), vec![RepairPoint { by_model: false, latency_us: 5.0, succeeded: true }])]);
+        let few = latency_chart(&[group("m", "", vec![RepairPoint { by_model: false, latency_us: 5.0, succeeded: true }])]);
         assert!(!few.contains("drawn"));
     }
 }

@@ -1,9 +1,12 @@
-//! The pass rate against cost chart: one point per model with its 95%
-//! Wilson interval, the Pareto front drawn through the models no other
-//! model beats on both, and a label beside each point.
+//! The pass rate against cost chart: one point per model variant with its
+//! 95% Wilson interval, a model's arms joined in order by an arrow (off →
+//! local → full: what repair buys), the Pareto front drawn through the
+//! variants no other beats on both, and one label per model, placed by
+//! `place` so no two labels and no label and the legend overlap.
 
 use polars::prelude::*;
 
+use super::place::{leader_end, place, Rect, Wanted};
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
 use crate::metrics::columns::{bools, f64s, u64s};
@@ -15,11 +18,17 @@ const FRONT: &str = "#0072B2";
 const DOMINATED: &str = "#E69F00";
 /// Interval bars.
 const INTERVAL: &str = "#8a8a8a";
+/// The arrow joining a model's arms.
+const ARMS: &str = "#555";
 
 /// One model's point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelPoint {
     pub model: String,
+    /// The configured model this variant belongs to (the model itself without arms).
+    pub base: String,
+    /// The arm it ran under; empty without arms.
+    pub arm: String,
     /// Total cost of the run (scenario and repair requests), USD.
     pub cost: f64,
     pub pass_rate: f64,
@@ -35,9 +44,21 @@ pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
         (super::names(summary, schema::MODEL)?, f64s(summary, schema::TOTAL_COST_USD)?, f64s(summary, schema::PASS_RATE)?);
     let (lo, hi, pareto) = (f64s(summary, schema::PASS_RATE_LO)?, f64s(summary, schema::PASS_RATE_HI)?, bools(summary, schema::PARETO)?);
     let answered = u64s(summary, schema::SCENARIOS)?;
+    let base = super::names(summary, schema::BASE_MODEL)?;
+    let base = |i: usize| if base[i].is_empty() { model[i].clone() } else { base[i].clone() };
+    let arm = super::names(summary, schema::ARM)?;
     Ok((0..model.len())
         .filter(|&i| answered[i] > 0)
-        .map(|i| ModelPoint { model: model[i].clone(), cost: cost[i], pass_rate: rate[i], lo: lo[i], hi: hi[i], pareto: pareto[i] })
+        .map(|i| ModelPoint {
+            model: model[i].clone(),
+            base: base(i),
+            arm: arm[i].clone(),
+            cost: cost[i],
+            pass_rate: rate[i],
+            lo: lo[i],
+            hi: hi[i],
+            pareto: pareto[i],
+        })
         .collect())
 }
 
@@ -86,58 +107,39 @@ fn cost_axis(points: &[ModelPoint], range: (f64, f64)) -> CostAxis {
     }
 }
 
-/// A label to place: its horizontal extent and the baseline it wants.
-#[derive(Debug, Clone, Copy)]
-struct Label {
-    left: f64,
-    right: f64,
-    wanted: f64,
+/// A model's variants in run order (its arms, off → local → full).
+struct Group<'a> {
+    base: &'a str,
+    points: Vec<&'a ModelPoint>,
 }
 
-/// Baselines for labels, each as near the one it wants as it can be while
-/// no two labels that share some horizontal extent are closer than `gap`.
-/// Labels go down out of the way, or up when down would leave `top..bottom`.
-fn spread(labels: &[Label], gap: f64, top: f64, bottom: f64) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..labels.len()).collect();
-    order.sort_by(|a, b| labels[*a].wanted.total_cmp(&labels[*b].wanted).then(a.cmp(b)));
-    let mut placed: Vec<(usize, f64)> = Vec::new();
-    let clash = |placed: &[(usize, f64)], i: usize, y: f64| {
-        placed
-            .iter()
-            .find(|(j, py)| {
-                let (a, b) = (labels[i], labels[*j]);
-                a.left < b.right && b.left < a.right && (y - py).abs() < gap - 1e-9
-            })
-            .map(|(_, py)| *py)
-    };
-    for &i in &order {
-        let mut y = labels[i].wanted.clamp(top, bottom);
-        while let Some(other) = clash(&placed, i, y) {
-            y = other + gap;
+/// The points grouped by base model, in the order each first appears.
+fn groups(points: &[ModelPoint]) -> Vec<Group<'_>> {
+    let mut out: Vec<Group> = Vec::new();
+    for p in points {
+        match out.iter_mut().find(|g| g.base == p.base) {
+            Some(g) => g.points.push(p),
+            None => out.push(Group { base: &p.base, points: vec![p] }),
         }
-        if y > bottom {
-            y = labels[i].wanted.clamp(top, bottom);
-            while let Some(other) = clash(&placed, i, y) {
-                y = other - gap;
-            }
-        }
-        placed.push((i, y));
     }
-    placed.sort_by_key(|(i, _)| *i);
-    placed.into_iter().map(|(_, y)| y).collect()
+    out
 }
 
-/// The chart as an `<svg>` element.
-pub fn chart(points: &[ModelPoint]) -> String {
-    // Room on the right for the label of the costliest model; the others sit among the points.
-    let costliest = points.iter().filter(|p| p.cost.is_finite()).max_by(|a, b| a.cost.total_cmp(&b.cost));
-    let label_room = costliest.map_or(60.0, |p| text_width(&p.model)).clamp(40.0, 170.0) + 16.0;
-    let (width, height) = (580.0, 400.0);
-    let area = Area { left: 62.0, top: 40.0, right: width - label_room, bottom: height - 52.0 };
-    let mut svg = Svg::new("chart-pass-cost", width, height, "Pass rate against total cost per model, with the Pareto front");
+/// Width of a point label at 11.5px, generous: a label that would touch
+/// another is moved or left out, so guessing wide is the safe side.
+fn label_width(text: &str) -> f64 {
+    text_width(text) * 1.02 + 4.0
+}
+
+/// The chart as an `<svg>` element, and the models it could not label
+/// (no free place; the caption names them).
+pub fn chart(points: &[ModelPoint]) -> (String, Vec<String>) {
+    let (width, height) = (1120.0, 470.0);
+    let area = Area { left: 62.0, top: 52.0, right: width - 24.0, bottom: height - 52.0 };
+    let mut svg = Svg::new("chart-pass-cost", width, height, "Pass rate against total cost per model, arms joined, with the Pareto front");
     if points.is_empty() {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No models in this run.");
-        return svg.finish();
+        return (svg.finish(), Vec::new());
     }
     let x = cost_axis(points, (area.left, area.right));
     let lowest = points.iter().map(|p| super::svg::finite(p.lo.min(p.pass_rate), 0.0)).fold(1.0, f64::min);
@@ -160,17 +162,53 @@ pub fn chart(points: &[ModelPoint]) -> String {
         ));
     }
     svg.y_axis(area, &y, "pass rate", percent);
+    svg.raw(&format!(
+        "<defs><marker id=\"arm-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" \
+         orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" fill=\"{ARMS}\"/></marker></defs>"
+    ));
 
-    // Legend above the plot.
+    // Legend above the plot; its boxes are obstacles for the labels.
+    let groups = groups(points);
+    let arms: Vec<&str> =
+        groups.iter().find(|g| g.points.len() > 1).map(|g| g.points.iter().map(|p| p.arm.as_str()).collect()).unwrap_or_default();
+    let mut legend: Vec<Rect> = Vec::new();
     let mut lx = area.left;
-    svg.raw(&format!("<circle cx=\"{}\" cy=\"16\" r=\"5\" fill=\"{FRONT}\"/>", num(lx + 5.0)));
-    svg.text(lx + 14.0, 20.0, "start", "legend", "on the Pareto front");
-    lx += 150.0;
-    svg.raw(&format!("<circle cx=\"{}\" cy=\"16\" r=\"4.5\" fill=\"#fff\" stroke=\"{DOMINATED}\" stroke-width=\"2\"/>", num(lx + 5.0)));
-    svg.text(lx + 14.0, 20.0, "start", "legend", "beaten on both");
-    lx += 128.0;
-    svg.line((lx + 5.0, 9.0), (lx + 5.0, 23.0), INTERVAL, 1.0);
-    svg.text(lx + 14.0, 20.0, "start", "legend", "95% interval");
+    let mut item = |svg: &mut Svg, mark: String, text: &str, lx: &mut f64| {
+        svg.raw(&mark);
+        svg.text(*lx + 16.0, 20.0, "start", "legend", text);
+        legend.push(Rect { x0: *lx - 2.0, y0: 6.0, x1: *lx + 16.0 + label_width(text), y1: 26.0 });
+        *lx += 16.0 + label_width(text) + 22.0;
+    };
+    let at = lx;
+    item(&mut svg, format!("<circle cx=\"{}\" cy=\"16\" r=\"5\" fill=\"{FRONT}\"/>", num(at + 5.0)), "on the Pareto front", &mut lx);
+    let at = lx;
+    item(
+        &mut svg,
+        format!("<circle cx=\"{}\" cy=\"16\" r=\"4.5\" fill=\"#fff\" stroke=\"{DOMINATED}\" stroke-width=\"2\"/>", num(at + 5.0)),
+        "beaten on both",
+        &mut lx,
+    );
+    let at = lx;
+    item(
+        &mut svg,
+        format!("<line x1=\"{0}\" y1=\"9\" x2=\"{0}\" y2=\"23\" stroke=\"{INTERVAL}\" stroke-width=\"1\"/>", num(at + 5.0)),
+        "95% interval",
+        &mut lx,
+    );
+    if arms.len() > 1 {
+        let at = lx;
+        let text = format!("one model's arms, {} (what repair buys)", arms.join(" → "));
+        item(
+            &mut svg,
+            format!(
+                "<line x1=\"{}\" y1=\"16\" x2=\"{}\" y2=\"16\" stroke=\"{ARMS}\" stroke-width=\"1.5\" marker-end=\"url(#arm-arrow)\"/>",
+                num(at - 4.0),
+                num(at + 12.0)
+            ),
+            &text,
+            &mut lx,
+        );
+    }
 
     // The front, cheapest first.
     let mut front: Vec<&ModelPoint> = points.iter().filter(|p| p.pareto).collect();
@@ -183,11 +221,42 @@ pub fn chart(points: &[ModelPoint]) -> String {
         ));
     }
 
-    // Front points last, on top of any they share a spot with.
+    // Each model's arms joined in order, an arrowhead at the last arm.
+    let at = |p: &ModelPoint| (x.at(p.cost), y.at(p.pass_rate));
+    for g in &groups {
+        let mut path: Vec<(f64, f64)> = Vec::new();
+        for p in &g.points {
+            let xy = at(p);
+            if path.last().is_none_or(|last: &(f64, f64)| (last.0 - xy.0).hypot(last.1 - xy.1) > 1.0) {
+                path.push(xy);
+            }
+        }
+        if path.len() < 2 {
+            continue;
+        }
+        // Stop short of the last mark so the arrowhead shows beside it.
+        let (a, b) = (path[path.len() - 2], path[path.len() - 1]);
+        let length = (b.0 - a.0).hypot(b.1 - a.1);
+        let marker = if length > 10.0 {
+            let last = path.len() - 1;
+            path[last] = (b.0 - (b.0 - a.0) / length * 6.5, b.1 - (b.1 - a.1) / length * 6.5);
+            " marker-end=\"url(#arm-arrow)\""
+        } else {
+            ""
+        };
+        let text: Vec<String> = path.iter().map(|(px, py)| format!("{},{}", num(*px), num(*py))).collect();
+        svg.raw(&format!(
+            "<polyline class=\"arms\" points=\"{}\" fill=\"none\" stroke=\"{ARMS}\" stroke-width=\"1.5\"{marker}><title>{}</title></polyline>",
+            text.join(" "),
+            escape(&format!("{}: {}", g.base, g.points.iter().map(|p| format!("{} {}", p.arm, percent(p.pass_rate))).collect::<Vec<_>>().join(" → ")))
+        ));
+    }
+
+    // Marks: intervals, then the points, front points last (on top).
+    let mut marks: Vec<Rect> = Vec::new();
     for p in points.iter().filter(|p| !p.pareto).chain(points.iter().filter(|p| p.pareto)) {
-        let (px, py) = (x.at(p.cost), y.at(p.pass_rate));
+        let (px, py) = at(p);
         let (lo, hi) = (y.at(p.lo), y.at(p.hi));
-        // Grey and thin: cheap models share a cost, and their bars overlap.
         svg.line((px, lo), (px, hi), INTERVAL, 1.0);
         svg.line((px - 3.0, lo), (px + 3.0, lo), INTERVAL, 1.0);
         svg.line((px - 3.0, hi), (px + 3.0, hi), INTERVAL, 1.0);
@@ -206,53 +275,67 @@ pub fn chart(points: &[ModelPoint]) -> String {
             num(px),
             num(py)
         ));
+        marks.push(Rect { x0: px - 6.0, y0: py - 6.0, x1: px + 6.0, y1: py + 6.0 });
     }
 
-    // Labels to the right of their points, moved apart where they would overlap.
-    let labels: Vec<Label> = points
+    // One label per model, at its last arm: models on the front first, then
+    // by pass rate, so the ones a reader looks for get the nearest places.
+    let mut order: Vec<&Group> = groups.iter().collect();
+    fn last<'a>(g: &Group<'a>) -> &'a ModelPoint {
+        g.points[g.points.len() - 1]
+    }
+    order.sort_by(|a, b| {
+        let (pa, pb) = (last(a), last(b));
+        let front = |g: &Group| g.points.iter().any(|p| p.pareto);
+        front(b).cmp(&front(a)).then(pb.pass_rate.total_cmp(&pa.pass_rate)).then(a.base.cmp(b.base))
+    });
+    let wanted: Vec<Wanted> = order
         .iter()
-        .map(|p| {
-            let left = x.at(p.cost) + 9.0;
-            Label { left, right: left + text_width(&p.model), wanted: y.at(p.pass_rate) + 4.0 }
+        .map(|g| {
+            let (px, py) = at(last(g));
+            Wanted { x: px, y: py, width: label_width(g.base) }
         })
         .collect();
-    let placed = spread(&labels, 13.0, area.top, area.bottom + 4.0);
-    for ((p, label), ly) in points.iter().zip(&labels).zip(placed) {
-        let (px, py) = (x.at(p.cost), y.at(p.pass_rate));
-        if (ly - label.wanted).abs() > 0.5 {
-            svg.line((px + 4.0, py), (label.left - 1.0, ly - 4.0), MUTED, 0.6);
+    let obstacles: Vec<Rect> = legend.iter().chain(&marks).copied().collect();
+    let bounds = Rect { x0: area.left + 2.0, y0: 30.0, x1: width - 4.0, y1: area.bottom - 2.0 };
+    let mut unlabelled = Vec::new();
+    for ((g, spot), w) in order.iter().zip(place(&wanted, &obstacles, bounds)).zip(&wanted) {
+        let Some(spot) = spot else {
+            unlabelled.push(g.base.to_string());
+            continue;
+        };
+        if spot.leader {
+            svg.line((w.x, w.y), leader_end(w.x, w.y, &spot.rect), MUTED, 0.6);
         }
-        let class = if p.pareto { "point-label front" } else { "point-label" };
-        svg.text(label.left, ly, "start", class, &p.model);
+        let class = if g.points.iter().any(|p| p.pareto) { "point-label front" } else { "point-label" };
+        svg.text(spot.x, spot.y, "start", class, g.base);
     }
-    svg.finish()
+    (svg.finish(), unlabelled)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn point(model: &str, cost: f64, pass_rate: f64, pareto: bool) -> ModelPoint {
-        ModelPoint { model: model.into(), cost, pass_rate, lo: pass_rate - 0.1, hi: (pass_rate + 0.05).min(1.0), pareto }
-    }
-
-    #[test]
-    fn labels_are_spread_apart_and_stay_inside() {
-        let at = |left: f64, wanted: f64| Label { left, right: left + 50.0, wanted };
-        assert_eq!(spread(&[at(0.0, 100.0), at(10.0, 101.0), at(0.0, 50.0)], 13.0, 0.0, 400.0), [100.0, 113.0, 50.0]);
-        // Labels side by side do not push each other.
-        assert_eq!(spread(&[at(0.0, 100.0), at(60.0, 100.0)], 13.0, 0.0, 400.0), [100.0, 100.0]);
-        // At the bottom edge the later label goes up instead.
-        assert_eq!(spread(&[at(0.0, 395.0), at(0.0, 399.0)], 13.0, 0.0, 400.0), [395.0, 382.0]);
-        assert!(spread(&[], 13.0, 0.0, 1.0).is_empty());
+        ModelPoint {
+            model: model.into(),
+            base: model.split('@').next().unwrap().into(),
+            arm: model.split('@').nth(1).unwrap_or("").into(),
+            cost,
+            pass_rate,
+            lo: pass_rate - 0.1,
+            hi: (pass_rate + 0.05).min(1.0),
+            pareto,
+        }
     }
 
     #[test]
     fn draws_points_intervals_front_and_labels() {
-        let svg = chart(&[point("strong", 0.42, 0.98, true), point("cheap", 0.02, 0.95, true), point("worse", 0.03, 0.9, false)]);
-        assert!(svg.contains("id=\"chart-pass-cost\""));
+        let (svg, unlabelled) =
+            chart(&[point("strong", 0.42, 0.98, true), point("cheap", 0.02, 0.95, true), point("worse", 0.03, 0.9, false)]);
+        assert!(svg.contains("id=\"chart-pass-cost\"") && unlabelled.is_empty());
         assert_eq!(svg.matches("<circle").count(), 3 + 2, "three points and two legend marks");
-        assert_eq!(svg.matches("<polyline").count(), 1);
+        assert_eq!(svg.matches("<polyline").count(), 1, "the front; no arms to join");
         assert!(svg.contains("total cost, USD (log scale)"), "costs 20× apart use a log axis");
         for label in [">strong</text>", ">cheap</text>", ">worse</text>"] {
             assert!(svg.contains(label), "{label}");
@@ -263,7 +346,7 @@ mod tests {
     #[test]
     fn free_models_sit_at_their_own_zero_on_a_log_axis() {
         let points = [point("strong", 0.89, 0.98, true), point("cheap", 0.043, 0.92, true), point("local", 0.0, 0.4, true)];
-        let svg = chart(&points);
+        let (svg, _) = chart(&points);
         assert!(svg.contains("total cost, USD (log scale)"), "20× apart, a free model besides: still log");
         assert!(svg.contains(">$0</text>") && svg.contains(">$0.1</text>") && svg.contains(">$1</text>"), "{svg}");
         let axis = cost_axis(&points, (62.0, 400.0));
@@ -281,9 +364,28 @@ mod tests {
             vec![point("nan", f64::NAN, f64::NAN, false), point("inf", f64::INFINITY, 0.5, true)],
             vec![],
         ] {
-            let svg = chart(&points);
+            let (svg, _) = chart(&points);
             assert!(!svg.contains("NaN") && !svg.contains("inf\"") && svg.ends_with("</svg>\n"), "{svg}");
             assert!(!svg.contains("log scale"));
         }
+    }
+
+    #[test]
+    fn a_model_s_arms_are_one_arrow_with_one_label() {
+        let points = [
+            point("cheap@off", 0.39, 0.76, false),
+            point("cheap@local", 0.35, 0.85, false),
+            point("cheap@full", 0.35, 0.92, true),
+            point("strong@off", 6.5, 0.96, false),
+            point("strong@full", 6.5, 0.98, true),
+        ];
+        let (svg, unlabelled) = chart(&points);
+        assert!(unlabelled.is_empty());
+        assert_eq!(svg.matches("class=\"arms\"").count(), 2, "{svg}");
+        assert!(svg.contains("<title>cheap: off 76% → local 85% → full 92%</title>"), "{svg}");
+        assert_eq!(svg.matches("marker-end=\"url(#arm-arrow)\"").count(), 3, "two arrows and the legend's");
+        assert!(svg.contains("one model&apos;s arms, off → local → full (what repair buys)"), "{svg}");
+        assert_eq!(svg.matches(">cheap</text>").count(), 1);
+        assert!(!svg.contains(">cheap@off</text>"));
     }
 }

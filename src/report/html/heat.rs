@@ -1,5 +1,8 @@
 //! The model × tool heat map of invalid-call rates, the rate printed in
-//! each cell and the counts in its tooltip.
+//! each cell and the counts in its tooltip. Models run down the side,
+//! grouped by base model (a model's arms together); the tools with the most
+//! invalid calls run across, as many as fit 1,120 px, and a line says where
+//! the rest are (the per-tool table and by_tool.csv).
 
 use std::collections::HashMap;
 
@@ -17,12 +20,17 @@ pub struct ToolCell {
     pub repaired: u64,
 }
 
-/// Models (in summary order), tools (sorted) and the cells that exist.
-pub type HeatMap = (Vec<String>, Vec<String>, HashMap<(String, String), ToolCell>);
+/// Models (in summary order) with their base models, tools (sorted) and the cells that exist.
+pub type HeatMap = (Vec<(String, String)>, Vec<String>, HashMap<(String, String), ToolCell>);
 
 /// The heat map's data from the summary and per-tool tables.
 pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<HeatMap> {
-    let models = super::names(summary, schema::MODEL)?;
+    let names = super::names(summary, schema::MODEL)?;
+    let bases = match summary.column(schema::BASE_MODEL) {
+        Ok(_) => super::names(summary, schema::BASE_MODEL)?,
+        Err(_) => vec![String::new(); names.len()],
+    };
+    let models = names.into_iter().zip(bases).map(|(m, b)| if b.is_empty() { (m.clone(), m) } else { (m, b) }).collect();
     let (model, tool, calls, invalid) = (
         super::names(by_tool, schema::MODEL)?,
         super::names(by_tool, schema::TOOL)?,
@@ -39,14 +47,19 @@ pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<Heat
     Ok((models, tools, cells))
 }
 
-/// Tools drawn at most: a suite of hundreds of tools made a map thousands of
-/// pixels tall. The rest are in the per-tool table and by_tool.csv.
-pub const MAX_TOOLS: usize = 30;
+/// The widest the map is drawn: it fits a 1,200 px page without scrolling.
+pub const MAX_WIDTH: f64 = 1120.0;
+/// Model rows drawn at most (whole base models, the most invalid first).
+pub const MAX_MODELS: usize = 36;
+const CELL_W: f64 = 40.0;
+const CELL_H: f64 = 20.0;
+/// Room right of the grid for the colour key.
+const KEY_ROOM: f64 = 70.0;
 
-/// The `MAX_TOOLS` tools with the most invalid calls over every model (then
+/// The `max` tools with the most invalid calls over every model (then
 /// the highest share invalid, then by name), in name order.
-fn worst_tools(tools: &[String], cells: &HashMap<(String, String), ToolCell>) -> Vec<String> {
-    if tools.len() <= MAX_TOOLS {
+fn worst_tools(tools: &[String], cells: &HashMap<(String, String), ToolCell>, max: usize) -> Vec<String> {
+    if tools.len() <= max {
         return tools.to_vec();
     }
     let mut totals: HashMap<&str, (u64, u64)> = HashMap::new();
@@ -61,28 +74,63 @@ fn worst_tools(tools: &[String], cells: &HashMap<(String, String), ToolCell>) ->
         let (ta, tb) = (totals.get(a.as_str()).copied().unwrap_or_default(), totals.get(b.as_str()).copied().unwrap_or_default());
         tb.0.cmp(&ta.0).then(share(tb).total_cmp(&share(ta))).then(a.cmp(b))
     });
-    let mut kept: Vec<String> = ranked.into_iter().take(MAX_TOOLS).cloned().collect();
+    let mut kept: Vec<String> = ranked.into_iter().take(max).cloned().collect();
     kept.sort();
     kept
 }
 
-/// Model × tool, coloured by the share of calls that were invalid as sent;
-/// at most the `MAX_TOOLS` worst tools, with a line saying how many are left out.
-/// The longer of the two lists runs down the side, so the grid usually fits
-/// beside another chart; the flag says when it is wider than that anyway.
+/// The models to draw, whole base models at a time: every one when they
+/// fit `MAX_MODELS` rows, else the base models with the most invalid calls,
+/// kept in run order.
+fn models_shown(models: &[(String, String)], cells: &HashMap<(String, String), ToolCell>) -> Vec<(String, String)> {
+    if models.len() <= MAX_MODELS {
+        return models.to_vec();
+    }
+    let mut bases: Vec<&str> = Vec::new();
+    for (_, b) in models {
+        if !bases.contains(&b.as_str()) {
+            bases.push(b);
+        }
+    }
+    let invalid = |base: &str| -> u64 {
+        models
+            .iter()
+            .filter(|(_, b)| b == base)
+            .flat_map(|(m, _)| cells.iter().filter(move |((cm, _), _)| cm == m))
+            .map(|(_, c)| c.invalid)
+            .sum()
+    };
+    let mut ranked = bases.clone();
+    ranked.sort_by(|a, b| invalid(b).cmp(&invalid(a)).then(a.cmp(b)));
+    let (mut kept, mut rows) = (Vec::new(), 0);
+    for base in ranked {
+        let n = models.iter().filter(|(_, b)| b == base).count();
+        if rows + n <= MAX_MODELS || kept.is_empty() {
+            kept.push(base);
+            rows += n;
+        }
+    }
+    models.iter().filter(|(_, b)| kept.contains(&b.as_str())).take(MAX_MODELS).cloned().collect()
+}
+
+/// Model × tool, coloured by the share of calls that were invalid as sent.
+/// Models down the side, grouped by base model; as many of the worst tools
+/// across as fit `MAX_WIDTH`, with a line saying how many are left out.
+/// The flag says the map wants the page's whole width.
 pub fn heat_map(map: &HeatMap) -> (String, bool) {
-    let (models, all_tools, cells) = map;
-    let tools = &worst_tools(all_tools, cells);
-    let left_out = all_tools.len() - tools.len();
-    let note_room = if left_out > 0 { 22.0 } else { 0.0 };
-    let tools_down = tools.len() > models.len();
-    let (rows, cols, corner) = if tools_down { (tools, models, "tool \\ model") } else { (models, tools, "model \\ tool") };
-    let cell_of = |r: &String, c: &String| if tools_down { cells.get(&(c.clone(), r.clone())) } else { cells.get(&(r.clone(), c.clone())) };
-    let (cell_w, cell_h) = (50.0, 22.0);
-    let header = cols.iter().map(|t| text_width(t) * 0.71).fold(40.0, f64::max).min(150.0) + 16.0;
-    let left = label_room(rows);
-    let width = (left + cell_w * cols.len() as f64 + 90.0).max(580.0);
-    let height = header + cell_h * rows.len().max(1) as f64 + 20.0 + note_room;
+    let (all_models, all_tools, cells) = map;
+    let models = models_shown(all_models, cells);
+    let names: Vec<String> = models.iter().map(|(m, _)| m.clone()).collect();
+    let left = label_room(&names);
+    let fit = (((MAX_WIDTH - left - KEY_ROOM) / CELL_W).floor() as usize).max(1);
+    let tools = &worst_tools(all_tools, cells, fit);
+    let (tools_out, models_out) = (all_tools.len() - tools.len(), all_models.len() - models.len());
+    let notes = usize::from(tools_out > 0) + usize::from(models_out > 0);
+    // Tool names run up, one per column: never two labels on top of each other.
+    let header = tools.iter().map(|t| text_width(t)).fold(40.0, f64::max).min(150.0) + 14.0;
+    let groups = models.windows(2).filter(|w| w[0].1 != w[1].1).count() as f64;
+    let width = (left + CELL_W * tools.len() as f64 + KEY_ROOM).max(580.0);
+    let height = header + CELL_H * models.len().max(1) as f64 + groups * 4.0 + 16.0 + 18.0 * notes as f64;
     let mut svg = Svg::new("chart-tool-heat", width, height, "Invalid-call rate per model and tool");
     if tools.is_empty() {
         svg.text(width / 2.0, height / 2.0, "middle", "empty", "No tool calls in this run.");
@@ -92,11 +140,11 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
     let most = cells.values().map(rate).fold(0.0, f64::max);
     // The colour scale tops out at the highest rate rounded up to 10%.
     let top = ((most * 10.0).ceil() / 10.0).clamp(0.1, 1.0);
-    svg.text(left - 8.0, header - 6.0, "end", "legend", corner);
-    for (j, t) in cols.iter().enumerate() {
-        let (cx, cy) = (left + cell_w * (j as f64 + 0.5) - 4.0, header - 8.0);
+    svg.text(left - 8.0, header - 6.0, "end", "legend", "model \\ tool");
+    for (j, t) in tools.iter().enumerate() {
+        let (cx, cy) = (left + CELL_W * (j as f64 + 0.5) + 4.0, header - 6.0);
         svg.raw(&format!(
-            "<text x=\"{}\" y=\"{}\" transform=\"rotate(-45 {} {})\" class=\"col-label\">{}</text>",
+            "<text x=\"{}\" y=\"{}\" transform=\"rotate(-90 {} {})\" class=\"col-label\">{}</text>",
             num(cx),
             num(cy),
             num(cx),
@@ -104,33 +152,38 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
             escape(t)
         ));
     }
-    for (i, r) in rows.iter().enumerate() {
-        let y = header + cell_h * i as f64;
-        svg.text(left - 8.0, y + cell_h / 2.0 + 4.0, "end", "row-label", r);
-        for (j, c) in cols.iter().enumerate() {
-            let x = left + cell_w * j as f64;
-            let (m, t) = if tools_down { (c, r) } else { (r, c) };
-            let Some(cell) = cell_of(r, c) else {
-                svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, cell_h - 2.0, "#fafafa", Some(&format!("{m} never called {t}")));
-                svg.text(x + cell_w / 2.0, y + cell_h / 2.0 + 4.0, "middle", "cell muted", "·");
+    let mut y = header;
+    for (i, (m, base)) in models.iter().enumerate() {
+        if i > 0 && models[i - 1].1 != *base {
+            // A small gap between base models: a model's arms read as one block.
+            y += 4.0;
+        }
+        svg.text(left - 8.0, y + CELL_H / 2.0 + 4.0, "end", "row-label", m);
+        for (j, t) in tools.iter().enumerate() {
+            let x = left + CELL_W * j as f64;
+            let Some(cell) = cells.get(&(m.clone(), t.clone())) else {
+                svg.rect(x + 1.0, y + 1.0, CELL_W - 2.0, CELL_H - 2.0, "#fafafa", Some(&format!("{m} never called {t}")));
+                svg.text(x + CELL_W / 2.0, y + CELL_H / 2.0 + 4.0, "middle", "cell muted", "·");
                 continue;
             };
             let share = rate(cell);
             let (fill, ink) = ramp(share / top);
             let tip =
                 format!("{m} × {t}: {} of {} calls invalid ({}), {} repaired", cell.invalid, cell.calls, percent(share), cell.repaired);
-            svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, cell_h - 2.0, &fill, Some(&tip));
+            svg.rect(x + 1.0, y + 1.0, CELL_W - 2.0, CELL_H - 2.0, &fill, Some(&tip));
             svg.raw(&format!(
                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"cell\" style=\"fill:{ink}\">{}</text>",
-                num(x + cell_w / 2.0),
-                num(y + cell_h / 2.0 + 4.0),
+                num(x + CELL_W / 2.0),
+                num(y + CELL_H / 2.0 + 4.0),
                 percent(share)
             ));
         }
+        y += CELL_H;
     }
+    let grid_bottom = y;
     // Colour key beside the grid.
-    let kx = left + cell_w * cols.len() as f64 + 20.0;
-    let (ky, kh) = (header, (cell_h * rows.len() as f64).clamp(60.0, 200.0));
+    let kx = left + CELL_W * tools.len() as f64 + 14.0;
+    let (ky, kh) = (header, (grid_bottom - header).clamp(60.0, 200.0));
     let stops: String = (0..=4)
         .map(|s| {
             let t = f64::from(s) / 4.0;
@@ -147,13 +200,23 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
     svg.text(kx + 16.0, ky + 9.0, "start", "tick", &percent(top));
     svg.text(kx + 16.0, ky + kh, "start", "tick", "0%");
     svg.text(kx, ky - 8.0, "start", "legend", "invalid");
-    if left_out > 0 {
+    let mut note_y = grid_bottom + 20.0;
+    if tools_out > 0 {
         let note = format!(
-            "The {} tools with the most invalid calls of {}; {left_out} more in the per-tool table below (those with invalid calls) and by_tool.csv.",
+            "The {} tools with the most invalid calls of {}; {tools_out} more in the per-tool table below (those with invalid calls) and by_tool.csv.",
             tools.len(),
             all_tools.len()
         );
-        svg.text(8.0, height - 8.0, "start", "bar-note", &note);
+        svg.text(8.0, note_y, "start", "bar-note", &note);
+        note_y += 18.0;
+    }
+    if models_out > 0 {
+        let note = format!(
+            "{} of {} models, those with the most invalid calls; the other {models_out} are in by_tool.csv.",
+            models.len(),
+            all_models.len()
+        );
+        svg.text(8.0, note_y, "start", "bar-note", &note);
     }
     // A little too wide still fits its column, scaled; much wider gets the page's width.
     (svg.finish(), width > 720.0)
@@ -187,10 +250,8 @@ mod tests {
         assert!(svg.contains(">20%</text>") && svg.contains(">0%</text>"));
         // The darkest blue is the highest rate, with white ink.
         assert!(svg.contains("fill=\"#08306b\"><title>cheap × Bash") && svg.contains("style=\"fill:#fff\">50%</text>"));
-        // More tools than models: tools run down the side.
-        let one = df!("model" => ["cheap"]).unwrap();
-        let (tall, _) = heat_map(&tool_cells(&one, &by_tool.tail(Some(2))).unwrap());
-        assert!(tall.contains(">tool \\ model</text>") && tall.contains(">read_file</text>"), "{tall}");
+        // Models run down the side, tool names up each column.
+        assert!(svg.contains(">model \\ tool</text>") && svg.contains("rotate(-90"), "{svg}");
         let (empty, _) = heat_map(&tool_cells(&summary(), &by_tool.head(Some(0))).unwrap());
         assert!(empty.contains("No tool calls in this run."));
     }
@@ -210,10 +271,26 @@ mod tests {
         )
         .unwrap();
         let (svg, _) = heat_map(&tool_cells(&summary(), &by_tool).unwrap());
-        assert!(svg.contains(">tool_44</text>") && svg.contains(">tool_15</text>"), "the 30 worst: 15..=44");
-        assert!(!svg.contains(">tool_14</text>") && !svg.contains(">tool_00</text>"));
-        assert!(svg.contains("The 30 tools with the most invalid calls of 45; 15 more in the per-tool table"), "{svg}");
-        let height: f64 = svg.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
-        assert!(height < 900.0, "{height}");
+        assert!(svg.contains(">tool_44</text>") && svg.contains(">tool_21</text>"), "the 24 worst that fit: 21..=44");
+        assert!(!svg.contains(">tool_20</text>") && !svg.contains(">tool_00</text>"));
+        assert!(svg.contains("The 24 tools with the most invalid calls of 45; 21 more in the per-tool table"), "{svg}");
+        let width: f64 = svg.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(width <= MAX_WIDTH, "{width}");
+    }
+
+    #[test]
+    fn many_models_keep_whole_base_models_with_the_most_invalid_calls() {
+        let models: Vec<(String, String)> =
+            (0..20).flat_map(|b| ["off", "full"].map(|arm| (format!("m{b:02}@{arm}"), format!("m{b:02}")))).collect();
+        let cells = models
+            .iter()
+            .enumerate()
+            .map(|(i, (m, _))| ((m.clone(), "t".to_string()), ToolCell { calls: 100, invalid: i as u64, repaired: 0 }))
+            .collect();
+        let (svg, wide) = heat_map(&(models, vec!["t".to_string()], cells));
+        assert!(!wide);
+        assert!(svg.contains(">m19@off</text>") && svg.contains(">m19@full</text>") && svg.contains(">m02@off</text>"));
+        assert!(!svg.contains(">m01@full</text>"), "the 18 base models with the most invalid calls");
+        assert!(svg.contains("36 of 40 models, those with the most invalid calls; the other 4 are in by_tool.csv."), "{svg}");
     }
 }

@@ -7,8 +7,11 @@ mod charts;
 mod frontier;
 mod heat;
 mod page;
+mod place;
 mod scale;
 mod svg;
+
+pub(crate) use svg::usd;
 
 use super::{Exporter, ReportError};
 use crate::metrics::Tables;
@@ -25,7 +28,11 @@ fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::Polars
 
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
-    let pass_cost = frontier::chart(&frontier::points(&tables.summary)?);
+    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.summary)?);
+    let unlabelled = match unlabelled.as_slice() {
+        [] => String::new(),
+        models => format!(" No room for the labels of {} (hover their points).", models.join(", ")),
+    };
     // A model that never answered has no point; the caption names it.
     let off_chart = match frontier::errored_models(&tables.summary)?.as_slice() {
         [] => String::new(),
@@ -35,7 +42,19 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
         ),
     };
     let kinds = charts::kinds_chart(&charts::kind_counts(&tables.summary)?);
-    let latency = charts::latency_chart(&charts::repair_points(&tables.summary, &tables.repairs)?);
+    let repair_groups = charts::repair_points(&tables.summary, &tables.repairs)?;
+    let latency = charts::latency_chart(&repair_groups);
+    let no_lane = match charts::without_repairs(&repair_groups).as_slice() {
+        [] => String::new(),
+        [one] => format!(" {one} made no repair and has no lane."),
+        some if some.len() <= 6 => format!(" No repairs, so no lane: {}.", some.join(", ")),
+        many => format!(
+            " {} model variants made no repair and have no lane: {}, and {} more.",
+            many.len(),
+            many[..4].join(", "),
+            many.len() - 4
+        ),
+    };
     let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.summary, &tables.by_tool)?);
     Ok(vec![
         page::figure(
@@ -43,9 +62,10 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
             &pass_cost,
             &format!(
                 "Each model's pass rate over all its answered runs with its 95% Wilson interval, against the run's total cost \
-                 (scenario and repair requests). The dashed line joins the Pareto front: models no other model beats on both.{off_chart}"
+                 (scenario and repair requests). A model's arms are joined in order, the arrowhead at the last: how far it moves is \
+                 what repair buys. The dashed line joins the Pareto front: variants no other beats on both.{off_chart}{unlabelled}"
             ),
-            false,
+            true,
         ),
         page::figure(
             "Invalid tool calls by kind",
@@ -56,8 +76,10 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
         page::figure(
             "Repair latency",
             &latency,
-            "Every repair attempt: circles are local repairs (measured in-process), squares are model repairs (a request to a model). \
-             The box spans the 25th to 75th percentile, the bar is the median; hollow marks failed.",
+            &format!(
+                "Every repair attempt: circles are local repairs (measured in-process), squares are model repairs (a request to a model). \
+             The box spans the 25th to 75th percentile, the bar is the median; hollow marks failed. A model's arms are lanes under its name.{no_lane}"
+            ),
             false,
         ),
         page::figure(

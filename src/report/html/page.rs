@@ -22,6 +22,7 @@ Helvetica, Arial, sans-serif; color: #222; background: #fff; }
 h1 { font-size: 22px; margin: 0 0 6px; }
 h2 { font-size: 16px; margin: 28px 0 8px; }
 figure h2 { margin: 0 0 6px; font-size: 15px; }
+p.headline { font-size: 16px; line-height: 1.5; margin: 6px 0 12px; max-width: 72em; }
 dl.run { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0 0; }
 dl.run dt { color: #666; }
 dl.run dd { margin: 0; }
@@ -30,7 +31,6 @@ figure { margin: 0; padding: 12px 14px; border: 1px solid #e3e3e3; border-radius
 figure.wide { grid-column: 1 / -1; }
 figcaption { color: #555; font-size: 12.5px; margin-top: 4px; }
 svg.chart { display: block; max-width: 100%; height: auto; }
-figure.wide svg.chart { max-width: none; }
 svg text { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; font-size: 12px; fill: #222; }
 svg text.tick { font-size: 11px; fill: #555; }
 svg text.axis-title { font-size: 12px; fill: #444; }
@@ -68,12 +68,11 @@ fn head(run: &RunInfo) -> String {
 /// What the run was: id, models, suites, trials, seed.
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
-    let (names, tiers) = (super::names(&tables.summary, schema::MODEL)?, super::names(&tables.summary, schema::TIER)?);
-    let models: Vec<String> = names.iter().zip(&tiers).map(|(m, t)| if t.is_empty() { m.clone() } else { format!("{m} ({t})") }).collect();
+    let models = model_count(tables)?;
     let runs = tables.scenarios.height();
     let mut rows = vec![
         ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
-        ("models", format!("{}: {}", models.len(), models.join(", "))),
+        ("models", models),
         ("suites", if run.suites.is_empty() { "—".into() } else { run.suites.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ") }),
         ("trials", run.trials.to_string()),
         ("seed", run.seed.to_string()),
@@ -85,12 +84,38 @@ fn header(tables: &Tables) -> PolarsResult<String> {
     if let Some(ms) = run.elapsed_ms {
         rows.push(("wall time", wall_time(ms)));
     }
-    let mut out = String::from("<header>\n<h1>calltape report</h1>\n<dl class=\"run\">\n");
+    let mut out = String::from("<header>\n<h1>calltape report</h1>\n");
+    // The answer first; the run's particulars under it.
+    let headline = crate::report::headline::headline(tables)?;
+    let _ = writeln!(out, "<p class=\"headline\" id=\"headline\">{}</p>", escape(&headline.join(" ")));
+    out.push_str("<dl class=\"run\">\n");
     for (term, value) in rows {
         let _ = writeln!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
     }
     out.push_str("</dl>\n</header>\n");
     Ok(out)
+}
+
+/// How many models ran, in a few words: the names are in the tables, and
+/// 29 of them filled the header. With arms, the base models and the arms.
+fn model_count(tables: &Tables) -> PolarsResult<String> {
+    let (bases, arms) = (super::names(&tables.summary, schema::BASE_MODEL)?, super::names(&tables.summary, schema::ARM)?);
+    let mut distinct_bases = bases.clone();
+    distinct_bases.sort();
+    distinct_bases.dedup();
+    // Arms in their first-seen order (the summary lists them in run order).
+    let mut distinct_arms: Vec<&String> = Vec::new();
+    for arm in arms.iter().filter(|a| !a.is_empty()) {
+        if !distinct_arms.contains(&arm) {
+            distinct_arms.push(arm);
+        }
+    }
+    Ok(if distinct_arms.is_empty() {
+        format!("{}", bases.len())
+    } else {
+        let arms: Vec<&str> = distinct_arms.iter().map(|a| a.as_str()).collect();
+        format!("{} variants: {} models under the arms {}", bases.len(), distinct_bases.len(), arms.join(", "))
+    })
 }
 
 /// A run's wall time in the unit that reads best: a replayed run takes
@@ -154,6 +179,44 @@ fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<Str
     Ok(out)
 }
 
+/// Rows a table on the page shows at most; longer ones (a row per model ×
+/// tool ran to 1,225) show their first `TABLE_FIRST_ROWS` and link the CSV.
+pub const TABLE_ROWS: usize = 40;
+pub const TABLE_FIRST_ROWS: usize = 25;
+
+/// The CSV file beside the page that has every row of `section`, by the
+/// key columns it shows.
+fn csv_of(section: &Section) -> &'static str {
+    let has = |c: &str| section.columns.iter().any(|(name, _)| name == c);
+    if has(schema::SHARED) {
+        "pairs.csv"
+    } else if has(schema::TOOL) {
+        "by_tool.csv"
+    } else if has(schema::SCENARIO) {
+        "by_scenario.csv"
+    } else if has(schema::SUITE) {
+        "suites.csv"
+    } else {
+        "summary.csv"
+    }
+}
+
+/// A section as a table, cut to its first rows with a link to its CSV
+/// when it is long.
+fn long_table(section: &Section) -> PolarsResult<String> {
+    let height = section.frame.height();
+    if height <= TABLE_ROWS {
+        return table(section, true, &[]);
+    }
+    let mut cut = section.clone();
+    cut.frame = section.frame.head(Some(TABLE_FIRST_ROWS));
+    let csv = csv_of(section);
+    let mut out = table(&cut, true, &[])?;
+    let _ =
+        writeln!(out, "<p class=\"note\">The first {TABLE_FIRST_ROWS} of {height} rows; every row is in <a href=\"{csv}\">{csv}</a>.</p>");
+    Ok(out)
+}
+
 /// The whole page around already drawn chart figures.
 pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     let mut out = head(&tables.run);
@@ -165,7 +228,7 @@ pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     }
     out.push_str("</section>\n<section class=\"tables\">\n");
     for section in sections(tables)? {
-        out.push_str(&table(&section, true, &[])?);
+        out.push_str(&long_table(&section)?);
     }
     out.push_str("</section>\n");
     let failed = failures(tables)?;

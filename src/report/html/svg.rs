@@ -255,7 +255,7 @@ pub fn text_width(text: &str) -> f64 {
 
 /// A left margin that fits the longest of `labels` (within reason).
 pub fn label_room(labels: &[String]) -> f64 {
-    labels.iter().map(|m| text_width(m)).fold(60.0, f64::max).min(190.0) + 14.0
+    labels.iter().map(|m| text_width(m)).fold(60.0, f64::max).min(230.0) + 14.0
 }
 
 /// A colour on a light-to-dark blue ramp for `t` in 0..=1 (ordered by
