@@ -124,7 +124,7 @@ pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
     let (a, kind) = (strings(p, schema::MODEL_A)?, strings(p, schema::PAIR_KIND)?);
     let (arm_a, arm_b) = (strings(p, schema::ARM_A)?, strings(p, schema::ARM_B)?);
     let every_pair = models.len() <= EVERY_PAIR_UP_TO;
-    let trials = f64::from(tables.run.trials.max(1));
+    let trials = trials_per_scenario(tables)? as f64;
     let mut out = Vec::new();
     for i in 0..p.height() {
         let a_first = match kind[i].as_str() {
@@ -142,7 +142,7 @@ pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
 /// `EVERY_PAIR_UP_TO` models), each comparison as one sentence; nothing
 /// otherwise (`report --all` has the table).
 pub fn terminal_lines(tables: &Tables) -> PolarsResult<Vec<String>> {
-    if tables.run.trials < 2 || tables.summary.height() > EVERY_PAIR_UP_TO {
+    if trials_per_scenario(tables)? < 2 || tables.summary.height() > EVERY_PAIR_UP_TO {
         return Ok(Vec::new());
     }
     let decisions = decisions(tables)?;
@@ -152,6 +152,13 @@ pub fn terminal_lines(tables: &Tables) -> PolarsResult<Vec<String>> {
     let mut lines = vec!["Is each difference real? Paired 95% intervals over scenarios (docs/statistics.md)".to_string()];
     lines.extend(decisions.iter().map(|d| format!("  {}", d.sentence())));
     Ok(lines)
+}
+
+/// The most trials a scenario has (at least 1): `--until-decisive` adds
+/// trials after the run's own, which `run.trials` does not count.
+fn trials_per_scenario(tables: &Tables) -> PolarsResult<u64> {
+    let most = crate::metrics::columns::u64s(&tables.by_scenario, schema::TRIALS)?.into_iter().max().unwrap_or(1);
+    Ok(most.max(u64::from(tables.run.trials)).max(1))
 }
 
 /// Display columns of the decisions table.
