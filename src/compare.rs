@@ -27,6 +27,9 @@ pub struct ModelChange {
     pub invalid_rate: (f64, f64),
     pub total_cost_usd: (f64, f64),
     pub latency_p95_ms: (Option<f64>, Option<f64>),
+    /// The paired 95% interval of current − base pass rate over the shared
+    /// runs, the scenario as the cluster (`paired::paired_interval`).
+    pub pass_interval: Option<crate::paired::Interval>,
 }
 
 /// One model × tool's invalid rate in both runs.
@@ -55,6 +58,9 @@ pub struct Comparison {
     /// What the gate could not compare and fails on (errored units, a
     /// missing model), each as a sentence naming the model and the flag.
     pub uncompared: Vec<String>,
+    /// With `require_decisive`: changes beyond a threshold that are not
+    /// decisive, listed but not failed on.
+    pub not_decisive: Vec<String>,
 }
 
 impl Comparison {
@@ -62,6 +68,59 @@ impl Comparison {
     pub fn passed(&self) -> bool {
         self.breaches.is_empty() && self.uncompared.is_empty()
     }
+
+    /// A change beyond a threshold, marked decisive or not by its 95%
+    /// interval (`decided`: whether it excludes no change, and the interval
+    /// in rate units); with `require_decisive` an undecided one is listed
+    /// apart and does not fail the gate.
+    fn flag(&mut self, gate: &Gate, decided: Option<(bool, f64, f64)>, what: String) {
+        let pts = |x: f64| crate::report::decision::points(x);
+        let (decisive, mark) = match decided {
+            Some((true, lo, hi)) => (true, format!("decisive [{}, {}] points", pts(lo), pts(hi))),
+            Some((false, lo, hi)) => (false, format!("not decisive [{}, {}] points", pts(lo), pts(hi))),
+            None => (false, "not decisive: no interval".to_string()),
+        };
+        let line = format!("{what}, {mark}");
+        if gate.require_decisive && !decisive {
+            self.not_decisive.push(line);
+        } else {
+            self.breaches.push(line);
+        }
+    }
+}
+
+/// The shared runs of one model grouped by scenario: base as A, current as
+/// B, for the paired interval.
+fn clusters(
+    shared: &[&(String, String, u64)],
+    base: &HashMap<(String, String, u64), bool>,
+    current: &HashMap<(String, String, u64), bool>,
+) -> Vec<crate::paired::Cluster> {
+    let mut by_scenario: BTreeMap<(&str, &str), crate::paired::Cluster> = BTreeMap::new();
+    for key in shared {
+        let cell = match (base[*key], current[*key]) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        by_scenario.entry((key.0.as_str(), key.1.as_str())).or_default().split[cell] += 1;
+    }
+    by_scenario.into_values().collect()
+}
+
+/// The 95% interval of a model's invalid-rate change (current − base):
+/// Newcombe's interval for independent proportions over the calls.
+fn invalid_interval(base: &Tables, current: &Tables, model: &str) -> PolarsResult<Option<(f64, f64)>> {
+    let counts = |t: &Tables| -> PolarsResult<Option<(u64, u64)>> {
+        let i = strings(&t.summary, schema::MODEL)?.iter().position(|m| m == model);
+        Ok(match i {
+            Some(i) => Some((u64s(&t.summary, schema::INVALID)?[i], u64s(&t.summary, schema::CALLS)?[i])),
+            None => None,
+        })
+    };
+    let (Some(b), Some(c)) = (counts(base)?, counts(current)?) else { return Ok(None) };
+    Ok(crate::paired::newcombe_independent(b, c, crate::paired::normal_quantile(0.975)))
 }
 
 /// A model's own figures in one run, for a model the other run lacks.
@@ -136,6 +195,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
             }
         };
         let (Some((inv_b, cost_b, p95_b)), Some((inv_c, cost_c, p95_c))) = (row(base, model)?, row(current, model)?) else { continue };
+        let pass_interval = crate::paired::paired_interval(&clusters(&shared, b, cur), 0.05);
         let change = ModelChange {
             model: model.clone(),
             shared_runs: shared.len(),
@@ -143,17 +203,28 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
             invalid_rate: (inv_b, inv_c),
             total_cost_usd: (cost_b, cost_c),
             latency_p95_ms: (p95_b, p95_c),
+            pass_interval,
         };
         let drop = change.pass_rate.0 - change.pass_rate.1;
         if drop > gate.max_pass_rate_drop + 1e-12 {
-            c.breaches.push(format!(
-                "{model}: pass rate {:.3} → {:.3} (−{drop:.3}, allowed −{})",
-                change.pass_rate.0, change.pass_rate.1, gate.max_pass_rate_drop
-            ));
+            let decided = pass_interval.map(|i| (i.hi < 0.0, i.lo, i.hi));
+            c.flag(
+                gate,
+                decided,
+                format!(
+                    "{model}: pass rate {:.3} → {:.3} (−{drop:.3}, allowed −{})",
+                    change.pass_rate.0, change.pass_rate.1, gate.max_pass_rate_drop
+                ),
+            );
         }
         let rise = inv_c - inv_b;
         if rise > gate.max_invalid_rate_rise + 1e-12 {
-            c.breaches.push(format!("{model}: invalid rate {inv_b:.3} → {inv_c:.3} (+{rise:.3}, allowed +{})", gate.max_invalid_rate_rise));
+            let decided = invalid_interval(base, current, model)?.map(|(lo, hi)| (lo > 0.0, lo, hi));
+            c.flag(
+                gate,
+                decided,
+                format!("{model}: invalid rate {inv_b:.3} → {inv_c:.3} (+{rise:.3}, allowed +{})", gate.max_invalid_rate_rise),
+            );
         }
         if let Some(r) = relative(cost_b, cost_c).filter(|r| *r > gate.max_cost_rise + 1e-12) {
             c.breaches.push(format!(
@@ -219,9 +290,9 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
     c.only_in_current.extend(names_c.difference(&names_b).map(|s| format!("scenario {s}")));
     if gate.fail_on_newly_failing {
         // One breach per model: the scenarios themselves are listed under "Newly failing".
-        let mut per_model: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut per_model: BTreeMap<String, usize> = BTreeMap::new();
         for (model, _) in &c.newly_failing {
-            *per_model.entry(model.as_str()).or_default() += 1;
+            *per_model.entry(model.clone()).or_default() += 1;
         }
         for (model, n) in per_model {
             let what = if n == 1 {
@@ -229,7 +300,11 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
             } else {
                 format!("{n} scenarios passed every trial before and fail now")
             };
-            c.breaches.push(format!("{model}: {what}"));
+            // Decided by the model's paired pass-rate interval: scenarios
+            // flip on noise alone, a drop of the whole rate does not.
+            let interval = c.models.iter().find(|m| m.model == *model).and_then(|m| m.pass_interval);
+            let decided = interval.map(|i| (i.hi < 0.0, i.lo, i.hi));
+            c.flag(gate, decided, format!("{model}: {what}"));
         }
     }
 
@@ -258,6 +333,9 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
 /// Per-tool changes listed at most in the Markdown file (every row is in
 /// by_tool.csv of both runs).
 const MAX_TOOL_LINES: usize = 12;
+
+/// The title of the changes beyond a threshold that noise could explain.
+const NOT_DECISIVE: &str = "Beyond a threshold but not decisive (not failed on: --require-decisive)";
 
 /// Lines of each list on the terminal, unless `--all`.
 pub const TERMINAL_LINES: usize = 10;
@@ -410,6 +488,7 @@ pub fn render(c: &Comparison, markdown: bool) -> String {
             );
         }
     }
+    list(&mut out, NOT_DECISIVE, c.not_decisive.clone());
     list(&mut out, "Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
     list(&mut out, "Newly passing", c.newly_passing.iter().map(|(m, s)| format!("{m}: {s}")).collect());
     let mut tools = tools_by_change(c);
@@ -476,7 +555,8 @@ pub fn render_terminal(c: &Comparison, view: &crate::report::terminal::View, all
         let _ = writeln!(out, "{l}");
     }
 
-    let sections: [(&str, Vec<String>, bool); 5] = [
+    let sections: [(&str, Vec<String>, bool); 6] = [
+        (NOT_DECISIVE, c.not_decisive.clone(), false),
         ("Newly failing", c.newly_failing.iter().map(|(m, s)| format!("{m}: {s}")).collect(), true),
         ("Newly passing", c.newly_passing.iter().map(|(m, s)| format!("{m}: {s}")).collect(), false),
         ("Invalid rate changed per tool (largest first)", tools_by_change(c).into_iter().map(tool_line).collect(), false),

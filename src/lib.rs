@@ -22,6 +22,7 @@ pub mod interrupt;
 pub mod mcp;
 pub mod merge;
 pub mod metrics;
+pub mod paired;
 pub mod pipeline;
 pub mod plan;
 pub mod provider;

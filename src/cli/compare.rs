@@ -39,6 +39,12 @@ pub struct CompareArgs {
     /// Do not fail on a model of the baseline missing from the current run.
     #[arg(long)]
     pub allow_missing: bool,
+    /// Fail on a pass-rate drop, invalid-rate rise or newly failing scenario
+    /// only when it is decisive (its paired 95% interval excludes no
+    /// change); changes beyond a threshold that noise could explain are
+    /// listed, not failed on.
+    #[arg(long)]
+    pub require_decisive: bool,
     /// Also write the comparison as Markdown to this file.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
@@ -56,6 +62,7 @@ impl CompareArgs {
         gate.fail_on_newly_failing &= !self.allow_newly_failing;
         gate.fail_on_errored &= !self.allow_errored;
         gate.fail_on_missing &= !self.allow_missing;
+        gate.require_decisive |= self.require_decisive;
         gate
     }
 }
@@ -148,6 +155,7 @@ mod tests {
             fail_on_newly_failing: true,
             fail_on_errored: true,
             fail_on_missing: true,
+            require_decisive: false,
         };
         let args = CompareArgs { max_cost_rise: Some(0.05), allow_newly_failing: true, allow_errored: true, ..CompareArgs::default() };
         let gate = args.gate(configured);

@@ -9,12 +9,14 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod diff;
+pub mod dry_run;
 pub mod import;
 pub mod init;
 pub mod repair;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod until;
 
 use std::path::{Path, PathBuf};
 

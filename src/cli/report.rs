@@ -15,6 +15,9 @@ pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_di
     let view = output.view();
     println!("{}", report::terminal::render_view(tables, &view).map_err(Failure::failed)?);
     if !output.all {
+        for line in report::decision::terminal_lines(tables).map_err(Failure::failed)? {
+            println!("{}", report::encode::terminal(&line));
+        }
         // Printed whole, however wide: advice must run as printed.
         let dir = shell_word(&run_dir.display().to_string());
         println!("{}", view.paint.dim(&format!("every table: calltape report {dir} --all")));

@@ -68,7 +68,7 @@ pub struct RunArgs {
     /// complete, with the plan it was started with (other flags are refused,
     /// but --config: the configuration the plan's endpoints are checked against).
     /// RUN_DIR may be reports/latest: the run it copies is resumed.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "shard_limits", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "shard_limits", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast", "dry_run", "until_decisive"])]
     pub resume: Option<PathBuf>,
     /// With --resume: use the plan's models even where their base URL, key
     /// variable or headers differ from your configuration (a run folder from
@@ -99,6 +99,27 @@ pub struct RunArgs {
     /// Stop the run at the first request with no recording.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Print what the run would cost, per model and in total (units,
+    /// requests, tokens, dollars, time), from the cassettes where they
+    /// exist, else from simulated or assumed figures; send nothing, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// After the trials, add one trial per scenario at a time to the models
+    /// of the comparisons still undecided, until every comparison's paired
+    /// interval decides it (an error rate kept at 5% over the looks: see
+    /// docs/statistics.md), --max-trials is reached or --budget-usd would be passed.
+    #[arg(long)]
+    pub until_decisive: bool,
+    /// With --until-decisive: the smallest difference in pass rate worth
+    /// telling apart (0.05 = five points; default 0: any).
+    #[arg(long, value_name = "D", requires = "until_decisive", value_parser = parse_min_diff)]
+    pub min_diff: Option<f64>,
+    /// With --until-decisive: trials per scenario at most (default 10).
+    #[arg(long, value_name = "N", requires = "until_decisive", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_trials: Option<u32>,
+    /// With --until-decisive: dollars the whole run may cost at most.
+    #[arg(long, value_name = "USD", requires = "until_decisive", value_parser = parse_budget)]
+    pub budget_usd: Option<f64>,
     #[command(flatten)]
     pub output: super::OutputArgs,
 }
@@ -110,6 +131,22 @@ fn parse_glob(text: &str) -> Result<String, String> {
     }
     crate::core::glob::glob_check(text).map_err(|e| e.to_string())?;
     Ok(text.to_string())
+}
+
+/// `--min-diff`: a difference in pass rate, from 0 up to (not including) 1.
+fn parse_min_diff(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(d) if (0.0..1.0).contains(&d) => Ok(d),
+        _ => Err(format!("--min-diff is a difference in pass rate from 0 to below 1 (0.05 = five points), got {text}")),
+    }
+}
+
+/// `--budget-usd`: dollars, zero or more.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
+        _ => Err(format!("--budget-usd is an amount of dollars, zero or more, got {text}")),
+    }
 }
 
 /// `--replay-speed`: a number in the range replays take, or clap's error saying it.
@@ -172,11 +209,12 @@ pub async fn run(args: RunArgs) -> Outcome {
     // The configuration a later resume checks the plan against: the one the
     // user named (with --resume), else the one the run was made with.
     let output = args.output;
+    let dry_run = args.dry_run;
     let explicit_config = args.config.as_ref().map(|c| c.display().to_string());
     // Only your own configuration (never a plan) allows MCP commands.
     let (yours, origin) = load_config(args.config.as_deref())?;
     let allowed = if args.allow_mcp_commands { McpAllowed::All } else { McpAllowed::Listed(yours.mcp.allow_commands, origin) };
-    let (plan, target_dir) = match &args.resume {
+    let (mut plan, target_dir) = match &args.resume {
         Some(dir) => {
             let (plan, run_dir) = resume_plan(dir, args.config.as_deref(), args.trust_plan)?;
             (plan, Some(run_dir))
@@ -198,6 +236,13 @@ pub async fn run(args: RunArgs) -> Outcome {
         e => Failure::bad(e),
     })?;
     let config = plan.effective_config();
+    if dry_run {
+        println!("calltape run --dry-run: nothing is sent, nothing is written");
+        for line in super::dry_run::render(&super::dry_run::estimate(&config, &suites)) {
+            println!("{line}");
+        }
+        return Ok(());
+    }
     // A run with simulated models says they were computed, not replayed.
     if config.models.iter().any(|m| m.is_simulated()) {
         eprintln!("{}", how_models_answer(&config));
@@ -230,6 +275,11 @@ pub async fn run(args: RunArgs) -> Outcome {
             }
             e => Failure::failed(e),
         })?;
+    let folder = if plan.until_decisive.is_some() {
+        super::until::continue_run(&mut plan, folder, &suites, std::io::stderr().is_terminal()).await?
+    } else {
+        folder
+    };
     // The reports are built from events.jsonl alone: the suites' index can go.
     drop(suites);
     let ran = started.elapsed().as_secs_f64();
@@ -478,6 +528,13 @@ fn new_plan(args: RunArgs) -> Result<plan::RunPlan, Failure> {
         filters: args.filters,
         shard: None,
         shard_limits: None,
+        until_decisive: args.until_decisive.then(|| plan::UntilDecisive {
+            min_diff: args.min_diff.unwrap_or(0.0),
+            max_trials: args.max_trials.unwrap_or(super::until::DEFAULT_MAX_TRIALS),
+            budget_usd: args.budget_usd,
+            looked_at: 0,
+            decided: Vec::new(),
+        }),
     };
     if let Some(shard) = args.shard {
         plan = plan.into_shard(shard, args.shard_limits.unwrap_or_default());

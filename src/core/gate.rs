@@ -21,6 +21,11 @@ pub struct Gate {
     pub fail_on_errored: bool,
     /// Fail when a model of the baseline is missing from the current run.
     pub fail_on_missing: bool,
+    /// Fail on a pass-rate drop, invalid-rate rise or newly failing
+    /// scenario only when it is decisive (its 95% interval excludes no
+    /// change), so noise alone does not fail CI. Off by default: the gate
+    /// then fails on every change beyond a threshold.
+    pub require_decisive: bool,
 }
 
 impl Default for Gate {
@@ -33,6 +38,7 @@ impl Default for Gate {
             fail_on_newly_failing: true,
             fail_on_errored: true,
             fail_on_missing: true,
+            require_decisive: false,
         }
     }
 }

@@ -9,6 +9,7 @@ use polars::prelude::*;
 
 use super::schema as s;
 use crate::events::ArmInfo;
+use crate::paired::{self, Cluster};
 use crate::stats;
 
 /// A string column, borrowed (no copy of its strings).
@@ -117,6 +118,7 @@ pub(super) fn extend_summary(
     let mut at_k = Vec::new();
     let mut hat_k = Vec::new();
     let mut flaky = Vec::new();
+    let (mut flip, mut flip_scenarios) = (Vec::new(), Vec::new());
     for m in &models {
         let rows: Vec<(u64, u64)> = sm.iter().zip(n.iter().zip(&c)).filter(|(x, _)| *x == m).map(|(_, (n, c))| (*n, *c)).collect();
         let usable: Vec<&(u64, u64)> = rows.iter().filter(|(n, _)| *n >= k).collect();
@@ -126,11 +128,16 @@ pub(super) fn extend_summary(
         at_k.push(mean(stats::pass_at_k));
         hat_k.push(mean(stats::pass_hat_k));
         flaky.push(rows.iter().filter(|(n, c)| *c > 0 && c < n).count() as u64);
+        let flips: Vec<f64> = rows.iter().filter_map(|(n, c)| paired::flip_rate(*n, *c)).collect();
+        flip.push((!flips.is_empty()).then(|| flips.iter().sum::<f64>() / flips.len() as f64));
+        flip_scenarios.push(flips.len() as u64);
     }
     add(summary, s::K, vec![k; models.len()])?;
     add(summary, s::PASS_AT_K, at_k)?;
     add(summary, s::PASS_HAT_K, hat_k)?;
     add(summary, s::FLAKY, flaky)?;
+    add(summary, s::FLIP_RATE, flip)?;
+    add(summary, s::FLIP_SCENARIOS, flip_scenarios)?;
 
     // A model that answered nothing has no rate: it is off the front, and
     // the front is drawn among the models that answered.
@@ -170,23 +177,50 @@ pub(super) struct PairRow {
     split: [u64; 4], // both passed, only a, only b, neither
     cost: (f64, f64),
     latency: (f64, f64),
+    /// The split per scenario, for the paired interval.
+    clusters: Vec<Cluster>,
+    /// The scenario of the last cluster.
+    last: Option<(u32, u32)>,
 }
 
 impl PairRow {
     pub(super) fn new(a: &str, b: &str) -> PairRow {
-        PairRow { a: a.to_string(), b: b.to_string(), shared: 0, split: [0; 4], cost: (0.0, 0.0), latency: (0.0, 0.0) }
+        PairRow {
+            a: a.to_string(),
+            b: b.to_string(),
+            shared: 0,
+            split: [0; 4],
+            cost: (0.0, 0.0),
+            latency: (0.0, 0.0),
+            clusters: Vec::new(),
+            last: None,
+        }
     }
 
-    /// One run both made: each model's (passed, cost, latency), added in
-    /// table order so the sums are the same on every machine.
-    pub(super) fn add(&mut self, (passed_a, cost_a, latency_a): (bool, f64, f64), (passed_b, cost_b, latency_b): (bool, f64, f64)) {
+    /// One run both made of `scenario` (its suite and scenario ids): each
+    /// model's (passed, cost, latency), added in table order so the sums
+    /// are the same on every machine and a scenario's trials lie together.
+    pub(super) fn add(
+        &mut self,
+        scenario: (u32, u32),
+        (passed_a, cost_a, latency_a): (bool, f64, f64),
+        (passed_b, cost_b, latency_b): (bool, f64, f64),
+    ) {
         self.shared += 1;
-        self.split[match (passed_a, passed_b) {
+        let cell = match (passed_a, passed_b) {
             (true, true) => 0,
             (true, false) => 1,
             (false, true) => 2,
             (false, false) => 3,
-        }] += 1;
+        };
+        self.split[cell] += 1;
+        if self.last != Some(scenario) {
+            self.clusters.push(Cluster::default());
+            self.last = Some(scenario);
+        }
+        if let Some(c) = self.clusters.last_mut() {
+            c.split[cell] += 1;
+        }
         self.cost.0 += cost_a;
         self.cost.1 += cost_b;
         self.latency.0 += latency_a;
@@ -220,6 +254,7 @@ pub(super) fn pairs(rows: Vec<PairRow>, tiers: &HashMap<String, String>, arms: &
     let column = |name: &str, s: Series| Column::from(s.with_name(name.into()));
     let rate_a = |r: &PairRow| (r.split[0] + r.split[1]) as f64 / r.shared as f64;
     let rate_b = |r: &PairRow| (r.split[0] + r.split[2]) as f64 / r.shared as f64;
+    let decisions: Vec<PairDecision> = rows.iter().map(decide).collect();
     DataFrame::new_infer_height(vec![
         column(s::MODEL_A, Series::new("".into(), texts(&|r| r.a.clone()))),
         column(s::MODEL_B, Series::new("".into(), texts(&|r| r.b.clone()))),
@@ -241,7 +276,43 @@ pub(super) fn pairs(rows: Vec<PairRow>, tiers: &HashMap<String, String>, arms: &
         column(s::MEAN_LATENCY_B_MS, Series::new("".into(), floats(|r| r.latency.1 / r.shared as f64))),
         column(s::LATENCY_RATIO, Series::new("".into(), rows.iter().map(|r| ratio(r.latency)).collect::<Vec<_>>())),
         column(s::PASS_RATE_DIFF, Series::new("".into(), floats(|r| (r.split[2] as f64 - r.split[1] as f64) / r.shared as f64))),
+        column(s::DIFF_LO, Series::new("".into(), decisions.iter().map(|d| d.interval.map(|i| i.lo)).collect::<Vec<_>>())),
+        column(s::DIFF_HI, Series::new("".into(), decisions.iter().map(|d| d.interval.map(|i| i.hi)).collect::<Vec<_>>())),
+        column(s::DECISIVE, Series::new("".into(), decisions.iter().map(|d| d.decisive).collect::<Vec<_>>())),
+        column(s::TRIALS_NEEDED, Series::new("".into(), decisions.iter().map(|d| d.need.trials).collect::<Vec<_>>())),
+        column(s::COST_NEEDED_USD, Series::new("".into(), decisions.iter().map(|d| d.cost_needed_usd).collect::<Vec<_>>())),
+        column(s::SCENARIOS_NEEDED, Series::new("".into(), decisions.iter().map(|d| d.need.scenarios).collect::<Vec<_>>())),
     ])
+}
+
+/// Whether a pair is told apart, and what it would take if not.
+struct PairDecision {
+    interval: Option<paired::Interval>,
+    /// Empty (null) without an interval.
+    decisive: Option<bool>,
+    need: paired::Need,
+    cost_needed_usd: Option<f64>,
+}
+
+/// The pair's 95% paired interval and, where it does not exclude 0, the
+/// trials (or scenarios) to detect the observed difference at 80% power,
+/// priced at the pair's mean cost per shared run.
+fn decide(r: &PairRow) -> PairDecision {
+    let interval = paired::paired_interval(&r.clusters, 0.05);
+    let decisive = interval.map(|i| i.decisive(0.0));
+    let need = match (interval, decisive) {
+        (Some(i), Some(false)) => paired::Variance::of(&r.clusters).map(|v| v.need(i.diff, 0.05)).unwrap_or_default(),
+        _ => paired::Need::default(),
+    };
+    let scenarios = r.clusters.len() as f64;
+    let per_run = (r.cost.0 + r.cost.1) / r.shared as f64;
+    let trials = r.shared as f64 / scenarios;
+    let more_runs = match need {
+        paired::Need { trials: Some(t), .. } => Some(t as f64 * scenarios - r.shared as f64),
+        paired::Need { scenarios: Some(n), .. } => Some((n as f64 - scenarios) * trials),
+        _ => None,
+    };
+    PairDecision { interval, decisive, need, cost_needed_usd: more_runs.map(|runs| runs.max(0.0) * per_run) }
 }
 
 /// A's total over B's, where B's is not zero.

@@ -345,6 +345,16 @@ mod tests {
         );
         // McNemar exact, b = 1, c = 2: 2 · (1 + 3) / 8 = 1 → capped at 1.
         assert_eq!(f64_at(p, "p_value", 0), 1.0);
+        // Flip rates: m1's scenarios flip 0, 1, 0 over 2 trials; m2's never.
+        assert!((f64_at(s, "flip_rate", 0) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!((f64_at(s, "flip_scenarios", 0), f64_at(s, "flip_rate", 1)), (3.0, 0.0));
+        assert_eq!(f64_at(&t.by_scenario, "flip_rate", 1), 1.0);
+        // Per-scenario differences m2 − m1: 0, −0.5, 1 → mean 1/6, sd 0.7638,
+        // t(0.975, 2) · sd / √3 = 1.8974: not decisive, and trials cannot
+        // get there (the spread is between scenarios): more scenarios.
+        assert!((f64_at(p, "diff_lo", 0) - (1.0 / 6.0 - 1.897_4)).abs() < 1e-3 || f64_at(p, "diff_lo", 0) == -1.0);
+        assert_eq!(p.column("decisive").unwrap().get(0).unwrap(), AnyValue::Boolean(false));
+        assert!(f64_at(p, "cost_needed_usd", 0) >= 0.0);
         assert_eq!(t.by_scenario.height(), 6);
         assert_eq!(t.suites.height(), 2);
     }

@@ -162,11 +162,13 @@ impl<'a> Runs<'a> {
     pub(super) fn by_scenario(&self) -> PolarsResult<DataFrame> {
         let mut t = GroupColumns::default();
         let (mut trials, mut pass_rate, mut flaky, mut mean_latency, mut mean_milestones) = (vec![], vec![], vec![], vec![], vec![]);
+        let mut flip_rate = vec![];
         for (run, c) in self.groups(|u| (u.model, u.suite, u.scenario)) {
             t.push(self, run, &c, true);
             trials.push(c.answered);
             pass_rate.push(rate(c.passed, c.answered));
             flaky.push(c.passed > 0 && c.passed < c.answered);
+            flip_rate.push(crate::paired::flip_rate(c.answered, c.passed));
             // A group is never empty: its mean is always there.
             mean_latency.push(c.latency_ms.mean().unwrap_or(0.0));
             mean_milestones.push(c.milestones_reached.mean());
@@ -183,6 +185,7 @@ impl<'a> Runs<'a> {
             column(s::MEAN_LATENCY_MS, mean_latency),
             column(s::ERRORED, t.errored),
             column(s::MEAN_MILESTONES_REACHED, mean_milestones),
+            column(s::FLIP_RATE, flip_rate),
         ])
     }
 
@@ -259,7 +262,11 @@ impl<'a> Runs<'a> {
                     // The last of B's runs with this key, should a unit have run twice.
                     let Some(run_b) = rb[j..].iter().take_while(|run| key(run) == k).last() else { continue };
                     let (ua, ub) = (self.unit(run_a), self.unit(run_b));
-                    row.add((run_a.passed, ua.cost_usd, ua.latency_ms), (run_b.passed, ub.cost_usd, ub.latency_ms));
+                    row.add(
+                        (ua.suite, ua.scenario),
+                        (run_a.passed, ua.cost_usd, ua.latency_ms),
+                        (run_b.passed, ub.cost_usd, ub.latency_ms),
+                    );
                 }
                 if row.shared > 0 {
                     rows.push(row);

@@ -65,6 +65,11 @@ pub const PASS_AT_K: &str = "pass_at_k";
 pub const PASS_HAT_K: &str = "pass_hat_k";
 /// Scenarios (or a scenario) that passed some trials and failed others.
 pub const FLAKY: &str = "flaky";
+/// The chance that two trials of one scenario disagree (mean over the
+/// model's scenarios with two trials or more); empty with one trial.
+pub const FLIP_RATE: &str = "flip_rate";
+/// The scenarios a model's flip rate rests on.
+pub const FLIP_SCENARIOS: &str = "flip_scenarios";
 
 // Tool calls.
 pub const CALLS: &str = "calls";
@@ -151,6 +156,19 @@ pub const MEAN_LATENCY_B_MS: &str = "mean_latency_b_ms";
 pub const LATENCY_RATIO: &str = "latency_ratio";
 /// `pass_rate_b - pass_rate_a` on the shared runs.
 pub const PASS_RATE_DIFF: &str = "pass_rate_diff";
+/// The 95% interval of the paired difference in pass rate, B − A, over
+/// scenarios (`paired::paired_interval`).
+pub const DIFF_LO: &str = "diff_lo";
+pub const DIFF_HI: &str = "diff_hi";
+/// The interval excludes 0: the pair is told apart.
+pub const DECISIVE: &str = "decisive";
+/// Trials per scenario to detect the observed difference at 80% power;
+/// empty where decisive, or where trials cannot get there.
+pub const TRIALS_NEEDED: &str = "trials_needed";
+/// The estimated cost of the trials (or scenarios) still needed, both models.
+pub const COST_NEEDED_USD: &str = "cost_needed_usd";
+/// Scenarios needed at the current trials, where more trials cannot get there.
+pub const SCENARIOS_NEEDED: &str = "scenarios_needed";
 
 /// One count column per `InvalidKind::ALL`, in that order.
 pub const INVALID_KINDS: [&str; 10] = [
@@ -189,7 +207,7 @@ pub const APPROVAL_COUNTS: [&str; 9] = [
 ];
 
 /// `summary`: one row per model.
-pub const SUMMARY: [&str; 69] = [
+pub const SUMMARY: [&str; 71] = [
     MODEL,
     TIER,
     SCENARIOS,
@@ -259,10 +277,12 @@ pub const SUMMARY: [&str; 69] = [
     ARM,
     ARM_REPAIR,
     BASE_MODEL,
+    FLIP_RATE,
+    FLIP_SCENARIOS,
 ];
 
 /// The summary columns `derived` computes after polars has aggregated.
-pub const SUMMARY_DERIVED: [&str; 19] = [
+pub const SUMMARY_DERIVED: [&str; 21] = [
     TIER,
     ARM,
     ARM_REPAIR,
@@ -282,6 +302,8 @@ pub const SUMMARY_DERIVED: [&str; 19] = [
     TOTAL_COST_USD,
     COST_PER_PASSED_USD,
     PARETO,
+    FLIP_RATE,
+    FLIP_SCENARIOS,
 ];
 
 /// `by_tool`: one row per model × tool. The intervals come last, added by
@@ -354,8 +376,8 @@ pub const SCENARIO_RUNS: [&str; 16] = [
 ];
 
 /// `by_scenario`: one row per model × scenario, over trials.
-pub const BY_SCENARIO: [&str; 11] =
-    [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS, ERRORED, MEAN_MILESTONES_REACHED];
+pub const BY_SCENARIO: [&str; 12] =
+    [MODEL, SUITE, SCENARIO, TRIALS, PASSED, PASS_RATE, FLAKY, COST_USD, MEAN_LATENCY_MS, ERRORED, MEAN_MILESTONES_REACHED, FLIP_RATE];
 
 /// `suites`: one row per model × suite. The interval comes last, added by
 /// `derived`.
@@ -369,7 +391,7 @@ pub const REPAIRS: [&str; 5] = [MODEL, TOOL, STAGE, LATENCY_US, SUCCEEDED];
 
 /// `pairs`: one row per two models run on the same scenarios.
 /// A and B in model order (two arms of one model: the earlier arm as A).
-pub const PAIRS: [&str; 20] = [
+pub const PAIRS: [&str; 26] = [
     MODEL_A,
     MODEL_B,
     SHARED,
@@ -390,6 +412,12 @@ pub const PAIRS: [&str; 20] = [
     MEAN_LATENCY_B_MS,
     LATENCY_RATIO,
     PASS_RATE_DIFF,
+    DIFF_LO,
+    DIFF_HI,
+    DECISIVE,
+    TRIALS_NEEDED,
+    COST_NEEDED_USD,
+    SCENARIOS_NEEDED,
 ];
 
 /// `{rate}_lo` and `{rate}_hi`: the columns of a rate's 95% interval.

@@ -86,6 +86,29 @@ pub struct RunPlan {
     /// plans saved before the flag existed: their shards kept whole limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_limits: Option<share::ShardLimits>,
+    /// `--until-decisive`: trials are added round by round until every
+    /// comparison is decided; kept here so `--resume` goes on with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_decisive: Option<UntilDecisive>,
+}
+
+/// The limits of `run --until-decisive`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UntilDecisive {
+    /// The smallest difference in pass rate worth telling apart (0: any).
+    pub min_diff: f64,
+    /// Trials per scenario at most.
+    pub max_trials: u32,
+    /// Dollars the whole run may cost at most.
+    pub budget_usd: Option<f64>,
+    /// Trials per scenario at the previous look (0 before the first): the
+    /// error spent so far (see `paired::look_alpha`).
+    pub looked_at: u32,
+    /// Comparisons decided at an earlier look ("first vs second"): they
+    /// stay decided.
+    #[serde(default)]
+    pub decided: Vec<String>,
 }
 
 /// A field of a plan that is out of sense, named as `field <name>: …`.
@@ -163,6 +186,7 @@ impl RunPlan {
             filters: Vec::new(),
             shard: None,
             shard_limits: None,
+            until_decisive: None,
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod anchor;
 mod compact;
 pub mod csv;
+pub mod decision;
 pub mod encode;
 pub mod fit;
 pub mod headline;

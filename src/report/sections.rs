@@ -285,6 +285,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     ));
     out.extend(arms(tables)?);
     out.extend(cheap_vs_strong(tables)?);
+    out.extend(super::decision::section(tables)?);
     if total(s, schema::APPROVALS_REQUESTED)? > 0 {
         let mut columns = vec![
             (schema::MODEL, "model"),
