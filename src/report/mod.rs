@@ -7,6 +7,7 @@ pub mod csv;
 pub mod encode;
 pub mod fit;
 pub mod html;
+mod injection;
 pub mod json;
 pub mod junit;
 pub mod markdown;
