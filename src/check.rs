@@ -69,7 +69,7 @@ pub struct OutcomeReport {
     pub changed: Vec<String>,
     /// The scenario's prompt injection and how its attack came out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub injection: Option<crate::attack::InjectionReport>,
+    pub injection: Option<crate::scenario::injection::InjectionReport>,
 }
 
 impl OutcomeReport {
