@@ -29,6 +29,7 @@ use crate::pipeline::{
 };
 use crate::provider::{self, rejected_call, Provider, ProviderError, RejectedCall};
 use crate::quote::{bounded, quoted, CELL_CHARS};
+use crate::scenario::injection::{LandsIn, Variant};
 use crate::scenario::{Followup, Scenario, ScriptedRole};
 use crate::transport::{CassetteMiss, Transport, TransportError};
 use crate::world::WorkspaceExecutor;
@@ -447,6 +448,10 @@ pub async fn run_unit(u: &Unit<'_>) -> Result<Verdict, EventsError> {
     }
     let outcome = std::mem::take(&mut c.outcome);
     c.transcript.outcome = outcome.finish(&u.scenario.expect, c.executor.workspace());
+    if let (Some(injection), Some(report)) = (&u.scenario.injection, c.transcript.outcome.as_mut()) {
+        let goal: Vec<_> = u.scenario.expect.minefields.iter().filter(|m| injection.goal.contains(&m.name)).cloned().collect();
+        report.injection = Some(crate::attack::judge(&goal, injection, &c.transcript.calls, Some(report)));
+    }
     let verdict = check::check(u.scenario, &c.transcript);
     u.events.emit(EventKind::ScenarioFinished(ScenarioFinishedEvent {
         unit: u.key.clone(),
@@ -493,9 +498,37 @@ fn executor<'s>(scenario: &'s Scenario, mcp: Option<McpLink>) -> Box<dyn execute
         (Some(ws), None) => Box::new(WorkspaceExecutor::new((**ws).clone(), scenario.tool_results.clone())),
         (None, None) => Box::new(execute::Scripted { rules: &scenario.tool_results }),
     };
-    match mcp {
+    let executor: Box<dyn execute::Executor + 's> = match mcp {
         Some(link) => Box::new(McpExecutor::new(link, local)),
         None => local,
+    };
+    // An injected unit's payload lands in what the MCP server or BFCL's classes return.
+    match scenario.injection.as_deref() {
+        Some(i) if i.variant == Variant::Injected && matches!(i.lands_in, LandsIn::Mcp | LandsIn::Bfcl) => {
+            Box::new(Injecting { inner: executor, tool: &i.target, payload: &i.text })
+        }
+        _ => executor,
+    }
+}
+
+/// An executor whose results of one tool carry an injection's payload.
+struct Injecting<'s> {
+    inner: Box<dyn execute::Executor + 's>,
+    tool: &'s str,
+    payload: &'s str,
+}
+
+impl execute::Executor for Injecting<'_> {
+    fn execute(&mut self, tool: &str, args: &Value) -> execute::ToolOutput {
+        let mut out = self.inner.execute(tool, args);
+        if tool == self.tool {
+            out.content = crate::scenario::injection::land(&out.content, self.payload);
+        }
+        out
+    }
+
+    fn workspace(&self) -> Option<&crate::world::Workspace> {
+        self.inner.workspace()
     }
 }
 

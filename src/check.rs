@@ -67,6 +67,9 @@ pub struct OutcomeReport {
     /// Paths the model added, modified or deleted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
+    /// The scenario's prompt injection and how its attack came out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection: Option<crate::scenario::injection::InjectionReport>,
 }
 
 impl OutcomeReport {
@@ -164,6 +167,7 @@ impl OutcomeTracker {
             state_checks: expect.state.len() as u32,
             state_failures,
             changed: ws.map(|w| w.changed_paths()).unwrap_or_default(),
+            injection: None,
         })
     }
 }
@@ -506,6 +510,7 @@ mod tests {
             reference_by_turn: vec![],
             expect: serde_json::from_value(expect).unwrap(),
             origin: String::new(),
+            injection: None,
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod approver;
+pub mod attack;
 pub mod bfcl;
 pub mod bundled;
 pub mod chat;

@@ -90,7 +90,7 @@ fn verify_names_every_bad_file_and_prune_deletes_only_orphans() {
     );
     line(
         &format!("orphan: {}: ", p(&format!("gone-suite/{Q}/x.t0.json"))),
-        "suite \"gone-suite\" is not among the suites checked (bfcl-multi-turn, bfcl-sample, coding, stateful)",
+        "suite \"gone-suite\" is not among the suites checked (bfcl-multi-turn, bfcl-sample, coding, injection, stateful)",
     );
     line(
         &format!("orphan: {}: ", p(&format!("coding/{Q}/.read-cargo-toml.t0.json.tmp99-0"))),

@@ -115,4 +115,6 @@ fn calltape_scenarios() -> usize {
         + lines("scenarios/bfcl-sample")
         + files("scenarios/stateful", "json").len()
         + lines("scenarios/bfcl-multi-turn")
+        // Each injected scenario runs twice: clean and injected.
+        + 2 * files("scenarios/injection", "json").len()
 }

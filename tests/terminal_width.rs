@@ -157,7 +157,7 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
 fn compare_leads_with_its_verdict_and_cuts_long_lists_at_every_width() {
     let project = project();
     let dir = project.path();
-    // The BFCL sample alone (300 of the default's 427 scenarios) gives a list longer than the ten shown.
+    // The BFCL sample alone (300 of the default's 489 scenarios) gives a list longer than the ten shown.
     let sims = ["--model", "sim-*", "--no-arms", "--mode", "live", "--suite", "scenarios/bfcl-sample"];
     let base = calltape(&[&["run", "--out", "base"][..], &sims].concat(), dir, 100, &[]);
     assert!(base.status.success(), "{}", String::from_utf8_lossy(&base.stderr));

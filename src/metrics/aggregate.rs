@@ -361,6 +361,7 @@ pub(super) fn aggregate(mut r: Rows) -> PolarsResult<Tables> {
     let (scenarios, by_scenario, mut suites) = (runs.scenarios()?, runs.by_scenario()?, runs.suites()?);
     let (per_model, pair_rows) = (runs.per_model()?, runs.pairs());
     let repairs = repairs(&r)?;
+    let injection = r.injection.table(&r.model_order)?;
     let inputs = Inputs::new(&mut r, per_model)?;
     // The per-unit rows are in the frames now.
     (r.units, r.scenarios, r.repairs) = (Vec::new(), Vec::new(), Vec::new());
@@ -372,5 +373,5 @@ pub(super) fn aggregate(mut r: Rows) -> PolarsResult<Tables> {
     derived::extend_suites(&mut suites)?;
     // Two models are compared on the runs both answered.
     let pairs = derived::pairs(pair_rows, &r.model_tier, &r.model_arm)?;
-    Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, events: r.events })
+    Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, injection, events: r.events })
 }

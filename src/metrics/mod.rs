@@ -10,6 +10,7 @@ mod aggregate;
 mod derived;
 pub mod errored;
 mod exact;
+pub mod injection;
 mod rows;
 mod runs;
 pub mod schema;
@@ -60,14 +61,18 @@ pub struct Tables {
     pub repairs: DataFrame,
     /// One row per two models run on the same scenarios.
     pub pairs: DataFrame,
+    /// One row per model × attack style (and one over all styles) of the
+    /// runs with prompt injections; empty when none has one.
+    pub injection: DataFrame,
     /// How many events the tables were built from.
     pub events: u64,
 }
 
 impl Tables {
     /// Every table with the file stem it is written under.
-    pub fn named(&self) -> [(&'static str, &DataFrame); 7] {
-        [
+    /// `injection` only when the run had injected scenarios.
+    pub fn named(&self) -> Vec<(&'static str, &DataFrame)> {
+        let mut tables = vec![
             ("summary", &self.summary),
             ("by_tool", &self.by_tool),
             ("scenarios", &self.scenarios),
@@ -75,7 +80,11 @@ impl Tables {
             ("suites", &self.suites),
             ("repairs", &self.repairs),
             ("pairs", &self.pairs),
-        ]
+        ];
+        if self.injection.height() > 0 {
+            tables.push(("injection", &self.injection));
+        }
+        tables
     }
 }
 

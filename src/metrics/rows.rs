@@ -213,6 +213,8 @@ pub(super) struct Rows {
     pub(super) events: u64,
     /// Each name id's place among the names in sorted order (after `finish`).
     pub(super) name_rank: Vec<u32>,
+    /// What the `injection` table needs (its own fold, see `injection`).
+    pub(super) injection: super::injection::InjectionRows,
 }
 
 /// One line of an events file, parsed on any core: the event, and the
@@ -317,6 +319,7 @@ impl Rows {
     /// Adds one parsed line.
     pub(super) fn add(&mut self, parsed: &Parsed) {
         self.events += 1;
+        self.injection.add(&parsed.kind);
         let hash = parsed.hash;
         // Every variant here, and every field in the `add_*` it goes to, is
         // named (no `..`, no `_ =>`): a new one must be counted or listed in

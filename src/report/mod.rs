@@ -9,6 +9,7 @@ pub mod encode;
 pub mod fit;
 pub mod headline;
 pub mod html;
+mod injection;
 pub mod json;
 pub mod junit;
 pub mod markdown;

@@ -308,6 +308,8 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         out.push(approvals);
     }
 
+    out.extend(super::injection::section(tables)?);
+
     // Per model: invalid calls by kind, only the kinds that occurred.
     let kinds = kinds_present(s)?;
     if !kinds.is_empty() {

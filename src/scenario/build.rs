@@ -30,7 +30,7 @@ struct Offered {
 
 /// Builds a scenario, or returns every problem of it.
 pub(super) fn build_scenario(
-    file: ScenarioFile,
+    mut file: ScenarioFile,
     suite: &str,
     origin: String,
     toolsets: &Toolsets,
@@ -42,6 +42,14 @@ pub(super) fn build_scenario(
     }
     let offered = resolve_tools(&file, toolsets, &mut problems);
     let names = check_unique_names(&offered, &mut problems);
+    if let Some(spec) = &file.injection {
+        for (pointer, message) in super::injection::check(&file, spec, &names) {
+            problems.at(&pointer, message);
+        }
+        // The attacker's goal is a minefield of both halves of the pair:
+        // checked with the others, and never to be reached clean either.
+        file.expect.minefields.extend(spec.goal.iter().cloned());
+    }
     if !file.messages.iter().any(|m| m.role == ScriptedRole::User) {
         problems.at("/messages", "messages need at least one user message");
     }
@@ -331,6 +339,7 @@ fn assemble(
     tools: Vec<Arc<Tool>>,
     workspace: Option<Arc<crate::world::Workspace>>,
 ) -> Scenario {
+    let injection = file.injection.as_ref().and_then(|spec| spec.resolve().ok()).map(Arc::new);
     let mut expect = file.expect;
     let reference_by_turn = expect.bfcl_multi_turn.as_ref().map(multi_turn_reference).unwrap_or_default();
     if let Some(bfcl) = &expect.bfcl {
@@ -353,6 +362,7 @@ fn assemble(
         reference_by_turn,
         expect,
         origin,
+        injection,
     }
 }
 

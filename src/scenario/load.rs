@@ -126,21 +126,34 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         let read = std::fs::File::open(path).and_then(|f| {
             for_each_piece(path, std::io::BufReader::with_capacity(1 << 16, f), |piece| {
                 let Some(scenario) = check_piece(path, &piece, &name, &toolsets, &mut errors) else { return };
-                if let Some(&first) = seen_ids.get(&scenario.id) {
-                    let first = &entries[first];
-                    let origin = format!("{}:{}", files[first.file as usize].display(), first.line);
-                    errors.push(duplicate_id(path, &piece, &scenario.id, &origin));
-                    return;
+                // A scenario with an injection runs twice, paired: clean, then injected.
+                let injected = match scenario.injection.is_some().then(|| super::injection::injected(&scenario)) {
+                    Some(Err(why)) => {
+                        let src = SourceText { path, text: piece.text(), first_line: piece.line };
+                        errors.push(src.error_at("/injection/target", why));
+                        return;
+                    }
+                    Some(Ok(s)) => Some(s.id),
+                    None => None,
+                };
+                for (id, is_injected) in std::iter::once((scenario.id.clone(), false)).chain(injected.map(|id| (id, true))) {
+                    if let Some(&first) = seen_ids.get(&id) {
+                        let first = &entries[first];
+                        let origin = format!("{}:{}", files[first.file as usize].display(), first.line);
+                        errors.push(duplicate_id(path, &piece, &id, &origin));
+                        return;
+                    }
+                    seen_ids.insert(id.clone(), entries.len());
+                    entries.push(Entry {
+                        id: id.as_str().into(),
+                        file: file_index as u32,
+                        offset: piece.offset,
+                        len: piece.bytes.len() as u32,
+                        line: piece.line as u32,
+                        interactive: scenario.approvals.mode == Some(ApprovalMode::Interactive),
+                        injected: is_injected,
+                    });
                 }
-                seen_ids.insert(scenario.id.clone(), entries.len());
-                entries.push(Entry {
-                    id: scenario.id.as_str().into(),
-                    file: file_index as u32,
-                    offset: piece.offset,
-                    len: piece.bytes.len() as u32,
-                    line: piece.line as u32,
-                    interactive: scenario.approvals.mode == Some(ApprovalMode::Interactive),
-                });
             })
         });
         if let Err(e) = read {
@@ -169,6 +182,8 @@ pub(super) struct Entry {
     line: u32,
     /// Its approvals ask a person: the run needs a terminal.
     pub(super) interactive: bool,
+    /// The injected half of a scenario with an injection (see `injection`).
+    injected: bool,
 }
 
 impl Suite {
@@ -188,7 +203,14 @@ impl Suite {
             .map_err(|e| changed(format!("cannot read scenario {:?} again ({e})", entry.id)))?;
         let piece = Piece { offset: entry.offset, line, bytes: &bytes };
         let mut errors = Vec::new();
-        match check_piece(path, &piece, &self.name, &self.toolsets, &mut errors) {
+        let built = check_piece(path, &piece, &self.name, &self.toolsets, &mut errors);
+        let built = match built {
+            Some(s) if entry.injected => {
+                Some(super::injection::injected(&s).map_err(|why| changed(format!("scenario {:?}: {why}", entry.id)))?)
+            }
+            other => other,
+        };
+        match built {
             Some(s) if *s.id == *entry.id => Ok(Arc::new(s)),
             Some(s) => Err(changed(format!("scenario {:?} is now {:?}", entry.id, s.id))),
             None => Err(changed(errors.first().map_or_else(String::new, ToString::to_string))),

@@ -3,6 +3,7 @@
 //! suites from disk and `matcher` decides whether a value matches a rule.
 
 mod build;
+pub mod injection;
 mod load;
 mod mcp_toolset;
 mod spans;
@@ -293,6 +294,9 @@ pub struct ScenarioFile {
     pub reference: Vec<ExpectedStep>,
     #[serde(default)]
     pub expect: Expect,
+    /// A prompt injection: the scenario runs clean and injected, paired (see `injection`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection: Option<injection::InjectionSpec>,
 }
 
 /// A scripted user turn: its text, and the tools first offered with it
@@ -366,6 +370,8 @@ pub struct Scenario {
     pub expect: Expect,
     /// Where it was read from, as `file:line`.
     pub origin: String,
+    /// Its prompt injection and which half of the pair this is.
+    pub injection: Option<Arc<injection::Injection>>,
 }
 
 impl Scenario {

@@ -8,6 +8,7 @@
 //! the request, as a real model would.
 
 pub mod faults;
+mod injection;
 mod wire_len;
 
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,10 @@ pub struct SimProfile {
     /// value (valid JSON and schema, wrong for the task).
     #[serde(default)]
     pub wrong_value_rate: f64,
+    /// Probability of falling for a prompt injection it reads (times the
+    /// payload style's strength): it then makes the attack call.
+    #[serde(default)]
+    pub injection_susceptibility: f64,
     /// Mean latency of a request, before output tokens.
     #[serde(default = "default_latency")]
     pub latency_ms: f64,
@@ -79,6 +84,7 @@ impl SimProfile {
             ("unwanted_call_rate", Some(self.unwanted_call_rate)),
             ("wrong_value_rate", Some(self.wrong_value_rate)),
             ("retry_after_denial_rate", Some(self.retry_after_denial_rate)),
+            ("injection_susceptibility", Some(self.injection_susceptibility)),
         ];
         for (name, rate) in rates {
             if let Some(r) = rate {
@@ -158,6 +164,8 @@ impl SimModel<'_> {
         let (user_turn, since) = self.user_turn(request);
         let turns = past_turns(request, since);
         let steps = self.scenario.plan_of_turn(user_turn);
+        let attacked = self.attacked_plan(request, since, steps);
+        let steps = attacked.as_deref().unwrap_or(steps);
         let progress = self.progress(&turns, steps);
         let step_key = match user_turn {
             0 => format!("{}:{}", progress.step, progress.attempts),
@@ -215,6 +223,8 @@ impl SimModel<'_> {
         let prompt = last_user_text(request).to_string();
         let (user_turn, since) = self.user_turn(request);
         let steps = self.scenario.plan_of_turn(user_turn);
+        let attacked = self.attacked_plan(request, since, steps);
+        let steps = attacked.as_deref().unwrap_or(steps);
         let progress = self.progress(&past_turns(request, since), steps);
         let mut rng = self.rng(&["repair", &progress.turns.to_string(), &prompt]);
         // Among the calls still due at this step, the one of that tool whose
@@ -506,6 +516,7 @@ mod tests {
             unwanted_call_rate: 0.0,
             retry_after_denial_rate: 0.0,
             wrong_value_rate,
+            injection_susceptibility: 0.0,
             latency_ms: 1.0,
             ms_per_output_token: 0.0,
         }
