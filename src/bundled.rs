@@ -1,7 +1,7 @@
 //! The bundled default's suites and real-model recordings, compiled into the
 //! binary (`build.rs`), so that `calltape run` with the embedded configuration
 //! works from any folder, as an installed binary is used. (Simulated models
-//! are computed, so only a few MB are bundled.) Suites and cassettes are read
+//! are computed, so only a few MB are bundled, deflated to a tenth.) Suites and cassettes are read
 //! from folders, so the files are unpacked once per build into the user's
 //! cache (`$XDG_CACHE_HOME/calltape/`, else `~/.cache/calltape/`), which is
 //! said on stderr when it happens, and read from there; copies left by other
@@ -10,6 +10,37 @@
 use std::path::{Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
+
+/// The bundled files, inflated once from the binary: each one's path under
+/// the project root, and its bytes.
+pub struct Files(Vec<u8>);
+
+impl Files {
+    /// Inflates the archive build.rs made.
+    pub fn inflate() -> Files {
+        let archive =
+            miniz_oxide::inflate::decompress_to_vec_with_limit(PACKED, ARCHIVE_LEN).expect("build.rs deflated the bundle it compiled in");
+        Files(archive)
+    }
+
+    /// Each file's path and bytes, in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        let mut rest = self.0.as_slice();
+        std::iter::from_fn(move || {
+            let path = take(&mut rest)?;
+            let bytes = take(&mut rest)?;
+            Some((std::str::from_utf8(path).expect("build.rs wrote UTF-8 paths"), bytes))
+        })
+    }
+}
+
+/// The next length-prefixed part of the archive (see build.rs).
+fn take<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let (len, tail) = rest.split_first_chunk::<4>()?;
+    let (part, tail) = tail.split_at(u32::from_le_bytes(*len) as usize);
+    *rest = tail;
+    Some(part)
+}
 
 /// Why the bundled files could not be made available.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +61,6 @@ pub fn unpacked() -> Result<PathBuf, BundledError> {
     let parent = cache.join("calltape");
     let (dir, fresh) = unpack_into(&parent)?;
     if fresh {
-        let bytes: usize = FILES.iter().map(|(_, b)| b.len()).sum();
         let removed = remove_stale_copies(&parent, &dir);
         let removed = match removed {
             0 => String::new(),
@@ -38,7 +68,7 @@ pub fn unpacked() -> Result<PathBuf, BundledError> {
         };
         eprintln!(
             "note: unpacked the bundled suites and recordings ({:.1} MB) into {}, once for this build of calltape{removed}",
-            bytes as f64 / 1e6,
+            ARCHIVE_LEN as f64 / 1e6,
             dir.display()
         );
     }
@@ -96,7 +126,7 @@ fn unpack_into(parent: &Path) -> Result<(PathBuf, bool), BundledError> {
         std::fs::write(path, bytes).map_err(err)
     };
     std::fs::create_dir_all(parent).map_err(|source| BundledError::Write { path: parent.to_path_buf(), source })?;
-    for (rel, bytes) in FILES {
+    for (rel, bytes) in Files::inflate().iter() {
         write(&partial.join(rel), bytes).inspect_err(|_| {
             let _ = std::fs::remove_dir_all(&partial);
         })?;
@@ -118,7 +148,8 @@ mod tests {
 
     #[test]
     fn the_bundled_default_suites_and_recordings_are_compiled_in() {
-        let has = |prefix: &str| FILES.iter().any(|(p, _)| p.starts_with(prefix));
+        let files = Files::inflate();
+        let has = |prefix: &str| files.iter().any(|(p, _)| p.starts_with(prefix));
         assert!(
             has("scenarios/coding/") && has("scenarios/bfcl-sample/") && has("scenarios/stateful/") && has("scenarios/bfcl-multi-turn/")
         );
@@ -128,7 +159,12 @@ mod tests {
             }
         }
         // Simulators are computed: none of their answers is bundled.
-        assert!(!FILES.iter().any(|(p, _)| p.contains("/sim-")));
+        assert!(!files.iter().any(|(p, _)| p.contains("/sim-")));
+        // Read back whole: every file of the folders, byte for byte.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for (rel, bytes) in files.iter() {
+            assert_eq!(std::fs::read(root.join(rel)).unwrap(), bytes, "{rel}");
+        }
     }
 
     #[test]
@@ -136,9 +172,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (first, fresh) = unpack_into(dir.path()).unwrap();
         assert!(fresh);
-        let (rel, bytes) = FILES[0];
+        let files = Files::inflate();
+        let (rel, bytes) = files.iter().next().unwrap();
         assert_eq!(std::fs::read(first.join(rel)).unwrap(), bytes);
-        assert_eq!(walk_count(&first), FILES.len());
+        assert_eq!(walk_count(&first), files.iter().count());
         // A second call finds the copy; nothing partial is left beside it.
         assert_eq!(unpack_into(dir.path()).unwrap(), (first, false));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

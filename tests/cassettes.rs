@@ -355,7 +355,11 @@ async fn the_bundled_recordings_replay_the_default_run_exactly() {
     let mut replay = Config::parse(EMBEDDED_DEFAULT, "embedded").unwrap();
     replay.expand_arms().unwrap();
     let suites = scenario::load_suites(&replay.run.suites.iter().map(|s| root().join(s)).collect::<Vec<_>>()).unwrap();
-    assert_eq!(suites.len(), 4, "scenarios/coding, scenarios/bfcl-sample, scenarios/stateful and scenarios/bfcl-multi-turn");
+    assert_eq!(
+        suites.len(),
+        5,
+        "scenarios/coding, scenarios/bfcl-sample, scenarios/stateful, scenarios/bfcl-multi-turn and scenarios/injection"
+    );
     // The recorded models only: the simulators are computed, with no cassette.
     replay.models.retain(|m| !m.is_simulated());
     assert!(replay.models.iter().any(|m| m.name.contains("local")), "the real local models are part of the default run");

@@ -115,9 +115,9 @@ pub fn comparisons(pairs: &DataFrame) -> PolarsResult<Vec<Comparison>> {
     let (a, b, shared) = (strings(pairs, schema::MODEL_A)?, strings(pairs, schema::MODEL_B)?, u64s(pairs, schema::SHARED)?);
     let diff = f64s(pairs, schema::PASS_RATE_DIFF)?;
     let p = optional_f64s(pairs, schema::P_VALUE)?.unwrap_or_else(|| vec![None; a.len()]);
-    // Issue 46's decisive-comparison columns, read when present.
-    let (lo, hi) = (optional_f64s(pairs, "diff_lo")?, optional_f64s(pairs, "diff_hi")?);
-    let decisive: Option<Vec<Option<bool>>> = match pairs.column("decisive") {
+    // The decisive-comparison columns, read when present (older runs' tables lack them).
+    let (lo, hi) = (optional_f64s(pairs, schema::DIFF_LO)?, optional_f64s(pairs, schema::DIFF_HI)?);
+    let decisive: Option<Vec<Option<bool>>> = match pairs.column(schema::DECISIVE) {
         Ok(c) => Some(c.as_materialized_series().cast(&DataType::Boolean)?.bool()?.iter().collect()),
         Err(_) => None,
     };
