@@ -199,13 +199,20 @@ fn time_multi_turn_lines(suites: &[Suite], text: &str, rounds: usize) -> Result<
     use super::multi_turn::{judge, pycall};
     let keys = keys_by_id(suites, |expect| expect.bfcl_multi_turn)?;
     let answers = multi_turn_answers(&keys, text)?;
+    Ok(timed(&answers, rounds, |MultiTurnAnswer { key, turns, .. }| {
+        let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().map(|c| pycall::read_call(c)).collect()).collect();
+        judge::judge(key, &calls).is_ok()
+    }))
+}
+
+/// Judges every answer `rounds` times (at least once), timing each round.
+fn timed<A>(answers: &[A], rounds: usize, judge_one: impl Fn(&A) -> bool) -> JudgeTiming {
     let rounds = rounds.max(1);
     let (mut total, mut best, mut valid) = (0.0, f64::INFINITY, 0usize);
     for _ in 0..rounds {
         let started = Instant::now();
-        for MultiTurnAnswer { key, turns, .. } in &answers {
-            let calls: Vec<Vec<pycall::Call>> = turns.iter().map(|t| t.iter().map(|c| pycall::read_call(c)).collect()).collect();
-            valid += usize::from(judge::judge(key, &calls).is_ok());
+        for answer in answers {
+            valid += usize::from(judge_one(answer));
         }
         let secs = started.elapsed().as_secs_f64();
         total += secs;
@@ -213,7 +220,7 @@ fn time_multi_turn_lines(suites: &[Suite], text: &str, rounds: usize) -> Result<
     }
     std::hint::black_box(valid);
     let per = |secs: f64| if answers.is_empty() { 0.0 } else { secs * 1e6 / answers.len() as f64 };
-    Ok(JudgeTiming { entries: answers.len(), rounds, mean_us: per(total / rounds as f64), best_round_us: per(best) })
+    JudgeTiming { entries: answers.len(), rounds, mean_us: per(total / rounds as f64), best_round_us: per(best) }
 }
 
 /// How long the checker took over a batch.
@@ -240,20 +247,5 @@ pub fn time_lines(suites: &[Suite], mut input: impl BufRead, rounds: usize) -> R
     let input = text.as_bytes();
     let keys = answer_keys(suites)?;
     let answers: Vec<Answer> = read_answers(&keys, input)?.into_iter().filter(|a| a.key.category.has_ground_truth()).collect();
-    let rounds = rounds.max(1);
-    let mut total = 0.0;
-    let mut best = f64::INFINITY;
-    let mut valid = 0usize;
-    for _ in 0..rounds {
-        let started = Instant::now();
-        for a in &answers {
-            valid += usize::from(judge(a.key, &answer_calls(&a.calls)).is_ok());
-        }
-        let secs = started.elapsed().as_secs_f64();
-        total += secs;
-        best = best.min(secs);
-    }
-    std::hint::black_box(valid);
-    let per = |secs: f64| if answers.is_empty() { 0.0 } else { secs * 1e6 / answers.len() as f64 };
-    Ok(JudgeTiming { entries: answers.len(), rounds, mean_us: per(total / rounds as f64), best_round_us: per(best) })
+    Ok(timed(&answers, rounds, |a| judge(a.key, &answer_calls(&a.calls)).is_ok()))
 }
