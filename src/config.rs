@@ -437,6 +437,13 @@ pub struct ModelConfig {
     /// simulated models) honour it; other providers are refused.
     #[serde(default)]
     pub strict_tools: bool,
+    /// The variant whose recordings this model replays when it has none of
+    /// its own: with `--no-arms`, a recorded model runs once, and its arm
+    /// that had the run's settings made the same exchanges. Set by the run
+    /// (kept in plan.json, so a resume replays the same), not meant to be
+    /// configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_as: Option<String>,
 }
 
 impl ModelConfig {

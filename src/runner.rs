@@ -432,6 +432,18 @@ struct UnitTransports {
     cassette: Option<UnitCassette>,
 }
 
+/// The unit's key in the recordings: its own, or (replaying, with no
+/// cassette of its own) that of the variant whose recordings the model
+/// replays (`ModelConfig::recorded_as`).
+fn cassette_key(key: &UnitKey, model: &ModelConfig, recordings: &Recordings, mode: CassetteMode) -> UnitKey {
+    let Some(variant) = &model.recorded_as else { return key.clone() };
+    let own = crate::transport::cassette::store::cassette_path(&recordings.settings().dir, key);
+    if mode == CassetteMode::Record || own.exists() {
+        return key.clone();
+    }
+    UnitKey { model: variant.clone(), ..key.clone() }
+}
+
 /// The unit's transports. A simulated model is computed in-process in every
 /// mode: it answers through its own transport, never a cassette (there is
 /// nothing outside calltape to record). The other models go through the
@@ -452,12 +464,17 @@ fn unit_transports(
     let mode = config.mode_for(model);
     let recorded = |m: &Arc<ModelConfig>| !m.is_simulated();
     let needs_cassette = mode != CassetteMode::Live && (recorded(model) || recorded(repairer) || mcp);
-    let cassette = needs_cassette.then(|| recordings.open(mode, key.clone()));
+    let cassette_key = cassette_key(key, model, recordings, mode);
+    // The model's exchanges are filed under the name its recordings carry.
+    let recorded_name = |m: &Arc<ModelConfig>| if Arc::ptr_eq(m, model) { cassette_key.model.clone() } else { m.name.clone() };
+    let cassette = needs_cassette.then(|| recordings.open(mode, cassette_key.clone()));
     let endpoint = |m: &Arc<ModelConfig>| -> Box<dyn Transport> {
         match &cassette {
             Some(c) if recorded(m) => {
                 // A replay has nothing under the cassette: no network, no key.
-                Box::new(c.endpoint(&m.name, (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial, live))))
+                Box::new(
+                    c.endpoint(&recorded_name(m), (mode != CassetteMode::Replay).then(|| transport_for(m, scenario, config, trial, live))),
+                )
             }
             _ => transport_for(m, scenario, config, trial, live),
         }

@@ -319,3 +319,31 @@ fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
     assert_eq!(both.status.code(), Some(2), "{}", text(&both));
     assert!(text(&both).contains("--model sim-strong@full names other arms than the one --repair off picks"), "{}", text(&both));
 }
+
+/// `--no-arms --repair off`, as `--repair off` advises: every model runs
+/// once, and the recorded local models replay their `off` arm's
+/// recordings (the same settings made the same exchanges): no unit errors.
+#[test]
+fn no_arms_with_repair_off_replays_the_recorded_arm_with_those_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let args = [
+        "run",
+        "--no-arms",
+        "--repair",
+        "off",
+        "--suite",
+        "scenarios/bfcl-sample",
+        "--filter",
+        "irrelevance_5",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = calltape(&args, project_root());
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = common::csv_rows(&out_dir.join("latest/summary.csv"));
+    assert_eq!(rows.len(), 11);
+    assert!(rows.iter().all(|r| !r["model"].contains('@') && r["errored"] == "0"), "{rows:?}");
+    let qwen = rows.iter().find(|r| r["model"] == "qwen2.5-coder-0.5b-local").expect("the recorded model runs");
+    assert_ne!(qwen["scenarios"], "0", "{qwen:?}");
+}

@@ -185,9 +185,26 @@ impl RunArgs {
             config.run.arms = self.arms.clone();
         }
         if self.no_arms {
+            // A recorded model's arm with the run's settings made the very
+            // exchanges its arm-less run makes: it replays them.
+            let same_settings: Vec<Option<String>> = config
+                .models
+                .iter()
+                .map(|m| {
+                    let arms = m.arms.as_deref().unwrap_or(&config.run.arms);
+                    let same = |arm: &String| {
+                        config.arm(arm).is_some_and(|a| {
+                            a.repair.unwrap_or(config.pipeline.repair) == config.pipeline.repair
+                                && a.strict_tools.is_none_or(|strict| strict == m.strict_tools)
+                        })
+                    };
+                    arms.iter().find(|arm| same(arm)).filter(|_| !m.is_simulated()).map(|arm| format!("{}@{arm}", m.name))
+                })
+                .collect();
             config.run.arms.clear();
-            for m in &mut config.models {
+            for (m, recorded_as) in config.models.iter_mut().zip(same_settings) {
                 m.arms = None;
+                m.recorded_as = recorded_as;
             }
         }
         config.run.fail_fast |= self.fail_fast;

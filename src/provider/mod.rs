@@ -282,6 +282,7 @@ mod tests {
             arms: None,
             arm: None,
             strict_tools: false,
+            recorded_as: None,
         }
     }
 
