@@ -131,6 +131,24 @@ def bfcl_verdict(entry, truth, turns, category, n):
     return bool(r["valid"]), (None if r["valid"] else r.get("error_type"))
 
 
+def data_folder(given=None):
+    """bfcl_eval's data folder: the one given, else the installed package's."""
+    if given:
+        return Path(given)
+    import bfcl_eval
+
+    return Path(bfcl_eval.__file__).parent / "data"
+
+
+def fresh_suite(work):
+    """`WORK/suite`, emptied: the calltape suite a script writes its entries into."""
+    suite = Path(work).resolve() / "suite"
+    suite.mkdir(parents=True, exist_ok=True)
+    for p in suite.iterdir():
+        p.unlink()
+    return suite
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calltape", required=True)
@@ -141,17 +159,9 @@ def main():
     ap.add_argument("--category", action="append", help="only these categories")
     args = ap.parse_args()
 
-    if args.data:
-        data_dir = Path(args.data)
-    else:
-        import bfcl_eval
-
-        data_dir = Path(bfcl_eval.__file__).parent / "data"
+    data_dir = data_folder(args.data)
     work = Path(args.work).resolve()
-    suite = work / "suite"
-    suite.mkdir(parents=True, exist_ok=True)
-    for p in suite.iterdir():
-        p.unlink()
+    suite = fresh_suite(work)
     rng = random.Random(args.seed)
     rows, lines = [], []
     for category in args.category or CATEGORIES:

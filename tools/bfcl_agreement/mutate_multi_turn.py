@@ -44,7 +44,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from multi_turn import CATEGORIES, bfcl_verdict, read_lines
+from multi_turn import CATEGORIES, bfcl_verdict, data_folder, fresh_suite, read_lines
 
 KINDS = ["float_int", "bool_int", "iterable", "surrogate", "bigint", "literal_form", "alias"]
 
@@ -257,17 +257,9 @@ def main():
     ap.add_argument("--min", type=float, default=99.8, help="least verdict agreement (%%) per category")
     args = ap.parse_args()
 
-    if args.data:
-        data_dir = Path(args.data)
-    else:
-        import bfcl_eval
-
-        data_dir = Path(bfcl_eval.__file__).parent / "data"
+    data_dir = data_folder(args.data)
     work = Path(args.work).resolve()
-    suite = work / "suite"
-    suite.mkdir(parents=True, exist_ok=True)
-    for p in suite.iterdir():
-        p.unlink()
+    suite = fresh_suite(work)
     rng = random.Random(args.seed)
     kinds = args.kind or KINDS
     categories = args.category or CATEGORIES

@@ -17,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from multi_turn import CATEGORIES, bfcl_verdict, read_lines
+from multi_turn import CATEGORIES, bfcl_verdict, data_folder, fresh_suite, read_lines
 from mutate_multi_turn import KINDS, aliased, mutated, reset_shared_defaults
 
 
@@ -31,14 +31,9 @@ def main():
     ap.add_argument("--category", action="append")
     args = ap.parse_args()
 
-    import bfcl_eval
-
-    data_dir = Path(bfcl_eval.__file__).parent / "data"
+    data_dir = data_folder()
     work = Path(args.work).resolve()
-    suite = work / "suite"
-    suite.mkdir(parents=True, exist_ok=True)
-    for p in suite.iterdir():
-        p.unlink()
+    suite = fresh_suite(work)
     rng = random.Random(args.seed)
     rows = []
     for category in args.category or CATEGORIES:
