@@ -28,9 +28,8 @@ pub struct StreamableHttp {
 impl StreamableHttp {
     /// A transport to `url`, waiting at most `timeout` for each answer.
     pub fn new(url: &str, timeout: Duration) -> Result<StreamableHttp, TransportError> {
-        let client = reqwest::Client::builder()
+        let client = crate::transport::client::builder()
             .timeout(timeout)
-            .redirect(crate::transport::redirect::same_origin_only())
             .build()
             .map_err(|e| TransportError::Connection(format!("cannot build the HTTP client for the MCP server {url}: {e}")))?;
         Ok(StreamableHttp { client, url: url.to_string(), session: Mutex::new(None), timeout })

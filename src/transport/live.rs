@@ -58,9 +58,8 @@ impl LiveTransport {
             None => None,
         };
         let auth = key.as_deref().map(|k| model.provider.auth_header(k));
-        let client = reqwest::Client::builder()
+        let client = super::client::builder()
             .connect_timeout(Duration::from_secs(model.timeout_secs.clamp(1, 30)))
-            .redirect(super::redirect::same_origin_only())
             .build()
             .map_err(|e| LiveError::Client { model: model.name.clone(), message: scrub_text(&e.to_string()) })?;
         let extra_headers: Vec<(String, String)> = model.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();

@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod cassette;
+pub mod client;
 pub mod limit;
 pub mod live;
 pub mod redact;
