@@ -133,3 +133,27 @@ fn an_unknown_style_is_refused_naming_the_library_from_the_flag_and_the_config()
     assert_ne!(config.status.code(), Some(0), "{}", text(&config));
     assert!(text(&config).contains("run.inject.style: unknown injection style \"nope\""), "{}", text(&config));
 }
+
+#[test]
+fn inject_works_with_arms_trials_seed_and_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("calltape.toml"), format!("[run]\narms = []\n{NAIVE}")).unwrap();
+    let coding = root().join("scenarios/coding");
+    let run = |out: &str, seed: &str| {
+        let args = ["run", "--suite", coding.to_str().unwrap(), "--filter", "read-cargo-toml", "--inject", "direct", "--arms", "off,full"];
+        let o = calltape(&[&args[..], &["--trials", "2", "--seed", seed, "--out", out]].concat(), dir.path());
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+        dir.path().join(out).join("latest")
+    };
+    let (base, current) = (run("base", "1"), run("current", "2"));
+    let ids = finished_ids(&base);
+    // 2 halves × 2 arms × 2 trials.
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(ids.iter().filter(|i| i.ends_with("+injected")).count(), 4);
+    let rows = csv_rows(&base.join("injection.csv"));
+    assert!(rows.iter().any(|r| r[0] == "naive@off") && rows.iter().any(|r| r[0] == "naive@full"), "{rows:?}");
+    let compared = calltape(&["compare", base.to_str().unwrap(), current.to_str().unwrap(), "--allow-newly-failing"], dir.path());
+    assert!(matches!(compared.status.code(), Some(0 | 1)), "{}", text(&compared));
+    // Both runs' halves pair by id: compare reads them as any other runs.
+    assert!(!text(&compared).contains("error:"), "{}", text(&compared));
+}
