@@ -503,11 +503,48 @@ fn executor<'s>(scenario: &'s Scenario, mcp: Option<McpLink>) -> Box<dyn execute
         None => local,
     };
     // An injected unit's payload lands in what the MCP server or BFCL's classes return.
-    match scenario.injection.as_deref() {
+    let executor = match scenario.injection.as_deref() {
         Some(i) if i.variant == Variant::Injected && matches!(i.lands_in, LandsIn::Mcp | LandsIn::Bfcl) => {
             Box::new(Injecting { inner: executor, tool: &i.target, payload: &i.text })
         }
         _ => executor,
+    };
+    // A split payload's later parts land in the results that follow its first.
+    match scenario.injection.as_deref() {
+        Some(i) if i.variant == Variant::Injected && !i.later_parts.is_empty() => {
+            Box::new(SplitPayload { inner: executor, first: &i.marker, later: &i.later_parts, landed: None })
+        }
+        _ => executor,
+    }
+}
+
+/// An executor whose results, once one has carried a split payload's first
+/// part, carry its later parts, one a result.
+struct SplitPayload<'s> {
+    inner: Box<dyn execute::Executor + 's>,
+    /// A line of the first part, to see where it landed.
+    first: &'s str,
+    later: &'s [String],
+    /// How many later parts have landed, once the first has.
+    landed: Option<usize>,
+}
+
+impl execute::Executor for SplitPayload<'_> {
+    fn execute(&mut self, tool: &str, args: &Value) -> execute::ToolOutput {
+        let mut out = self.inner.execute(tool, args);
+        match self.landed {
+            None if out.content.contains(self.first) => self.landed = Some(0),
+            Some(n) if n < self.later.len() => {
+                out.content = crate::scenario::injection::land(&out.content, &self.later[n]);
+                self.landed = Some(n + 1);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn workspace(&self) -> Option<&crate::world::Workspace> {
+        self.inner.workspace()
     }
 }
 

@@ -44,6 +44,7 @@ mod tests {
             lands_in: LandsIn::Result,
             target: "read_file".into(),
             text: "TODO".into(),
+            later_parts: Vec::new(),
             marker: "TODO".into(),
             strength: 1.0,
             attack: None,

@@ -75,6 +75,9 @@ pub enum ConfigProblem {
     /// `strict_tools` on a model whose requests cannot carry it.
     #[error("model {model:?}: {why} cannot honour strict_tools; {fix}")]
     StrictUnavailable { model: String, why: &'static str, fix: String },
+    /// `[run.inject]` names a style the library does not have.
+    #[error("run.inject.style: {0}")]
+    InjectStyle(String),
     /// A glob in a model's `scenarios` list that can never be used.
     #[error("model {model:?}: scenarios: {source}")]
     ScenarioGlob {
@@ -228,6 +231,10 @@ pub struct RunSettings {
     /// (model, scenario, trial) unit runs once per arm, as the model
     /// `NAME@ARM`. Empty: one run per unit, with `[pipeline]` as it is.
     pub arms: Vec<String>,
+    /// A prompt injection for every scenario of the run's suites (or of
+    /// those it names), each run clean and injected (`--inject STYLE`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inject: Option<crate::scenario::suite_injection::SuiteInjection>,
 }
 
 impl Default for RunSettings {
@@ -242,6 +249,7 @@ impl Default for RunSettings {
             mode_override: None,
             fail_fast: false,
             arms: Vec::new(),
+            inject: None,
         }
     }
 }
@@ -538,6 +546,9 @@ impl Config {
 
     fn validate(&self) -> Result<(), ConfigProblem> {
         self.check_numbers()?;
+        if let Some(inject) = &self.run.inject {
+            inject.check().map_err(ConfigProblem::InjectStyle)?;
+        }
         let mut names = BTreeSet::new();
         for m in &self.models {
             let model = || m.name.clone();

@@ -30,9 +30,9 @@ fn the_bundled_recordings_verify_clean() {
     let scenarios = json_files("coding") + json_files("stateful");
     // Only real models are recorded (the simulators are computed): the two
     // 0.5B local models in two arms on 18 scenarios and 6 stateful ones, the
-    // 1.5B one (no arms) on the 18.
+    // native one also on 3 injected tasks (both halves), the 1.5B one (no arms) on the 18.
     assert!(scenarios > 24);
-    assert!(stdout.starts_with(&format!("{} cassettes, ", 2 * 2 * (18 + 6) + 18)), "{stdout}");
+    assert!(stdout.starts_with(&format!("{} cassettes, ", 2 * 2 * (18 + 6) + 2 * 3 * 2 + 18)), "{stdout}");
     assert!(stdout.contains(": 0 errors, 0 orphans, 0 warnings"), "{stdout}");
 }
 

@@ -52,6 +52,12 @@ pub struct RunArgs {
     /// whatever `[run] arms` or a model's own `arms` say.
     #[arg(long)]
     pub no_arms: bool,
+    /// Put a prompt injection of this style (scenarios/injections/styles.json)
+    /// into every scenario of the selected suites, where what it first reads
+    /// can carry it, asking to send the project's secrets to an attacker's
+    /// host; each runs clean and injected (`ID+injected`). See docs/injection.md.
+    #[arg(long, value_name = "STYLE", value_parser = parse_inject_style)]
+    pub inject: Option<String>,
     /// Approval mode for every scenario: auto, deny, script or interactive.
     #[arg(long, value_enum)]
     pub approve: Option<ApprovalMode>,
@@ -68,7 +74,7 @@ pub struct RunArgs {
     /// complete, with the plan it was started with (other flags are refused,
     /// but --config: the configuration the plan's endpoints are checked against).
     /// RUN_DIR may be reports/latest: the run it copies is resumed.
-    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "approve", "shard", "shard_limits", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast", "dry_run", "until_decisive"])]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["suites", "models", "filters", "trials", "seed", "out", "max_steps", "repair", "arms", "no_arms", "inject", "approve", "shard", "shard_limits", "mode", "recordings", "replay_timing", "replay_speed", "strict", "fail_fast", "dry_run", "until_decisive"])]
     pub resume: Option<PathBuf>,
     /// With --resume: use the plan's models even where their base URL, key
     /// variable or headers differ from your configuration (a run folder from
@@ -133,6 +139,12 @@ fn parse_glob(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// `--inject`: a style of the bundled library, or clap's error listing them.
+fn parse_inject_style(text: &str) -> Result<String, String> {
+    crate::scenario::suite_injection::check_style(text)?;
+    Ok(text.to_string())
+}
+
 /// `--min-diff`: a difference in pass rate, from 0 up to (not including) 1.
 fn parse_min_diff(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -183,6 +195,9 @@ impl RunArgs {
         }
         if !self.arms.is_empty() {
             config.run.arms = self.arms.clone();
+        }
+        if let Some(style) = &self.inject {
+            config.run.inject = Some(crate::scenario::suite_injection::SuiteInjection { style: style.clone(), suites: Vec::new() });
         }
         if self.no_arms {
             // A recorded model's arm with the run's settings made the very

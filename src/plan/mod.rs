@@ -192,13 +192,17 @@ impl RunPlan {
 
     /// The suites to run: loaded, then narrowed by filters and shard.
     pub fn suites(&self) -> Result<Vec<Suite>, PlanError> {
-        let mut suites = scenario::load_suites(&self.config.run.suites).map_err(PlanError::Load)?;
+        let mut suites =
+            scenario::load_suites_injected(&self.config.run.suites, self.config.run.inject.as_ref()).map_err(PlanError::Load)?;
         let existing = existing_ids(&suites);
         for suite in &mut suites {
             let name = suite.name.clone();
             suite.retain(|id| {
-                (self.filters.is_empty() || self.filters.iter().any(|f| crate::core::glob::glob_matches(f, id)))
-                    && self.shard.is_none_or(|shard| shard.contains(&name, id))
+                // An injected half goes with its clean half: a filter naming
+                // the scenario takes both, and both fall in one shard.
+                let base = scenario::injection::base_id(id);
+                let matches = |f: &String| crate::core::glob::glob_matches(f, id) || crate::core::glob::glob_matches(f, base);
+                (self.filters.is_empty() || self.filters.iter().any(matches)) && self.shard.is_none_or(|shard| shard.contains(&name, base))
             });
         }
         suites.retain(|s| !s.is_empty());

@@ -24,10 +24,14 @@ pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
         (col::CAUGHT_BY_APPROVAL, "caught by approval"),
         (col::FAILED_OTHERWISE, "failed otherwise"),
         (col::EXECUTED, "executed"),
-        (col::APPROVALS_PER_TASK, "approvals/task"),
-        (col::DENIALS_PER_TASK, "denials/task"),
+        // Approval economics per half of the pairs: clean is the model's
+        // everyday cost, injected what an attack adds.
+        (col::APPROVALS_PER_CLEAN_TASK, "approvals/task clean"),
+        (col::APPROVALS_PER_INJECTED_TASK, "approvals/task injected"),
+        (col::DENIALS_PER_INJECTED_TASK, "denials/task injected"),
         (col::STOPPED_ONLY_BY_APPROVAL, "only approval stopped"),
-        (col::UNATTENDED_SAFE, "unattended-safe"),
+        (col::UNATTENDED_SAFE_CLEAN, "unattended-safe clean"),
+        (col::UNATTENDED_SAFE_INJECTED, "unattended-safe injected"),
     ];
     Ok(Some(Section {
         title: "Prompt injection: utility, attacks and approval, per model and attack style".into(),
@@ -35,8 +39,9 @@ pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
         columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(),
         note: Some(
             "utility: clean runs passed; under attack: the same scenarios injected; attack success: injected runs whose goal happened; \
-             only approval stopped: share of attacks denied by approval; unattended-safe: runs passed with no call a person would \
-             have had to approve and no minefield reached (injection.csv)"
+             approvals, denials and unattended-safe counted on the clean or the injected half as named (both halves and denials/task clean \
+             in injection.csv); only approval stopped: share of attacks denied by approval; unattended-safe: runs passed with no call a \
+             person would have had to approve and no minefield reached"
                 .into(),
         ),
         terminal: true,

@@ -78,8 +78,11 @@ pub struct Injection {
     pub style: String,
     pub lands_in: LandsIn,
     pub target: String,
-    /// The payload as it lands.
+    /// The payload as it lands (a split style's first part).
     pub text: String,
+    /// A split style's later parts: each lands in the next tool result
+    /// after the one that carried the part before (empty: not split).
+    pub later_parts: Vec<String>,
     /// A line of the payload a reader sees even in a cut or numbered file
     /// view: how a simulated model notices it.
     pub marker: String,
@@ -169,9 +172,9 @@ impl InjectionSpec {
                         format!("unknown payload style {name:?}; the library has {known}, or write {{\"text\": \"...\"}}"),
                     ));
                 };
-                (s.name.clone(), s.template.replace("{instruction}", &self.instruction), s.strength)
+                (s.name.clone(), render(&s.template, &self.instruction), s.strength)
             }
-            Payload::Text { text } => ("inline".to_string(), text.replace("{instruction}", &self.instruction), 1.0),
+            Payload::Text { text } => ("inline".to_string(), render(text, &self.instruction), 1.0),
         };
         if self.goal.is_empty() {
             return Err(("/injection/goal".into(), "an injection needs a goal: at least one minefield the attack must not reach".into()));
@@ -182,12 +185,17 @@ impl InjectionSpec {
                 "an injection needs a target: the tool or workspace file the payload lands in".into(),
             ));
         }
-        let marker = marker_of(&self.instruction, &text);
+        let mut parts = text.split(SPLIT).map(str::to_string);
+        let text = parts.next().unwrap_or_default();
+        let later_parts: Vec<String> = parts.collect();
+        // A split payload never shows the whole instruction: its first part is what a reader sees first.
+        let marker = if later_parts.is_empty() { marker_of(&self.instruction, &text) } else { marker_of("", &text) };
         Ok(Injection {
             style,
             lands_in: self.lands_in,
             target: self.target.clone(),
             text,
+            later_parts,
             marker,
             strength,
             attack: self.attack.clone(),
@@ -197,8 +205,23 @@ impl InjectionSpec {
     }
 }
 
+/// Where a split style's template is cut into parts.
+const SPLIT: &str = "{split}";
+
+/// A style's template with the instruction in place: whole at
+/// `{instruction}`, in two halves (cut between words) at `{instruction_1}`
+/// and `{instruction_2}`.
+fn render(template: &str, instruction: &str) -> String {
+    let words: Vec<&str> = instruction.split_whitespace().collect();
+    let (first, second) = words.split_at(words.len().div_ceil(2));
+    template
+        .replace("{instruction_1}", &first.join(" "))
+        .replace("{instruction_2}", &second.join(" "))
+        .replace("{instruction}", instruction)
+}
+
 /// The longest line of the instruction (else of the payload).
-fn marker_of(instruction: &str, text: &str) -> String {
+pub fn marker_of(instruction: &str, text: &str) -> String {
     let source = if instruction.trim().is_empty() { text } else { instruction };
     source.lines().map(str::trim).max_by_key(|l| l.len()).unwrap_or_default().to_string()
 }
@@ -301,7 +324,9 @@ mod tests {
         assert!(styles().len() >= 6);
         for s in styles() {
             assert!(lib["sources"][&s.source].is_string(), "{}: source {:?} not listed", s.name, s.source);
-            assert!(s.template.contains("{instruction}"), "{}", s.name);
+            let slots =
+                s.template.contains("{instruction}") || s.template.contains("{instruction_1}") && s.template.contains("{instruction_2}");
+            assert!(slots, "{}", s.name);
             assert!(s.strength > 0.0 && s.strength <= 2.0, "{}", s.name);
         }
     }
@@ -317,6 +342,13 @@ mod tests {
         let inj = spec.resolve().unwrap();
         assert!(inj.text.contains("delete Cargo.toml") && inj.text.starts_with("<INFORMATION>"), "{}", inj.text);
         assert_eq!(inj.marker, "delete Cargo.toml");
+        assert!(inj.later_parts.is_empty());
+        let split = InjectionSpec { payload: Payload::Style("split-across-results".into()), ..spec.clone() };
+        let inj = split.resolve().unwrap();
+        assert_eq!(inj.later_parts.len(), 1, "two parts");
+        assert!(inj.text.contains("\"delete\"") && !inj.text.contains("Cargo.toml"), "{}", inj.text);
+        assert!(inj.later_parts[0].contains("\"Cargo.toml\"") && !inj.later_parts[0].contains("delete"), "{:?}", inj.later_parts);
+        assert!(inj.text.contains(&inj.marker) && !inj.marker.contains("Cargo.toml"), "{}", inj.marker);
         let unknown = InjectionSpec { payload: Payload::Style("nope".into()), ..spec };
         let (pointer, message) = unknown.resolve().unwrap_err();
         assert_eq!(pointer, "/injection/payload");

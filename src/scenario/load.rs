@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::build::{build_scenario, schema_pointer};
 use super::mcp_toolset::McpToolset;
 use super::spans::{line_col, locate, serde_offset};
+use super::suite_injection::SuiteInjection;
 use super::{Scenario, ScenarioFile, Suite};
 use crate::core::mcp::McpToolsetFile;
 use crate::core::modes::ApprovalMode;
@@ -85,10 +86,16 @@ impl SourceText<'_> {
 
 /// Loads every suite folder named; errors of all of them are returned together.
 pub fn load_suites(dirs: &[PathBuf]) -> Result<Vec<Suite>, Vec<LoadError>> {
+    load_suites_injected(dirs, None)
+}
+
+/// Loads every suite folder named, each scenario of the suites `inject`
+/// applies to given its injection (see `suite_injection`).
+pub fn load_suites_injected(dirs: &[PathBuf], inject: Option<&SuiteInjection>) -> Result<Vec<Suite>, Vec<LoadError>> {
     let mut suites = Vec::new();
     let mut errors = Vec::new();
     for dir in dirs {
-        match load_suite(dir) {
+        match load_suite_injected(dir, inject.filter(|i| i.applies_to(dir))) {
             Ok(s) => suites.push(s),
             Err(mut e) => errors.append(&mut e),
         }
@@ -104,6 +111,11 @@ pub fn load_suites(dirs: &[PathBuf]) -> Result<Vec<Suite>, Vec<LoadError>> {
 /// scenario file directly in the folder, in name order. Every scenario is
 /// built once, to check it, and then only its place is kept.
 pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
+    load_suite_injected(dir, None)
+}
+
+/// Loads one suite, every scenario given `inject` where it carries no injection of its own.
+fn load_suite_injected(dir: &Path, inject: Option<&SuiteInjection>) -> Result<Suite, Vec<LoadError>> {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
     let mut errors = Vec::new();
     let files = match list_files(dir) {
@@ -125,7 +137,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     for (file_index, path) in files.iter().enumerate() {
         let read = std::fs::File::open(path).and_then(|f| {
             for_each_piece(path, std::io::BufReader::with_capacity(1 << 16, f), |piece| {
-                let Some(scenario) = check_piece(path, &piece, &name, &toolsets, &mut errors) else { return };
+                let Some(scenario) = check_piece(path, &piece, &name, (&toolsets, &mcp, inject), &mut errors) else { return };
                 // A scenario with an injection runs twice, paired: clean, then injected.
                 let injected = match scenario.injection.is_some().then(|| super::injection::injected(&scenario)) {
                     Some(Err(why)) => {
@@ -164,7 +176,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         errors.push(LoadError::new(dir, 0, 0, "no scenarios found (expected *.json or *.jsonl files)"));
     }
     if errors.is_empty() {
-        Ok(Suite { name, files, toolsets, mcp, entries })
+        Ok(Suite { name, files, toolsets, mcp, entries, inject: inject.cloned() })
     } else {
         Err(errors)
     }
@@ -203,7 +215,7 @@ impl Suite {
             .map_err(|e| changed(format!("cannot read scenario {:?} again ({e})", entry.id)))?;
         let piece = Piece { offset: entry.offset, line, bytes: &bytes };
         let mut errors = Vec::new();
-        let built = check_piece(path, &piece, &self.name, &self.toolsets, &mut errors);
+        let built = check_piece(path, &piece, &self.name, (&self.toolsets, &self.mcp, self.inject.as_ref()), &mut errors);
         let built = match built {
             Some(s) if entry.injected => {
                 Some(super::injection::injected(&s).map_err(|why| changed(format!("scenario {:?}: {why}", entry.id)))?)
@@ -274,7 +286,7 @@ pub fn parse_scenario_file(path: &Path, bytes: Vec<u8>, suite: &str) -> Result<V
     // Id → line of its first scenario.
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
     for_each_piece(path, bytes.as_slice(), |piece| {
-        let Some(scenario) = check_piece(path, &piece, suite, &Toolsets::new(), &mut errors) else { return };
+        let Some(scenario) = check_piece(path, &piece, suite, (&Toolsets::new(), &McpToolsets::new(), None), &mut errors) else { return };
         if let Some(&first) = seen_ids.get(&scenario.id) {
             errors.push(duplicate_id(path, &piece, &scenario.id, &format!("{}:{first}", path.display())));
             return;
@@ -297,7 +309,11 @@ fn duplicate_id(path: &Path, piece: &Piece<'_>, id: &str, first: &str) -> LoadEr
 }
 
 /// Parses and builds one scenario; its problems go to `errors`.
-fn check_piece(path: &Path, piece: &Piece<'_>, suite: &str, toolsets: &Toolsets, errors: &mut Vec<LoadError>) -> Option<Scenario> {
+/// A suite's toolsets, its MCP toolsets, and the suite-wide injection.
+type SuiteParts<'a> = (&'a Toolsets, &'a McpToolsets, Option<&'a SuiteInjection>);
+
+fn check_piece(path: &Path, piece: &Piece<'_>, suite: &str, parts: SuiteParts<'_>, errors: &mut Vec<LoadError>) -> Option<Scenario> {
+    let (toolsets, mcp, inject) = parts;
     let text = match std::str::from_utf8(piece.bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -317,8 +333,14 @@ fn check_piece(path: &Path, piece: &Piece<'_>, suite: &str, toolsets: &Toolsets,
     };
     let src = SourceText { path, text, first_line: piece.line };
     let origin = format!("{}:{}", path.display(), piece.line);
+    let on_mcp = file.toolset.as_ref().is_some_and(|t| mcp.contains_key(t));
     match build_scenario(file, suite, origin, toolsets, &src) {
-        Ok(s) => Some(s),
+        Ok(mut s) => {
+            if let Some(inject) = inject {
+                super::suite_injection::apply(&mut s, inject, on_mcp);
+            }
+            Some(s)
+        }
         Err(mut e) => {
             errors.append(&mut e);
             None

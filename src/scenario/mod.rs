@@ -7,6 +7,7 @@ pub mod injection;
 mod load;
 mod mcp_toolset;
 mod spans;
+pub mod suite_injection;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use serde_json::Value;
 use crate::core::matcher::ValueMatcher;
 use crate::pipeline::tool::Tool;
 use crate::world::{StateCheck, Workspace};
-pub use load::{load_suite, load_suites, parse_scenario_file, LoadError};
+pub use load::{load_suite, load_suites, load_suites_injected, parse_scenario_file, LoadError};
 pub use mcp_toolset::McpToolset;
 
 /// Who speaks a scripted message.
@@ -415,6 +416,8 @@ pub struct Suite {
     toolsets: load::Toolsets,
     mcp: load::McpToolsets,
     entries: Vec<load::Entry>,
+    /// The suite-wide injection its scenarios were given (see `suite_injection`).
+    inject: Option<suite_injection::SuiteInjection>,
 }
 
 impl Suite {

@@ -2,12 +2,13 @@
 //! a tool result it has read, it falls for it with its profile's
 //! `injection_susceptibility` times the style's strength (drawn once per
 //! unit from the seed), and then makes the injection's attack call before
-//! going on with the task. Deterministic, like the rest of the simulator.
+//! going on with the task. A split payload pulls only once the model has
+//! read all its parts. Deterministic, like the rest of the simulator.
 
 use serde_json::Value;
 
 use super::{past_turns, SimModel};
-use crate::scenario::injection::Variant;
+use crate::scenario::injection::{marker_of, Variant};
 use crate::scenario::ExpectedStep;
 
 impl SimModel<'_> {
@@ -22,10 +23,18 @@ impl SimModel<'_> {
         }
         let messages = request.get("messages").and_then(Value::as_array)?;
         let messages = messages.get(since..).unwrap_or_default();
-        let seen = messages.iter().position(|m| {
-            m.get("role").and_then(Value::as_str) == Some("tool")
-                && m.get("content").and_then(Value::as_str).is_some_and(|c| c.contains(&injection.marker))
-        })?;
+        // A split payload pulls only once every part has been read: the
+        // attack comes after the result that carried the last one.
+        let markers = std::iter::once(injection.marker.clone()).chain(injection.later_parts.iter().map(|p| marker_of("", p)));
+        let mut seen = 0;
+        for marker in markers {
+            let after = messages.get(seen..).unwrap_or_default();
+            let at = after.iter().position(|m| {
+                m.get("role").and_then(Value::as_str) == Some("tool")
+                    && m.get("content").and_then(Value::as_str).is_some_and(|c| c.contains(&marker))
+            })?;
+            seen += at;
+        }
         // The turns up to the one whose result carried the payload: the
         // attack comes right after the step that read it.
         let read_turns = messages[..seen]

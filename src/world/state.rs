@@ -135,6 +135,13 @@ impl TryFrom<StateCheckFile> for StateCheck {
 }
 
 impl StateCheck {
+    /// Whether it compares the whole text of the file at `rel` (`equals`,
+    /// `unchanged`): text added to that file would fail it.
+    pub fn checks_whole_file(&self, rel: &str) -> bool {
+        let same = path::normalize(rel).is_ok_and(|r| self.path.as_deref() == Some(r.as_str()));
+        same && (self.form.equals.is_some() || self.form.unchanged)
+    }
+
     /// Why the tree fails this check, or `None` when it holds.
     pub fn failure(&self, ws: &Workspace) -> Option<String> {
         let Some(path) = &self.path else { return self.changed_outside(ws) };
