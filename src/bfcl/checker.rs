@@ -73,6 +73,16 @@ impl AnswerCall {
         AnswerCall { name: name.to_string(), params }
     }
 
+    /// A call from a tool name and its arguments as a Python dict, in the
+    /// order written (anything else is no arguments).
+    pub fn from_py(name: &str, args: &Py) -> AnswerCall {
+        let params = match args {
+            Py::Dict(entries) => entries.clone(),
+            _ => Vec::new(),
+        };
+        AnswerCall { name: name.to_string(), params }
+    }
+
     fn param(&self, name: &str) -> Option<&Py> {
         self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v)
     }
