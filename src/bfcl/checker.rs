@@ -7,6 +7,8 @@
 //! offered (`math_factorial`); BFCL's dotted names are mapped the same way
 //! before comparing, as BFCL does for models that cannot send dots.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::convert::{self, Unsupported};
@@ -89,15 +91,62 @@ impl AnswerCall {
 }
 
 /// One expected call of the key, in checker form.
-struct KeyCall<'a> {
-    name: &'a str,
-    params: Vec<(&'a str, Vec<Py>)>,
+struct KeyCall {
+    name: String,
+    params: Vec<(String, Vec<Py>)>,
 }
 
-impl KeyCall<'_> {
+impl KeyCall {
     fn alternatives(&self, param: &str) -> Option<&[Py]> {
-        self.params.iter().find(|(k, _)| *k == param).map(|(_, v)| v.as_slice())
+        self.params.iter().find(|(k, _)| k == param).map(|(_, v)| v.as_slice())
     }
+}
+
+/// A key's expected calls as Python values, converted from its JSON once
+/// rather than for every answer judged against it. Not part of the key's
+/// identity: clones start empty, and two caches are always equal.
+#[derive(Default)]
+pub struct KeyCache(std::sync::OnceLock<Vec<KeyCall>>);
+
+impl Clone for KeyCache {
+    fn clone(&self) -> KeyCache {
+        KeyCache::default()
+    }
+}
+
+impl PartialEq for KeyCache {
+    fn eq(&self, _: &KeyCache) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for KeyCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeyCache")
+    }
+}
+
+fn key_calls(check: &BfclCheck) -> &[KeyCall] {
+    check.key.0.get_or_init(|| {
+        check
+            .ground_truth
+            .iter()
+            .flat_map(|c| c.iter())
+            .map(|(name, params)| KeyCall {
+                name: name.clone(),
+                params: params
+                    .iter()
+                    .map(|(k, v)| {
+                        let alternatives = match v {
+                            Value::Array(items) => items.iter().map(Py::from_json).collect(),
+                            other => vec![Py::from_json(other)],
+                        };
+                        (k.clone(), alternatives)
+                    })
+                    .collect(),
+            })
+            .collect()
+    })
 }
 
 /// Judges a model's answer as BFCL's evaluation does: for irrelevance no
@@ -126,33 +175,16 @@ pub fn judge(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
 
 /// BFCL's `ast_checker`: picks the checker by the category's name.
 pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
-    let key: Vec<KeyCall> = check
-        .ground_truth
-        .iter()
-        .flat_map(|c| c.iter())
-        .map(|(name, params)| KeyCall {
-            name,
-            params: params
-                .iter()
-                .map(|(k, v)| {
-                    let alternatives = match v {
-                        Value::Array(items) => items.iter().map(Py::from_json).collect(),
-                        other => vec![Py::from_json(other)],
-                    };
-                    (k.as_str(), alternatives)
-                })
-                .collect(),
-        })
-        .collect();
+    let key = key_calls(check);
     let language = check.category.language();
     let name = check.category.name();
     if name.contains("parallel") {
-        parallel_no_order(check, calls, &key, language)
+        parallel_no_order(check, calls, key, language)
     } else if name.contains("multiple") {
         if calls.len() != key.len() {
             return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
         }
-        let function = find_function(check, key[0].name)?;
+        let function = find_function(check, &key[0].name)?;
         simple(function, &calls[0], &key[0], language)
     } else {
         if calls.len() != 1 {
@@ -176,7 +208,7 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
     }
     let mut matched = vec![false; calls.len()];
     for (i, expected) in key.iter().enumerate() {
-        let function = find_function(check, expected.name)?;
+        let function = find_function(check, &expected.name)?;
         let mut found = false;
         for (index, call) in calls.iter().enumerate() {
             if matched[index] {
@@ -276,8 +308,8 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 };
                 // Python accepts an int where a float is declared.
                 let value = match value {
-                    Py::Int(i) if described == "float" => Py::Float(*i as f64),
-                    v => v.clone(),
+                    Py::Int(i) if described == "float" => Cow::Owned(Py::Float(*i as f64)),
+                    v => Cow::Borrowed(v),
                 };
                 (t, nested, value)
             }
@@ -300,15 +332,15 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 if matches!(described, "Array" | "ArrayList" | "array") {
                     let n = nested_name()?;
                     let nested = table(n).ok_or_else(|| key_error(n))?;
-                    (t, Some(nested), convert_fn(text, described, Some(n))?)
+                    (t, Some(nested), Cow::Owned(convert_fn(text, described, Some(n))?))
                 } else {
-                    (t, None, convert_fn(text, described, None)?)
+                    (t, None, Cow::Owned(convert_fn(text, described, None)?))
                 }
             }
         };
         let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type)?;
         if !is_variable {
-            match (expected_type, nested_type, &value) {
+            match (expected_type, nested_type, &*value) {
                 (PyType::Dict, _, Py::Dict(entries)) => {
                     dict_check(entries, alternatives)?;
                     continue;
