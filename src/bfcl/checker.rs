@@ -93,12 +93,20 @@ impl AnswerCall {
 /// One expected call of the key, in checker form.
 struct KeyCall {
     name: String,
-    params: Vec<(String, Vec<Py>)>,
+    params: Vec<KeyParam>,
+}
+
+/// A parameter of the key: its accepted values, and the string ones after
+/// `standardize` (made once: string answers are compared with them).
+struct KeyParam {
+    name: String,
+    alternatives: Vec<Py>,
+    standardized: Vec<String>,
 }
 
 impl KeyCall {
-    fn alternatives(&self, param: &str) -> Option<&[Py]> {
-        self.params.iter().find(|(k, _)| k == param).map(|(_, v)| v.as_slice())
+    fn param(&self, param: &str) -> Option<&KeyParam> {
+        self.params.iter().find(|p| p.name == param)
     }
 }
 
@@ -137,11 +145,12 @@ fn key_calls(check: &BfclCheck) -> &[KeyCall] {
                 params: params
                     .iter()
                     .map(|(k, v)| {
-                        let alternatives = match v {
+                        let alternatives: Vec<Py> = match v {
                             Value::Array(items) => items.iter().map(Py::from_json).collect(),
                             other => vec![Py::from_json(other)],
                         };
-                        (k.clone(), alternatives)
+                        let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
+                        KeyParam { name: k.clone(), alternatives, standardized }
                     })
                     .collect(),
             })
@@ -291,9 +300,10 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
         ));
     }
     for (param, value) in &call.params {
-        let (Some(declared), Some(alternatives)) = (function.param(param), expected.alternatives(param)) else {
+        let (Some(declared), Some(key_param)) = (function.param(param), expected.param(param)) else {
             return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
         };
+        let alternatives = key_param.alternatives.as_slice();
         let described = declared.kind.as_str();
         let nested_name = || declared.items.as_deref().ok_or_else(|| key_error("items"));
         let (expected_type, nested_type, value) = match language {
@@ -350,7 +360,7 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                     continue;
                 }
                 (PyType::Str, _, Py::Str(s)) => {
-                    string_check(param, s, alternatives)?;
+                    string_check(param, s, key_param)?;
                     continue;
                 }
                 (PyType::List, _, Py::List(items)) => {
@@ -367,7 +377,7 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             ));
         }
     }
-    for (param, alternatives) in &expected.params {
+    for KeyParam { name: param, alternatives, .. } in &expected.params {
         if call.param(param).is_none() && !alternatives.iter().any(Py::is_omitted_marker) {
             return Err(Failure::new(
                 "simple_function_checker:missing_optional",
@@ -442,11 +452,12 @@ fn type_check(
 }
 
 /// BFCL's `string_checker`.
-fn string_check(param: &str, value: &str, alternatives: &[Py]) -> Result<(), Failure> {
+fn string_check(param: &str, value: &str, key: &KeyParam) -> Result<(), Failure> {
     let wanted = standardize(value);
-    if alternatives.iter().filter_map(Py::as_str).any(|a| standardize(a) == wanted) {
+    if key.standardized.contains(&wanted) {
         return Ok(());
     }
+    let alternatives = &key.alternatives;
     Err(Failure::new(
         "value_error:string",
         format!(
