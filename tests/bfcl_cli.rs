@@ -85,22 +85,28 @@ fn import_check_run_and_judge() {
             "{\"id\": \"simple_python_0\", \"calls\": [{\"calculate_triangle_area\": {\"base\": 10, \"height\": 5}}]}\n",
             "{\"id\": \"simple_python_0\", \"calls\": [{\"calculate_triangle_area\": {\"base\": 10, \"height\": 5, \"unit\": 2}}], \"tag\": \"x\"}\n",
             "{\"id\": \"irrelevance_0\", \"calls\": []}\n",
+            "{\"id\": \"simple_python_0\", \"calls\": [{\"calculate_triangle_area\": {\"zz\": 1, \"base\": \"10\", \"height\": 5}}]}\n",
+            "{\"id\": \"simple_python_0\", \"calls\": [{\"calculate_triangle_area\": {\"base\": \"10\", \"zz\": 1, \"height\": 5}}]}\n",
         ),
     )
     .unwrap();
     let out = calltape(&["bfcl-judge", "--suite", suite_arg, answers.to_str().unwrap()], dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 3, "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(lines.len(), 5, "{stdout} {}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(lines[0]["valid"], true);
     assert_eq!(lines[1]["valid"], false);
     assert_eq!(lines[1]["error_type"], "type_error:simple");
     assert_eq!(lines[1]["tag"], "x");
     assert_eq!(lines[2]["category"], "irrelevance");
+    // Two faults: BFCL's `for param, value in model_params.items()` reports
+    // the one of the parameter written first (Python dicts keep that order).
+    assert_eq!(lines[3]["error_type"], "simple_function_checker:unexpected_param");
+    assert_eq!(lines[4]["error_type"], "type_error:simple");
 
     let out = calltape(&["bfcl-judge", "--suite", suite_arg, answers.to_str().unwrap(), "--time", "2"], dir.path());
     let timing: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(timing["entries"], 2);
+    assert_eq!(timing["entries"], 4);
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! offered (`math_factorial`); BFCL's dotted names are mapped the same way
 //! before comparing, as BFCL does for models that cannot send dots.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::convert::{self, Unsupported};
@@ -73,21 +75,87 @@ impl AnswerCall {
         AnswerCall { name: name.to_string(), params }
     }
 
+    /// A call from a tool name and its arguments as a Python dict, in the
+    /// order written (anything else is no arguments).
+    pub fn from_py(name: &str, args: &Py) -> AnswerCall {
+        let params = match args {
+            Py::Dict(entries) => entries.clone(),
+            _ => Vec::new(),
+        };
+        AnswerCall { name: name.to_string(), params }
+    }
+
     fn param(&self, name: &str) -> Option<&Py> {
         self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v)
     }
 }
 
 /// One expected call of the key, in checker form.
-struct KeyCall<'a> {
-    name: &'a str,
-    params: Vec<(&'a str, Vec<Py>)>,
+struct KeyCall {
+    name: String,
+    params: Vec<KeyParam>,
 }
 
-impl KeyCall<'_> {
-    fn alternatives(&self, param: &str) -> Option<&[Py]> {
-        self.params.iter().find(|(k, _)| *k == param).map(|(_, v)| v.as_slice())
+/// A parameter of the key: its accepted values, and the string ones after
+/// `standardize` (made once: string answers are compared with them).
+struct KeyParam {
+    name: String,
+    alternatives: Vec<Py>,
+    standardized: Vec<String>,
+}
+
+impl KeyCall {
+    fn param(&self, param: &str) -> Option<&KeyParam> {
+        self.params.iter().find(|p| p.name == param)
     }
+}
+
+/// A key's expected calls as Python values, converted from its JSON once
+/// rather than for every answer judged against it. Not part of the key's
+/// identity: clones start empty, and two caches are always equal.
+#[derive(Default)]
+pub struct KeyCache(std::sync::OnceLock<Vec<KeyCall>>);
+
+impl Clone for KeyCache {
+    fn clone(&self) -> KeyCache {
+        KeyCache::default()
+    }
+}
+
+impl PartialEq for KeyCache {
+    fn eq(&self, _: &KeyCache) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for KeyCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeyCache")
+    }
+}
+
+fn key_calls(check: &BfclCheck) -> &[KeyCall] {
+    check.key.0.get_or_init(|| {
+        check
+            .ground_truth
+            .iter()
+            .flat_map(|c| c.iter())
+            .map(|(name, params)| KeyCall {
+                name: name.clone(),
+                params: params
+                    .iter()
+                    .map(|(k, v)| {
+                        let alternatives: Vec<Py> = match v {
+                            Value::Array(items) => items.iter().map(Py::from_json).collect(),
+                            other => vec![Py::from_json(other)],
+                        };
+                        let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
+                        KeyParam { name: k.clone(), alternatives, standardized }
+                    })
+                    .collect(),
+            })
+            .collect()
+    })
 }
 
 /// Judges a model's answer as BFCL's evaluation does: for irrelevance no
@@ -116,33 +184,16 @@ pub fn judge(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
 
 /// BFCL's `ast_checker`: picks the checker by the category's name.
 pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
-    let key: Vec<KeyCall> = check
-        .ground_truth
-        .iter()
-        .flat_map(|c| c.iter())
-        .map(|(name, params)| KeyCall {
-            name,
-            params: params
-                .iter()
-                .map(|(k, v)| {
-                    let alternatives = match v {
-                        Value::Array(items) => items.iter().map(Py::from_json).collect(),
-                        other => vec![Py::from_json(other)],
-                    };
-                    (k.as_str(), alternatives)
-                })
-                .collect(),
-        })
-        .collect();
+    let key = key_calls(check);
     let language = check.category.language();
     let name = check.category.name();
     if name.contains("parallel") {
-        parallel_no_order(check, calls, &key, language)
+        parallel_no_order(check, calls, key, language)
     } else if name.contains("multiple") {
         if calls.len() != key.len() {
             return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
         }
-        let function = find_function(check, key[0].name)?;
+        let function = find_function(check, &key[0].name)?;
         simple(function, &calls[0], &key[0], language)
     } else {
         if calls.len() != 1 {
@@ -166,7 +217,7 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
     }
     let mut matched = vec![false; calls.len()];
     for (i, expected) in key.iter().enumerate() {
-        let function = find_function(check, expected.name)?;
+        let function = find_function(check, &expected.name)?;
         let mut found = false;
         for (index, call) in calls.iter().enumerate() {
             if matched[index] {
@@ -249,9 +300,10 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
         ));
     }
     for (param, value) in &call.params {
-        let (Some(declared), Some(alternatives)) = (function.param(param), expected.alternatives(param)) else {
+        let (Some(declared), Some(key_param)) = (function.param(param), expected.param(param)) else {
             return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
         };
+        let alternatives = key_param.alternatives.as_slice();
         let described = declared.kind.as_str();
         let nested_name = || declared.items.as_deref().ok_or_else(|| key_error("items"));
         let (expected_type, nested_type, value) = match language {
@@ -266,8 +318,8 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 };
                 // Python accepts an int where a float is declared.
                 let value = match value {
-                    Py::Int(i) if described == "float" => Py::Float(*i as f64),
-                    v => v.clone(),
+                    Py::Int(i) if described == "float" => Cow::Owned(Py::Float(*i as f64)),
+                    v => Cow::Borrowed(v),
                 };
                 (t, nested, value)
             }
@@ -290,15 +342,15 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 if matches!(described, "Array" | "ArrayList" | "array") {
                     let n = nested_name()?;
                     let nested = table(n).ok_or_else(|| key_error(n))?;
-                    (t, Some(nested), convert_fn(text, described, Some(n))?)
+                    (t, Some(nested), Cow::Owned(convert_fn(text, described, Some(n))?))
                 } else {
-                    (t, None, convert_fn(text, described, None)?)
+                    (t, None, Cow::Owned(convert_fn(text, described, None)?))
                 }
             }
         };
         let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type)?;
         if !is_variable {
-            match (expected_type, nested_type, &value) {
+            match (expected_type, nested_type, &*value) {
                 (PyType::Dict, _, Py::Dict(entries)) => {
                     dict_check(entries, alternatives)?;
                     continue;
@@ -308,7 +360,7 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                     continue;
                 }
                 (PyType::Str, _, Py::Str(s)) => {
-                    string_check(param, s, alternatives)?;
+                    string_check(param, s, key_param)?;
                     continue;
                 }
                 (PyType::List, _, Py::List(items)) => {
@@ -325,7 +377,7 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             ));
         }
     }
-    for (param, alternatives) in &expected.params {
+    for KeyParam { name: param, alternatives, .. } in &expected.params {
         if call.param(param).is_none() && !alternatives.iter().any(Py::is_omitted_marker) {
             return Err(Failure::new(
                 "simple_function_checker:missing_optional",
@@ -400,11 +452,12 @@ fn type_check(
 }
 
 /// BFCL's `string_checker`.
-fn string_check(param: &str, value: &str, alternatives: &[Py]) -> Result<(), Failure> {
+fn string_check(param: &str, value: &str, key: &KeyParam) -> Result<(), Failure> {
     let wanted = standardize(value);
-    if alternatives.iter().filter_map(Py::as_str).any(|a| standardize(a) == wanted) {
+    if key.standardized.contains(&wanted) {
         return Ok(());
     }
+    let alternatives = &key.alternatives;
     Err(Failure::new(
         "value_error:string",
         format!(

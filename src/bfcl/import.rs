@@ -301,7 +301,7 @@ pub fn scenario_for(entry: &Value, category: Category, truth: Option<Vec<GroundT
         (true, None) => return Err(EntryError::NoAnswer { id: owned_id() }),
         (false, _) => Vec::new(),
     };
-    let check = BfclCheck { category, functions: types, ground_truth };
+    let check = BfclCheck { category, functions: types, ground_truth, key: Default::default() };
     if let Some(problem) = check.problems().into_iter().next() {
         return Err(EntryError::Key { id: owned_id(), problem });
     }

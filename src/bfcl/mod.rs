@@ -232,6 +232,9 @@ pub struct BfclCheck {
     /// The answer key; empty for irrelevance and relevance.
     #[serde(default)]
     pub ground_truth: Vec<GroundTruthCall>,
+    /// The key as Python values, made once on the first answer judged.
+    #[serde(skip)]
+    pub(crate) key: checker::KeyCache,
 }
 
 impl BfclCheck {

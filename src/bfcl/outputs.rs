@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use super::checker::{judge, AnswerCall};
 use super::multi_turn::judge::MultiTurnKey;
+use super::pyvalue::Py;
 use super::BfclCheck;
 use crate::scenario::Suite;
 
@@ -26,7 +27,17 @@ use crate::scenario::Suite;
 struct Answer<'a> {
     line: Map<String, Value>,
     key: &'a BfclCheck,
-    calls: Vec<(String, Value)>,
+    /// Each call's name and arguments, the arguments in the order written:
+    /// BFCL checks them in that order, so with two faults the first reported
+    /// is the one of the parameter written first.
+    calls: Vec<(String, Py)>,
+}
+
+/// The `calls` of an answer line, read with dict order kept (a `Value`'s
+/// map sorts its keys).
+#[derive(serde::Deserialize)]
+struct OrderedCalls {
+    calls: Option<Py>,
 }
 
 /// The BFCL answer key of every scenario that has one, by scenario id.
@@ -60,12 +71,14 @@ fn read_answers<'a>(keys: &'a HashMap<String, BfclCheck>, input: impl BufRead) -
         };
         let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| bad(AnswerProblem::NoId))?;
         let key = keys.get(id).ok_or_else(|| bad(AnswerProblem::UnknownId(id.to_string())))?;
+        obj.remove("calls");
+        let ordered: OrderedCalls = serde_json::from_str(&line).map_err(|source| JudgeError::NotJson { line: line_no, source })?;
         let mut calls = Vec::new();
-        if let Some(Value::Array(items)) = obj.remove("calls") {
+        if let Some(Py::List(items)) = ordered.calls {
             for item in items {
                 match item {
-                    Value::Object(call) if call.len() == 1 => calls.extend(call),
-                    other => return Err(bad(AnswerProblem::BadCall(other))),
+                    Py::Dict(call) if call.len() == 1 => calls.extend(call),
+                    other => return Err(bad(AnswerProblem::BadCall(other.to_json()))),
                 }
             }
         }
@@ -104,8 +117,8 @@ pub enum AnswerProblem {
     BadCall(Value),
 }
 
-fn answer_calls(calls: &[(String, Value)]) -> Vec<AnswerCall> {
-    calls.iter().map(|(name, args)| AnswerCall::from_json(name, args)).collect()
+fn answer_calls(calls: &[(String, Py)]) -> Vec<AnswerCall> {
+    calls.iter().map(|(name, args)| AnswerCall::from_py(name, args)).collect()
 }
 
 /// Verdict counts of a judged batch.

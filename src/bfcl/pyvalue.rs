@@ -13,6 +13,9 @@ pub enum Py {
     Float(f64),
     Str(String),
     List(Vec<Py>),
+    /// A tuple, which only a multi-turn call's text writes (`('a',)`):
+    /// Python keeps it apart from a list in `==`, `repr` and hashing.
+    Tuple(Vec<Py>),
     /// Keys in insertion order, as Python dicts keep them.
     Dict(Vec<(String, Py)>),
 }
@@ -91,7 +94,7 @@ impl serde::Serialize for Py {
             },
             Py::Float(f) => serializer.serialize_f64(*f),
             Py::Str(s) => serializer.serialize_str(s),
-            Py::List(items) => {
+            Py::List(items) | Py::Tuple(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
                 for item in items {
                     seq.serialize_element(item)?;
@@ -132,6 +135,7 @@ pub enum PyType {
     Float,
     Str,
     List,
+    Tuple,
     Dict,
     /// Java's `Set`: no JSON or converted value ever has it.
     Set,
@@ -147,6 +151,7 @@ impl PyType {
             PyType::Float => "float",
             PyType::Str => "str",
             PyType::List => "list",
+            PyType::Tuple => "tuple",
             PyType::Dict => "dict",
             PyType::Set => "set",
         }
@@ -186,7 +191,7 @@ impl Py {
             },
             Py::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
             Py::Str(s) => Value::String(s.clone()),
-            Py::List(items) => Value::Array(items.iter().map(Py::to_json).collect()),
+            Py::List(items) | Py::Tuple(items) => Value::Array(items.iter().map(Py::to_json).collect()),
             Py::Dict(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
         }
     }
@@ -200,6 +205,7 @@ impl Py {
             Py::Float(_) => PyType::Float,
             Py::Str(_) => PyType::Str,
             Py::List(_) => PyType::List,
+            Py::Tuple(_) => PyType::Tuple,
             Py::Dict(_) => PyType::Dict,
         }
     }
@@ -246,7 +252,7 @@ impl Py {
             },
             (Py::None, Py::None) => true,
             (Py::Str(a), Py::Str(b)) => a == b,
-            (Py::List(a), Py::List(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.py_eq(y)),
+            (Py::List(a), Py::List(b)) | (Py::Tuple(a), Py::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.py_eq(y)),
             (Py::Dict(a), Py::Dict(b)) => a.len() == b.len() && a.iter().all(|(k, x)| b.iter().any(|(kb, y)| kb == k && x.py_eq(y))),
             _ => false,
         }
@@ -286,6 +292,18 @@ impl Py {
                     item.write(out, how);
                 }
                 out.push(']');
+            }
+            // json.dumps writes a tuple as a list; repr as `(a,)`, `(a, b)`.
+            (Py::Tuple(items), Written::Json) => Py::List(items.clone()).write(out, how),
+            (Py::Tuple(items), how) => {
+                out.push('(');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    item.write(out, how);
+                }
+                out.push_str(if items.len() == 1 { ",)" } else { ")" });
             }
             (Py::Dict(entries), how) => {
                 out.push('{');

@@ -9,6 +9,11 @@
 #
 #   bash tools/bfcl_agreement/run.sh [--sample N] [--rounds R] [--work DIR]
 #
+# `--mutate` runs mutate_single_turn.py instead: ground-truth answers with
+# one or two faults, to compare which error type each checker reports first.
+# `--time` runs time_single_turn.py: both checkers timed on the same answers
+# (pass `--calltape target/release/calltape` to time a release build).
+#
 # Environment: BFCL_VENV (default ~/.cache/calltape-bfcl/venv),
 # BFCL_EVAL_VERSION (default 2026.3.23; "latest" for the newest).
 set -euo pipefail
@@ -24,4 +29,14 @@ fi
 cd "$ROOT"
 # Debug build: this machine is shared; the checker's timing is reported for what is built.
 cargo build --quiet --bin calltape
+if [ "${1:-}" = "--time" ]; then
+  shift
+  cd "$ROOT/tools/bfcl_agreement"
+  exec "$VENV/bin/python" time_single_turn.py --calltape "$ROOT/target/debug/calltape" --work "$ROOT/target/bfcl-time-single-turn" "$@"
+fi
+if [ "${1:-}" = "--mutate" ]; then
+  shift
+  cd "$ROOT/tools/bfcl_agreement"
+  exec "$VENV/bin/python" mutate_single_turn.py --calltape "$ROOT/target/debug/calltape" --work "$ROOT/target/bfcl-agreement-mutate-single" "$@"
+fi
 exec "$VENV/bin/python" "$ROOT/tools/bfcl_agreement/agreement.py" --calltape "$ROOT/target/debug/calltape" "$@"

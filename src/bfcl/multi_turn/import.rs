@@ -209,6 +209,7 @@ pub fn scenario_line(
         }
     }
     let key = MultiTurnKey {
+        read: Default::default(),
         category: category.to_string(),
         involved_classes: classes,
         initial_config: state.initial_config,

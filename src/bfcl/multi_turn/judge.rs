@@ -29,6 +29,33 @@ pub struct MultiTurnKey {
     pub long_context: bool,
     /// The ground truth: per turn, Python call expressions.
     pub ground_truth: Vec<Vec<String>>,
+    /// The ground truth's calls, read once on the first answer judged.
+    #[serde(skip)]
+    pub(crate) read: ReadCache,
+}
+
+/// [`MultiTurnKey::ground_truth`] read into calls, kept so that a key judged
+/// against many answers reads its call texts once. Not part of the key's
+/// identity: clones start empty, and two caches are always equal.
+#[derive(Default)]
+pub struct ReadCache(std::sync::OnceLock<Result<Vec<Vec<Call>>, String>>);
+
+impl Clone for ReadCache {
+    fn clone(&self) -> ReadCache {
+        ReadCache::default()
+    }
+}
+
+impl PartialEq for ReadCache {
+    fn eq(&self, _: &ReadCache) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ReadCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadCache")
+    }
 }
 
 impl MultiTurnKey {
@@ -100,7 +127,8 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
             detail: format!("the model finished {} of {} turns", turns.len(), key.ground_truth.len()),
         });
     }
-    let ground_truth = key.ground_truth_calls().map_err(|e| Failure {
+    let read = key.read.0.get_or_init(|| key.ground_truth_calls());
+    let ground_truth = read.as_ref().map_err(|e| Failure {
         kind: FailureType::ResponseMismatch,
         turn: None,
         detail: format!("the ground truth cannot be read: {e}"),
@@ -110,7 +138,7 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
     let mut truth_world = key.world().map_err(unloadable)?;
     truth_world.share_defaults_with(&model_world);
     let mut model_results: Vec<String> = Vec::new();
-    for (turn, (calls, truth)) in turns.iter().zip(&ground_truth).enumerate() {
+    for (turn, (calls, truth)) in turns.iter().zip(ground_truth.iter()).enumerate() {
         model_results.extend(calls.iter().map(|c| model_world.execute(c)));
         let truth_results: Vec<String> = truth.iter().map(|c| truth_world.execute(c)).collect();
         if truth.is_empty() {
@@ -180,6 +208,7 @@ mod tests {
         let config = r#"{"GorillaFileSystem": {"root": {"workspace": {"type": "directory", "contents": {
             "document": {"type": "directory", "contents": {"a.txt": {"type": "file", "content": "budget analysis"}}}}}}}}"#;
         MultiTurnKey {
+            read: Default::default(),
             category: "multi_turn_miss_param".into(),
             involved_classes: vec!["GorillaFileSystem".into()],
             initial_config: serde_json::from_str(config).unwrap(),
@@ -257,6 +286,7 @@ mod tests {
         // states are equal (both tweets hold the one list), the ground truth's result shows '@x'.
         let config = r#"{"TwitterAPI": {"username": "john", "password": "j", "authenticated": true, "tweets": {}, "tweet_counter": 0}}"#;
         let key = MultiTurnKey {
+            read: Default::default(),
             category: "multi_turn_base".into(),
             involved_classes: vec!["TwitterAPI".into()],
             initial_config: serde_json::from_str(config).unwrap(),

@@ -158,10 +158,7 @@ impl<'a> Parser<'a> {
         let value = match self.peek() {
             _ if self.at_string() => Py::Str(self.strings()?),
             Some(b'[') => Py::List(self.items(b'[', b']')?),
-            Some(b'(') => {
-                let items = self.items(b'(', b')')?;
-                Py::List(items)
-            }
+            Some(b'(') => self.parenthesized()?,
             Some(b'{') => self.dict()?,
             Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => self.number()?,
             _ => match self.ident() {
@@ -191,6 +188,31 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.error(&format!("`,` or `{}`", close as char))),
             }
         }
+    }
+
+    /// `(a, b)` and `(a,)` are tuples, `()` the empty one; `(a)` is `a`.
+    fn parenthesized(&mut self) -> Result<Py, String> {
+        self.expect(b'(')?;
+        let mut items = Vec::new();
+        let mut comma = false;
+        loop {
+            self.ws();
+            if self.peek() == Some(b')') {
+                self.i += 1;
+                break;
+            }
+            items.push(self.value()?);
+            comma = self.peek() == Some(b',');
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b')') => {}
+                _ => return Err(self.error("`,` or `)`")),
+            }
+        }
+        if items.len() == 1 && !comma {
+            return Ok(items.remove(0));
+        }
+        Ok(Py::Tuple(items))
     }
 
     fn dict(&mut self) -> Result<Py, String> {
@@ -448,9 +470,22 @@ mod tests {
         let c = parse_call("sort('final_report.pdf')").unwrap();
         assert_eq!(c.write(), "sort('final_report.pdf')");
         let c = parse_call("f(a=[1, -2.5, 'x'], b={'k': (1, 2)}, c=True, d=None, e=\"it's\\n\")").unwrap();
-        assert_eq!(c.write(), "f(a=[1, -2.5, 'x'], b={'k': [1, 2]}, c=True, d=None, e=\"it's\\n\")");
+        assert_eq!(c.write(), "f(a=[1, -2.5, 'x'], b={'k': (1, 2)}, c=True, d=None, e=\"it's\\n\")");
         assert!(parse_call("f(a=1").is_err());
         assert!(parse_call("f(a=b)").is_err());
+    }
+
+    #[test]
+    fn parentheses_make_tuples_as_python_reads_them() {
+        // Python: f(a=('x',), b=(1, 2), c=(), d=(5), e=((1, 2)), f=(('y',),)) passes
+        // a=('x',), b=(1, 2), c=(), d=5, e=(1, 2), f=(('y',),); a tuple is not a list.
+        let c = parse_call("f(a=('x',), b=(1, 2), c=(), d=(5), e=((1, 2)), f=(('y',),))").unwrap();
+        assert_eq!(c.write(), "f(a=('x',), b=(1, 2), c=(), d=5, e=(1, 2), f=(('y',),))");
+        let a = &c.keywords[0].1;
+        assert!(matches!(a, Py::Tuple(items) if items.len() == 1));
+        // Python: ('x',) == ['x'] is False; json.dumps(('x',)) == '["x"]'.
+        assert!(!a.py_eq(&Py::List(vec![Py::Str("x".into())])));
+        assert_eq!(a.json_dumps(), r#"["x"]"#);
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn truthy(v: &Py) -> bool {
         Py::Int(i) => *i != 0,
         Py::Float(f) => *f != 0.0,
         Py::Str(s) => !s.is_empty(),
-        Py::List(items) => !items.is_empty(),
+        Py::List(items) | Py::Tuple(items) => !items.is_empty(),
         Py::Dict(entries) => !entries.is_empty(),
     }
 }
@@ -67,7 +67,7 @@ pub fn truthy(v: &Py) -> bool {
 /// `len(v)`.
 pub fn len(v: &Py) -> Result<usize, PyError> {
     match v {
-        Py::List(items) => Ok(items.len()),
+        Py::List(items) | Py::Tuple(items) => Ok(items.len()),
         Py::Str(s) => Ok(s.chars().count()),
         Py::Dict(entries) => Ok(entries.len()),
         other => Err(format!("object of type '{}' has no len()", type_name(other))),
@@ -77,7 +77,7 @@ pub fn len(v: &Py) -> Result<usize, PyError> {
 /// The items `for x in v` visits: a list's items, a string's characters, a dict's keys.
 pub fn iterate(v: &Py) -> Result<Vec<Py>, PyError> {
     match v {
-        Py::List(items) => Ok(items.clone()),
+        Py::List(items) | Py::Tuple(items) => Ok(items.clone()),
         Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
         Py::Dict(entries) => Ok(entries.iter().map(|(k, _)| Py::Str(k.clone())).collect()),
         other => Err(format!("'{}' object is not iterable", type_name(other))),
@@ -136,16 +136,17 @@ pub fn arith(op: Op, a: &Py, b: &Py, augmented: bool) -> Result<Py, PyError> {
     match (op, a, b) {
         (Op::Add, Py::Str(x), Py::Str(y)) => Ok(Py::Str(format!("{x}{y}"))),
         (Op::Add, Py::List(x), Py::List(y)) => Ok(Py::List(x.iter().chain(y).cloned().collect())),
+        (Op::Add, Py::Tuple(x), Py::Tuple(y)) => Ok(Py::Tuple(x.iter().chain(y).cloned().collect())),
         (Op::Add, Py::List(x), _) if augmented => Ok(Py::List(x.iter().cloned().chain(iterate(b)?).collect())),
-        (Op::Add, Py::Str(_) | Py::List(_), _) => {
+        (Op::Add, Py::Str(_) | Py::List(_) | Py::Tuple(_), _) => {
             let t = type_name(a);
             Err(format!("can only concatenate {t} (not \"{}\") to {t}", type_name(b)))
         }
-        (Op::Mul, Py::Str(_) | Py::List(_), Py::Int(_) | Py::Bool(_)) => repeat(a, b),
-        (Op::Mul, Py::Int(_) | Py::Bool(_), Py::Str(_) | Py::List(_)) => repeat(b, a),
-        (Op::Mul, Py::Str(_) | Py::List(_), _) | (Op::Mul, _, Py::Str(_) | Py::List(_)) => {
+        (Op::Mul, Py::Str(_) | Py::List(_) | Py::Tuple(_), Py::Int(_) | Py::Bool(_)) => repeat(a, b),
+        (Op::Mul, Py::Int(_) | Py::Bool(_), Py::Str(_) | Py::List(_) | Py::Tuple(_)) => repeat(b, a),
+        (Op::Mul, Py::Str(_) | Py::List(_) | Py::Tuple(_), _) | (Op::Mul, _, Py::Str(_) | Py::List(_) | Py::Tuple(_)) => {
             // Python names the operand that is not an int.
-            let other = if matches!(a, Py::Str(_) | Py::List(_)) { b } else { a };
+            let other = if matches!(a, Py::Str(_) | Py::List(_) | Py::Tuple(_)) { b } else { a };
             Err(format!("can't multiply sequence by non-int of type '{}'", type_name(other)))
         }
         _ => Err(format!("unsupported operand type(s) for {symbol}: '{}' and '{}'", type_name(a), type_name(b))),
@@ -166,6 +167,7 @@ fn repeat(seq: &Py, n: &Py) -> Result<Py, PyError> {
     Ok(match seq {
         Py::Str(s) => Py::Str(s.repeat(times)),
         Py::List(items) => Py::List(items.iter().cloned().cycle().take(items.len() * times).collect()),
+        Py::Tuple(items) => Py::Tuple(items.iter().cloned().cycle().take(items.len() * times).collect()),
         other => other.clone(),
     })
 }
@@ -357,10 +359,12 @@ pub fn round_float(f: f64, ndigits: i128) -> f64 {
 
 // Dicts.
 
-/// Refuses a list or a dict as a dict key or set member (`unhashable type`), as Python does.
+/// Refuses a list or a dict as a dict key or set member (`unhashable type`),
+/// as Python does; a tuple is hashable when its items are.
 pub fn hashable(v: &Py) -> Result<(), PyError> {
     match v {
         Py::List(_) | Py::Dict(_) => Err(format!("unhashable type: '{}'", type_name(v))),
+        Py::Tuple(items) => items.iter().try_for_each(hashable),
         _ => Ok(()),
     }
 }
@@ -391,6 +395,7 @@ pub fn item<'a>(d: &'a Py, key: &str) -> Result<&'a Py, PyError> {
         Py::Dict(_) => d.get(key).ok_or_else(|| str_repr(key)),
         Py::Str(_) => Err("string indices must be integers, not 'str'".into()),
         Py::List(_) => Err("list indices must be integers or slices, not str".into()),
+        Py::Tuple(_) => Err("tuple indices must be integers or slices, not str".into()),
         other => Err(format!("'{}' object is not subscriptable", type_name(other))),
     }
 }

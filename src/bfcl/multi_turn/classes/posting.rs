@@ -434,6 +434,24 @@ mod tests {
     }
 
     #[test]
+    fn a_tuple_of_tags_stays_a_tuple_in_the_tweet() {
+        // Python: post_tweet(content='x', tags=('#a',)) stores the tuple, so the
+        // tweet is not equal to one with tags=['#a'] (('#a',) != ['#a']), its
+        // json.dumps still writes ["#a"], and mention() on a tuple of mentions
+        // fails: 'tuple' object has no attribute 'extend'.
+        let mut api = logged_in();
+        let posted =
+            call(&mut api, "post_tweet", &[("content", s("x")), ("tags", Py::Tuple(vec![s("#a")])), ("mentions", Py::Tuple(vec![]))]);
+        assert_eq!(text(posted), r##"{"id": 2, "username": "john", "content": "x", "tags": ["#a"], "mentions": []}"##);
+        let mut as_list = logged_in();
+        call(&mut as_list, "post_tweet", &[("content", s("x")), ("tags", list(&["#a"])), ("mentions", list(&[]))]).unwrap();
+        let tweets = |api: &TwitterAPI| api.state().into_iter().find(|(k, _)| k == "tweets").unwrap().1;
+        assert!(!tweets(&api).py_eq(&tweets(&as_list)));
+        let err = call(&mut api, "mention", &[("tweet_id", Py::Int(2)), ("mentioned_usernames", list(&["@b"]))]).unwrap_err();
+        assert_eq!(err, "'tuple' object has no attribute 'extend'");
+    }
+
+    #[test]
     fn authenticate_and_post() {
         let mut api = TwitterAPI::default();
         assert_eq!(

@@ -615,6 +615,20 @@ mod tests {
     }
 
     #[test]
+    fn a_tuple_is_a_hashable_key_that_no_symbol_equals() {
+        // Python: ('ZETA',) in {'ZETA': {...}} is False (a tuple hashes; a list
+        // raises "unhashable type: 'list'"), so add_to_watchlist(stock=('ZETA',))
+        // adds nothing and returns the watchlist as it was.
+        let mut b = bot(r#"{"watch_list": ["NVDA"]}"#, false);
+        let tuple = Py::Tuple(vec![s("ZETA")]);
+        assert_eq!(run(&mut b, "add_to_watchlist", &[("stock", tuple)]), r#"{"watchlist": ["NVDA"]}"#);
+        let list = Py::List(vec![s("ZETA")]);
+        assert_eq!(run(&mut b, "add_to_watchlist", &[("stock", list)]), "ERR unhashable type: 'list'");
+        let nested = Py::Tuple(vec![Py::List(vec![s("ZETA")])]);
+        assert_eq!(run(&mut b, "add_to_watchlist", &[("stock", nested)]), "ERR unhashable type: 'list'");
+    }
+
+    #[test]
     fn orders_need_a_login_and_funds() {
         let mut b = bot("{}", false);
         let order = [("order_type", s("Buy")), ("symbol", s("AAPL")), ("price", Py::Int(150)), ("amount", Py::Int(10))];

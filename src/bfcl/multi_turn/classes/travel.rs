@@ -592,8 +592,10 @@ fn times_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
         (Py::Float(v), Rate::Float(r)) => Ok(v * r),
         // A string times an int repeats it; `float` then reads the digits.
         (Py::Str(s), Rate::Int(r)) => pyops::float(&Py::Str(s.repeat(usize::try_from(r).unwrap_or(0)))),
-        (Py::Str(_) | Py::List(_), Rate::Float(_)) => Err("can't multiply sequence by non-int of type 'float'".into()),
-        (Py::List(_), Rate::Int(_)) => Err("float() argument must be a string or a real number, not 'list'".into()),
+        (Py::Str(_) | Py::List(_) | Py::Tuple(_), Rate::Float(_)) => Err("can't multiply sequence by non-int of type 'float'".into()),
+        (Py::List(_) | Py::Tuple(_), Rate::Int(_)) => {
+            Err(format!("float() argument must be a string or a real number, not '{}'", value.py_type().name()))
+        }
         (other, _) => Err(format!("unsupported operand type(s) for *: '{}' and '{}'", other.py_type().name(), rate.type_name())),
     }
 }

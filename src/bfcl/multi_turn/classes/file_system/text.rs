@@ -43,7 +43,7 @@ pub(super) fn contains_char(value: &Py, c: char) -> Result<bool, PyError> {
     let one = c.to_string();
     match value {
         Py::Str(s) => Ok(s.contains(c)),
-        Py::List(items) => Ok(items.iter().any(|item| item.as_str() == Some(one.as_str()))),
+        Py::List(items) | Py::Tuple(items) => Ok(items.iter().any(|item| item.as_str() == Some(one.as_str()))),
         Py::Dict(entries) => Ok(entries.iter().any(|(k, _)| *k == one)),
         other => Err(format!("argument of type '{}' is not iterable", type_name(other))),
     }
