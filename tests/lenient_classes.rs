@@ -326,3 +326,14 @@ fn a_brace_after_a_member_array_of_plain_items_closes_both() {
         LenientFix::UnbalancedBracket,
     );
 }
+
+#[test]
+fn long_file_contents_cut_off_after_a_brace() {
+    // a file's contents cut off by the output limit right after a `}` of
+    // the code: read whole up to that brace, escaped quotes and all
+    let code = r#"def show(d):\n    print(f\"{d!r} \u2192 {d.keys()}"#;
+    let text = format!(r#"{{"file_path": "a.py", "content": "{code}"#);
+    let (got, fixes) = read(&text);
+    assert_eq!(got, json!({"file_path": "a.py", "content": "def show(d):\n    print(f\"{d!r} → {d.keys()"}));
+    assert!(fixes.contains(&LenientFix::MissingQuote), "{fixes:?}");
+}

@@ -261,10 +261,10 @@ impl Parser<'_> {
         (is_delim(last) && last != b'/').then_some(MissingEnd::AtDelimiter)
     }
 
-    /// Whether `from..to` holds the quote byte or a comma with a key after it
-    /// (`"first, b: 1}`): signs that the string ended earlier.
+    /// Whether `from..to` holds the quote byte (not escaped) or a comma
+    /// with a key after it (`"first, b: 1}`): signs that the string ended earlier.
     fn quote_or_key_in(&self, from: usize, to: usize, quote: u8) -> bool {
-        (from..to).any(|k| self.at(k) == quote || (self.at(k) == b',' && self.key_follows_after_ws(k + 1)))
+        (from..to).any(|k| (self.at(k) == quote && self.at(k - 1) != b'\\') || (self.at(k) == b',' && self.key_follows_after_ws(k + 1)))
     }
 
     fn key_follows_after_ws(&self, mut k: usize) -> bool {
