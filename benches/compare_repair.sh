@@ -7,9 +7,12 @@
 # is timed per call inside its own process, start-up excluded, fastest of
 # ROUNDS rounds (each after 1 s of untimed warm-up, so V8's JIT is
 # done), and the ratios are printed, then the same as Markdown.
-# Two input sets: the jsonrepair test corpus (417 inputs, no schema) and 200
-# tool-call arguments with their schemas (benches/compare_repair/make_inputs.py),
-# and the tool calls kind by kind (valid, trailing comma, ...).
+# Input sets: the jsonrepair test corpus (417 inputs, no schema), 200
+# tool-call arguments with their schemas and 60 long and deeply nested ones
+# (file contents, arrays of hundreds of objects; benches/compare_repair/make_inputs.py),
+# the tool calls kind by kind (valid, trailing comma, ...), and with
+# JSON_REPAIR_CHECKOUT=DIR (a checkout of Python json_repair) its own test
+# inputs (benches/compare_repair/json_repair_cases.py).
 #
 # usage: bash benches/compare_repair.sh      (ROUNDS=N, SITTINGS=N to change; defaults 5 and 3)
 # Needs cargo, python3 and node/npm; the first run installs the pinned
@@ -44,6 +47,9 @@ cp "$here/time_node.mjs" "$cache/node/"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$here/make_inputs.py" tests/fixtures/json-repair/jsonrepair.jsonl "$work"
+if [ -n "${JSON_REPAIR_CHECKOUT:-}" ]; then
+  python3 "$here/json_repair_cases.py" "$JSON_REPAIR_CHECKOUT" "$work/json_repair_cases.jsonl" >&2
+fi
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || echo unknown)
 load=$(cut -d' ' -f1-3 /proc/loadavg)   # before timing: a busy machine skews every column
@@ -53,7 +59,8 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)   # before timing: a busy machine skews ev
 echo "timing ($sittings sittings of $rounds rounds per tool and input set)…" >&2
 for sitting in $(seq "$sittings"); do
   # The two sets, then the tool calls kind by kind: where the ratio comes from.
-  for batch in "$work"/corpus.jsonl "$work"/tool_calls.jsonl "$work"/kinds/*.jsonl; do
+  for batch in "$work"/corpus.jsonl "$work"/tool_calls.jsonl "$work"/long.jsonl "$work"/json_repair_cases.jsonl "$work"/kinds/*.jsonl; do
+    [ -f "$batch" ] || continue
     {
       target/release/calltape repair --batch "$batch" --time "$rounds"
       "$cache/venv/bin/python" "$here/time_python.py" "$batch" "$rounds"
@@ -64,7 +71,7 @@ for sitting in $(seq "$sittings"); do
 done
 
 python3 "$here/report.py" "$work" "$rounds" \
-  "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds SITTINGS=$sittings)" \
+  "Command: \`bash benches/compare_repair.sh\` (ROUNDS=$rounds SITTINGS=$sittings${JSON_REPAIR_CHECKOUT:+ JSON_REPAIR_CHECKOUT=json_repair@$(git -C "$JSON_REPAIR_CHECKOUT" rev-parse --short HEAD 2>/dev/null)})" \
   "Method: µs per call in each tool's own process, start-up excluded, each tool warmed up 1 s, then fastest of $rounds rounds; the tools in turn, $sittings sittings, each tool's fastest sitting" \
   "Machine: $cpu, $(nproc) cores, load average $load" \
   "Versions: $(target/release/calltape --version) ($(rustc --version | cut -d' ' -f1-2)); Python $("$cache/venv/bin/python" -c 'import platform; print(platform.python_version())') json-repair $py_version; Node $(node --version) jsonrepair $js_version; Rust jsonrepair-rs and llm_json as locked in Cargo.lock"

@@ -7,12 +7,17 @@
                     broken, each with its tool's JSON Schema
   kinds/KIND.jsonl  the same 200 split by kind (valid, trailing_comma, ...),
                     for the comparison kind by kind
+  long.jsonl        60 long and deeply nested arguments: a file's contents
+                    (2-12 KB of code with escapes and non-ASCII text) in a
+                    write call, arrays of hundreds of objects, nesting 20-60
+                    deep; valid and broken as models break them
 
 usage: make_inputs.py CORPUS_JSONL OUT_DIR
 """
 import json
 import os
 import random
+import re
 import sys
 
 READ_FILE = {
@@ -73,6 +78,82 @@ def aliased_key(r):
 def extra_property(r):
     return json.dumps({"command": r.choice(COMMANDS), "is_background": False, "explanation": "check the build"}), RUN_CMD
 
+WRITE_FILE = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["file_path", "content"],
+}
+ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object"}}}, "required": ["rows"]}
+TREE = {"type": "object"}
+WORDS = ["parse", "value", "résumé", "naïve", "数据", "größe", "token", "café", "→", "user_id", "count", "línea"]
+
+
+def source_file(r, kb):
+    """About `kb` KB of Python as a model writes it into a file: quotes,
+    backslashes, tabs, blank lines and non-ASCII comments and strings."""
+    lines = []
+    while sum(len(l) + 1 for l in lines) < kb * 1024:
+        name, word = r.choice(WORDS[:4] + ["rows", "item"]), r.choice(WORDS)
+        lines += [
+            f"def {name}_{len(lines)}(path, sep=\"\\t\"):",
+            f'    """Reads {word} from path; returns a dict of "{r.choice(WORDS)}" → count."""',
+            f"    pattern = re.compile(r\"^(\\w+)\\s*=\\s*'([^']*)'$\")",
+            f"    with open(path, encoding='utf-8') as f:",
+            f"        for line in f:",
+            f"\t\tkey, _, rest = line.partition(sep)  # {word}: ¿{r.randint(0, 999)}?",
+            f"            print(f\"{{key!r}} → {{rest.strip()}}\\n\")",
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def row(r, i):
+    return {"id": i, "name": f"{r.choice(WORDS)} {i}", "active": r.random() < 0.5, "score": round(r.uniform(0, 100), 2),
+            "tags": r.sample(WORDS, 3), "owner": {"login": f"user{r.randint(1, 99)}", "verified": None}}
+
+
+def nested(r, depth):
+    value = {"leaf": r.choice(WORDS), "n": r.randint(0, 9)}
+    for level in range(depth):
+        value = {f"level_{depth - level}": value, "items": [level, r.choice(WORDS)]} if level % 3 else [value, level]
+    return {"tree": value}
+
+
+# The long set: (arguments text, schema) pairs, each a way models write long arguments.
+def long_file_valid(r):
+    return json.dumps({"file_path": r.choice(FILES), "content": source_file(r, r.randint(2, 12))}, ensure_ascii=False), WRITE_FILE
+
+def long_file_raw_newlines(r):
+    # The code pasted into the string as is: raw newlines and tabs, unescaped.
+    text = json.dumps({"file_path": r.choice(FILES), "content": source_file(r, r.randint(2, 12))}, ensure_ascii=False)
+    return text.replace("\\n", "\n").replace("\\t", "\t"), WRITE_FILE
+
+def long_file_truncated(r):
+    text = json.dumps({"file_path": r.choice(FILES), "content": source_file(r, r.randint(2, 12))}, ensure_ascii=False)
+    return text[: len(text) * 3 // 4].rstrip("\\"), WRITE_FILE
+
+def long_rows_valid(r):
+    return json.dumps({"rows": [row(r, i) for i in range(r.randint(100, 400))]}, ensure_ascii=False), ROWS
+
+def long_rows_python(r):
+    # Python's repr of the same: single quotes, True/False/None.
+    return repr({"rows": [row(r, i) for i in range(r.randint(100, 400))]}), ROWS
+
+def long_rows_trailing_commas(r):
+    text = json.dumps({"rows": [row(r, i) for i in range(r.randint(100, 400))]}, ensure_ascii=False, indent=2)
+    return re.sub(r"(\S)\n(\s*)([}\]])", r"\1,\n\2\3", text), ROWS
+
+def deep_valid(r):
+    return json.dumps(nested(r, r.randint(20, 60)), ensure_ascii=False), TREE
+
+def deep_truncated(r):
+    text = json.dumps(nested(r, r.randint(20, 60)), ensure_ascii=False)
+    return text[: len(text) * 2 // 3], TREE
+
+LONG = [long_file_valid, long_file_raw_newlines, long_file_truncated, long_rows_valid, long_rows_python,
+        long_rows_trailing_commas, deep_valid, deep_truncated]
+
+
 KINDS = [valid, trailing_comma, single_quotes, unquoted_value, python_literals, code_fence,
          prose_around, truncated, wrong_types, aliased_key, extra_property]
 
@@ -94,6 +175,11 @@ def main():
             by_kind[kind.__name__].write(line)
     for f in by_kind.values():
         f.close()
+    rng = random.Random(11)  # its own seed: the other sets stay as they were
+    with open(f"{out}/long.jsonl", "w") as w:
+        for i in range(60):
+            args, schema = LONG[i % len(LONG)](rng)
+            w.write(json.dumps({"args": args, "schema": schema}) + "\n")
 
 
 if __name__ == "__main__":

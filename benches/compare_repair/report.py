@@ -14,7 +14,12 @@ import sys
 
 from make_inputs import KINDS
 
-SETS = {"corpus": "jsonrepair corpus, no schema", "tool_calls": "tool-call arguments, with schemas"}
+SETS = {
+    "corpus": "jsonrepair corpus, no schema",
+    "tool_calls": "tool-call arguments, with schemas",
+    "long": "long and deeply nested arguments, with schemas",
+    "json_repair_cases": "Python json_repair's test inputs, no schema",  # with JSON_REPAIR_CHECKOUT only
+}
 
 
 def ratio(x):
@@ -42,6 +47,8 @@ def load(work):
     (pipeline, parse, the libraries' floor, Python, JS) and the JS ÷
     pipeline and Python ÷ pipeline ratios of every sitting."""
     for name, label in SETS.items():
+        if not os.path.exists(f"{work}/{name}.times"):
+            continue
         sittings = sittings_of(f"{work}/{name}.times")
         best = lambda pick: min(pick(s) for s in sittings)
         pipe, parse = best(lambda s: s[0]["pipeline_mean_us"]), best(lambda s: s[0]["parse_mean_us"])
@@ -51,6 +58,7 @@ def load(work):
             "Python ÷ pipeline": [s[1]["mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
             "JS ÷ pipeline": [s[2]["mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
             "jsonrepair-rs ÷ pipeline": [s[3]["jsonrepair_rs_mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
+            "llm_json ÷ pipeline": [s[3]["llm_json_mean_us"] / s[0]["pipeline_mean_us"] for s in sittings],
         }
         yield label, sittings[0][0]["inputs"], pipe, parse, libs, py, js, rust_peers(sittings), spread
 

@@ -9,6 +9,16 @@ pub(super) enum Ctx {
     Member,
 }
 
+/// What ends a run of items.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Close {
+    /// This bracket: `]` (an array that is no member's value), `)` (a
+    /// tuple) or `}` (a Python set).
+    Bracket(u8),
+    /// `]`, of an array that is an object member's value.
+    MemberArray,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum QuoteKind {
     Double,
@@ -103,6 +113,31 @@ static PLAIN: [bool; 256] = {
     let mut k = 0;
     while k < others.len() {
         table[others[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// Bytes of a `"`- or `'`-quoted string that need no decision while it is
+/// read (not where a delimiter may end it): all but control characters,
+/// quotes, the backslash and brackets (counted for the quotes' sake).
+/// Non-ASCII bytes are copied as they are: a run ends at an ASCII byte, a
+/// char boundary. Long strings (a file's contents) are read in long runs.
+pub(super) fn is_string_run(b: u8, quote: u8) -> bool {
+    STRING_RUN[b as usize] || (b == b'\'' && quote == b'"') || (b == b'"' && quote == b'\'')
+}
+
+static STRING_RUN: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = false;
+        b += 1;
+    }
+    let stops = b"\"'\\()[]{}";
+    let mut k = 0;
+    while k < stops.len() {
+        table[stops[k] as usize] = false;
         k += 1;
     }
     table

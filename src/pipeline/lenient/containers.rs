@@ -70,6 +70,10 @@ impl Parser<'_> {
         if prefix {
             return Ok(value);
         }
+        if self.statement_end_at(self.i) {
+            self.i = self.len();
+            self.note(LenientFix::SurroundingText);
+        }
         while matches!(self.at(self.i), b'}' | b']') {
             self.i += 1;
             self.note(LenientFix::UnbalancedBracket);
@@ -118,7 +122,7 @@ impl Parser<'_> {
         let mut scalar = false;
         let v = match self.at(self.i) {
             b'{' => Some(self.parse_object()?),
-            b'[' => Some(self.parse_array()?),
+            b'[' => Some(self.parse_array(ctx)?),
             b'(' => Some(self.parse_tuple()?),
             // No function name starts with a quote.
             b'"' => {
@@ -128,7 +132,7 @@ impl Parser<'_> {
             // No string, keyword or function name starts here: a number
             // first, the order `parse_scalar` tries (it tries the number
             // again, reading nothing, when this is none).
-            b'0'..=b'9' | b'-' if fast_paths() => match self.parse_number(ctx) {
+            b'0'..=b'9' | b'-' | b'+' if fast_paths() => match self.parse_number(ctx) {
                 Some(number) => Some(number),
                 None => {
                     scalar = true;
@@ -139,7 +143,7 @@ impl Parser<'_> {
                 // A keyword is no function name either (`true (`).
                 Some(keyword) => Some(keyword),
                 None => match if is_fn_start(self.at(self.i)) { self.function_call_at(self.i) } else { None } {
-                    Some(open) => Some(self.parse_function_call(open)?),
+                    Some(open) => Some(self.parse_function_call(self.i, open)?),
                     None => {
                         scalar = true;
                         self.parse_scalar(ctx)?
@@ -199,6 +203,14 @@ impl Parser<'_> {
         if is_keyword(&self.b[i..k]) {
             return None;
         }
+        if self.b[i..k].eq_ignore_ascii_case(b"new") && matches!(self.at(k), b' ' | b'\t') {
+            // `new ObjectId("…")`: a constructor call, read as the call
+            let mut name = k;
+            while matches!(self.at(name), b' ' | b'\t') {
+                name += 1;
+            }
+            return self.function_call_at(name);
+        }
         while is_ws(self.at(k)) {
             k += 1;
         }
@@ -206,11 +218,23 @@ impl Parser<'_> {
     }
 
     /// A MongoDB call like `NumberLong("2")` or a JSONP `callback({...});`:
-    /// the argument is the value.
-    pub(super) fn parse_function_call(&mut self, open: usize) -> R<Value> {
+    /// the argument is the value. A call that wraps no single value
+    /// (`foo(1, 2)`, `hello(world)`) is an expression: its text is the value.
+    pub(super) fn parse_function_call(&mut self, start: usize, open: usize) -> R<Value> {
+        let fixes = self.fixes.len();
         self.note(LenientFix::FunctionCall);
         self.i = open + 1;
-        let v = self.parse_value(Ctx::Plain)?;
+        self.skip_ws_comments(true);
+        // `new NumberInt()`: no argument, no value
+        let v = if self.at(self.i) == b')' { None } else { self.parse_value(Ctx::Plain)? };
+        let wraps = self.at(self.i) == b')' || self.i >= self.len();
+        if !wraps || (v.is_some() && self.last_unquoted) {
+            if let Some(text) = self.call_as_text(start, open) {
+                self.fixes.truncate(fixes);
+                self.note(LenientFix::UnquotedValue);
+                return Ok(text);
+            }
+        }
         if self.eat(b')') {
             self.eat(b';');
         }
@@ -218,10 +242,31 @@ impl Parser<'_> {
         Ok(v.unwrap_or(Value::Null))
     }
 
+    /// The call `name(…)` from `start` to the `)` matching the `(` at
+    /// `open`, as a string; `None` when the `)` is missing.
+    #[cold]
+    fn call_as_text(&mut self, start: usize, open: usize) -> Option<Value> {
+        let mut depth = 0usize;
+        let close = self.b[open..].iter().position(|&b| {
+            depth = match b {
+                b'(' => depth + 1,
+                b')' => depth - 1,
+                _ => depth,
+            };
+            depth == 0
+        })? + open;
+        self.i = close + 1;
+        self.last_end = self.i;
+        Some(Value::String(self.s[start..=close].to_string()))
+    }
+
     /// An object key: a (possibly repaired) string or an unquoted name.
     #[inline(never)]
     pub(super) fn parse_key(&mut self) -> R<Option<String>> {
-        if let Some(k) = self.parse_string_concat()? {
+        self.in_key = true;
+        let quoted = self.parse_string_concat();
+        self.in_key = false;
+        if let Some(k) = quoted? {
             return Ok(Some(k));
         }
         Ok(match self.parse_unquoted(true, Ctx::Plain)? {
@@ -329,7 +374,7 @@ impl Parser<'_> {
     #[inline(never)]
     fn parse_set(&mut self) -> R<Value> {
         self.note(LenientFix::PythonTuple);
-        let (items, _) = self.parse_items(b'}')?;
+        let (items, _) = self.parse_items(Close::Bracket(b'}'))?;
         Ok(Value::Array(items))
     }
 
@@ -395,17 +440,33 @@ impl Parser<'_> {
                 }
             }
         }
-        let colon = self.eat(b':');
+        let mut colon = self.eat(b':');
+        if !colon && self.at(self.i) == b'=' && self.at(self.i + 1) != b'=' {
+            // `"a" = 1`: an assignment's `=` for the colon
+            self.i += 1;
+            self.note(LenientFix::MissingColon);
+            colon = true;
+        }
         if !colon {
             if self.i >= self.len() {
                 // reported as Truncated when the value turns out missing
-            } else if self.is_start_of_value(self.i) {
+            } else if self.is_start_of_value(self.i) || self.number_sign_or_dot_at(self.i) {
                 self.note(LenientFix::MissingColon);
             } else {
                 return Err(self.err("Colon expected", self.i));
             }
         }
         Ok(Some((key, colon)))
+    }
+
+    /// A number that starts with a `+` or a `.` (`+1`, `.5`).
+    fn number_sign_or_dot_at(&self, i: usize) -> bool {
+        let digit = |k: usize| self.at(k).is_ascii_digit();
+        match self.at(i) {
+            b'.' => digit(i + 1),
+            b'+' => digit(i + 1) || (self.at(i + 1) == b'.' && digit(i + 2)),
+            _ => false,
+        }
     }
 
     /// The usual member start, `"key":` (or `'key':`) after a comma (unless `initial`)
@@ -453,15 +514,17 @@ impl Parser<'_> {
         }
     }
 
-    /// An array; `self.i` is at its `[`.
-    pub(super) fn parse_array(&mut self) -> R<Value> {
+    /// An array; `self.i` is at its `[`. `ctx` says whether it is an
+    /// object member's value.
+    pub(super) fn parse_array(&mut self, ctx: Ctx) -> R<Value> {
         self.i += 1;
         self.skip_ws_comments(true);
         if self.eat(b',') {
             self.note(LenientFix::LeadingComma);
             self.skip_ws_comments(true);
         }
-        let (items, _) = self.parse_items(b']')?;
+        let close = if ctx == Ctx::Member { Close::MemberArray } else { Close::Bracket(b']') };
+        let (items, _) = self.parse_items(close)?;
         Ok(Value::Array(items))
     }
 
@@ -472,7 +535,7 @@ impl Parser<'_> {
         self.i += 1;
         self.note(LenientFix::PythonTuple);
         self.skip_ws_comments(true);
-        let (mut items, commas) = self.parse_items(b')')?;
+        let (mut items, commas) = self.parse_items(Close::Bracket(b')'))?;
         if items.len() == 1 && !commas {
             return Ok(items.pop().unwrap_or(Value::Null));
         }
@@ -481,7 +544,11 @@ impl Parser<'_> {
 
     /// Items up to and with the `close` bracket (`]`, `)` or a set's `}`);
     /// sets `last_closed`. Returns the items and whether a comma was seen.
-    pub(super) fn parse_items(&mut self, close: u8) -> R<(Vec<Value>, bool)> {
+    pub(super) fn parse_items(&mut self, closing: Close) -> R<(Vec<Value>, bool)> {
+        let close = match closing {
+            Close::Bracket(b) => b,
+            Close::MemberArray => b']',
+        };
         // The room the first `push` would make, without its growth path
         // (none for an empty array or one cut off at its bracket).
         let mut items = if self.i >= self.len() || self.at(self.i) == close { Vec::new() } else { Vec::with_capacity(4) };
@@ -497,7 +564,10 @@ impl Parser<'_> {
                 if !initial && had_comma && !ellipsis {
                     self.note(LenientFix::TrailingComma);
                 }
-                if close == b']' && self.stray_brace_in_array() {
+                // A `}` after a member's array of plain items (`"tags": ["a"},`)
+                // closes the array and the object around it: not stray.
+                let closes_member = closing == Close::MemberArray && !items.last().is_some_and(|v: &Value| v.is_object() || v.is_array());
+                if close == b']' && !closes_member && self.stray_brace_in_array() {
                     initial = false;
                     continue;
                 }

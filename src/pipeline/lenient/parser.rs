@@ -35,6 +35,9 @@ pub(super) struct Parser<'a> {
     pub(super) last_unquoted: bool,
     /// The container just parsed had its closing bracket.
     pub(super) last_closed: bool,
+    /// A key is being read (its string ends at the first delimiter when
+    /// its end quote is missing).
+    pub(super) in_key: bool,
     /// Results about the root value, for the caller.
     pub(super) root_unquoted: bool,
     pub(super) root_closed: bool,
@@ -69,6 +72,7 @@ impl<'a> Parser<'a> {
             last_end: start,
             last_unquoted: false,
             last_closed: false,
+            in_key: false,
             root_unquoted: false,
             root_closed: false,
         }
@@ -337,7 +341,13 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn at_end_of_number(&self, i: usize) -> bool {
-        i >= self.len() || is_delim(self.at(i)) || is_ws(self.at(i))
+        i >= self.len() || is_delim(self.at(i)) || is_ws(self.at(i)) || self.statement_end_at(i)
+    }
+
+    /// A `;` ending the text (whitespace aside), as a statement ends:
+    /// `1;`, `callback({…});`, a value copied from JavaScript.
+    pub(super) fn statement_end_at(&self, i: usize) -> bool {
+        self.at(i) == b';' && self.b[i + 1..].iter().all(|&b| is_ws(b))
     }
 
     /// In an object member: does what follows a number or keyword at `i`

@@ -28,6 +28,18 @@ impl Parser<'_> {
         let mut num = String::new();
         let mut invalid = false;
         let digit = |p: &Self, i: usize| p.at(i).is_ascii_digit();
+        if matches!(self.at(i), b'-' | b'+') {
+            if let Some(null) = self.signed_non_finite(ctx) {
+                return Some(null);
+            }
+        }
+        if self.at(i) == b'+' {
+            // `+42`, `+.5`: an explicit plus sign, which JSON has no room for
+            if !(digit(self, i + 1) || (self.at(i + 1) == b'.' && digit(self, i + 2))) {
+                return None;
+            }
+            i += 1;
+        }
         if self.at(i) == b'-' {
             num.push('-');
             i += 1;
@@ -106,6 +118,29 @@ impl Parser<'_> {
         self.i = i;
         self.last_end = i;
         Some(value)
+    }
+
+    /// `-Infinity`, `+NaN`, `- Infinity`: a signed non-finite number
+    /// (JavaScript's, or Python's `float` printed), read as `null` as the
+    /// unsigned ones are; `None` having read nothing.
+    #[cold]
+    fn signed_non_finite(&mut self, ctx: Ctx) -> Option<Value> {
+        let mut i = self.i + 1;
+        while matches!(self.at(i), b' ' | b'\t') {
+            i += 1;
+        }
+        if self.at(i) == 0xC2 && self.at(i + 1) == 0xA0 {
+            i += 2; // a no-break space
+        }
+        let word = [b"Infinity".as_slice(), b"NaN"].into_iter().find(|w| self.starts_with(i, w))?;
+        let end = i + word.len();
+        if is_fn_char(self.at(end)) || !self.at_end_of_number(end) || (ctx == Ctx::Member && !self.member_value_ends(end)) {
+            return None;
+        }
+        self.note(LenientFix::JsLiteral);
+        self.i = end;
+        self.last_end = end;
+        Some(Value::Null)
     }
 
     /// The usual number, a plain integer (`-?(0|[1-9][0-9]*)`, under 19

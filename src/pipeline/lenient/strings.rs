@@ -101,6 +101,13 @@ impl Parser<'_> {
             }
             _ => 0,
         };
+        // Where no delimiter may end the string, a `"` or `'` string is
+        // read in runs of everything but quotes, backslashes, brackets and
+        // control characters (commas, slashes, non-ASCII text included).
+        let run_quote = match kind {
+            QuoteKind::Double | QuoteKind::Single if !stop_at_delim => q as u8,
+            _ => 0,
+        };
         let mut out = String::with_capacity(guess);
         let mut spaces = 0usize; // trailing literal spaces in `out`
         let mut brackets = [0usize; 6]; // ( ) [ ] { } seen raw in the string
@@ -109,11 +116,16 @@ impl Parser<'_> {
         loop {
             self.tick()?;
             if i >= len {
-                if !stop_at_delim && is_delim(self.at(self.prev_non_ws(len.saturating_sub(1)))) {
-                    // like ["hello]: the end quote belongs before a delimiter
-                    self.fixes.truncate(mark);
-                    self.i = i_before;
-                    return self.parse_string(true, None);
+                if !stop_at_delim && stop_at.is_none() {
+                    if let Some(again) = self.end_quote_missing_before(content_start, len, q as u8) {
+                        // like ["hello]: the end quote belongs before a delimiter
+                        self.fixes.truncate(mark);
+                        self.i = i_before;
+                        return match again {
+                            MissingEnd::BeforeClosers(at) => self.parse_string(false, Some(at)),
+                            MissingEnd::AtDelimiter => self.parse_string(true, None),
+                        };
+                    }
                 }
                 return Ok(Some(self.string_cut(out, spaces, len, LenientFix::Truncated)));
             }
@@ -126,7 +138,7 @@ impl Parser<'_> {
             let ch = if b < 0x80 { b as char } else { self.char_at(i).unwrap_or('\u{fffd}') };
             let clen = if b < 0x80 { 1 } else { self.char_len_at(i) };
             if kind.ends_with(ch) {
-                match self.quote_in_string(i, clen, stop_at_delim, &brackets) {
+                match self.quote_in_string(i, clen, stop_at_delim, &brackets, b) {
                     QuoteEnd::End => {
                         if raw_tail_newline {
                             // the end quote on a line of its own: layout, not content
@@ -146,7 +158,8 @@ impl Parser<'_> {
                         i += clen;
                     }
                 }
-            } else if stop_at_delim && is_unquoted_delim(b) {
+            } else if stop_at_delim && (is_unquoted_delim(b) || (b == b':' && self.in_key)) {
+                // (a key's colon ends it too: `{"key:"value"}`, `{"key:value}`)
                 return Ok(Some(self.string_at_delim(out, spaces, i, content_start)));
             } else if b == b'\\' {
                 if i + 1 >= len {
@@ -155,11 +168,19 @@ impl Parser<'_> {
                 }
                 i = self.string_escape(i, &mut out, &mut spaces)?;
                 raw_tail_newline = false;
-            } else if is_plain(b) {
-                // fast path: a run of ASCII that needs no decision
+            } else if is_plain(b) || (run_quote != 0 && is_string_run(b, run_quote)) {
+                // fast path: a run of bytes that needs no decision
                 let end = stop_at.map_or(len, |s| s.max(i + 1).min(len));
                 let run_start = i;
-                i += self.b[i..end].iter().position(|&b| !is_plain(b)).unwrap_or(end - i);
+                i += if run_quote != 0 {
+                    self.b[i..end].iter().position(|&b| !is_string_run(b, run_quote)).unwrap_or(end - i)
+                } else {
+                    self.b[i..end].iter().position(|&b| !is_plain(b)).unwrap_or(end - i)
+                };
+                if stop_at_delim && self.in_key {
+                    // a key's colon is plain, but ends it here
+                    i = run_start + memchr::memchr(b':', &self.b[run_start..i]).unwrap_or(i - run_start);
+                }
                 let run = &self.s[run_start..i];
                 out.push_str(run);
                 let trailing = run.bytes().rev().take_while(|&b| b == b' ').count();
@@ -209,38 +230,137 @@ impl Parser<'_> {
         out
     }
 
+    /// The text ended inside a string whose end quote was not found: where
+    /// it belongs, if not at the end. Before a run of closing brackets
+    /// ending the text, the first a `}` (a member's value: `{"key":
+    /// "value}```"`), the string runs up to them, commas inside included;
+    /// else (an array's item, `["a, b]`, a key, a string with a quote of
+    /// its kind or a `, key:` inside), at the first delimiter. A string cut
+    /// off at a `/` (a path, a URL being written) keeps it.
+    #[cold]
+    fn end_quote_missing_before(&self, content_start: usize, len: usize, quote: u8) -> Option<MissingEnd> {
+        let mut end = len;
+        while end > content_start && (is_ws(self.at(end - 1)) || self.at(end - 1) == b'`') {
+            end -= 1;
+        }
+        let mut closers = end;
+        while closers > content_start && matches!(self.at(closers - 1), b'}' | b']') {
+            closers -= 1;
+            while closers > content_start && is_ws(self.at(closers - 1)) {
+                closers -= 1;
+            }
+        }
+        let mut first_closer = closers;
+        while is_ws(self.at(first_closer)) {
+            first_closer += 1;
+        }
+        if closers < end && self.at(first_closer) == b'}' && !self.in_key && !self.quote_or_key_in(content_start, closers, quote) {
+            return Some(MissingEnd::BeforeClosers(closers));
+        }
+        let last = self.at(self.prev_non_ws(len.saturating_sub(1)));
+        (is_delim(last) && last != b'/').then_some(MissingEnd::AtDelimiter)
+    }
+
+    /// Whether `from..to` holds the quote byte (not escaped) or a comma
+    /// with a key after it (`"first, b: 1}`): signs that the string ended earlier.
+    fn quote_or_key_in(&self, from: usize, to: usize, quote: u8) -> bool {
+        (from..to).any(|k| (self.at(k) == quote && self.at(k - 1) != b'\\') || (self.at(k) == b',' && self.key_follows_after_ws(k + 1)))
+    }
+
+    fn key_follows_after_ws(&self, mut k: usize) -> bool {
+        while is_ws(self.at(k)) {
+            k += 1;
+        }
+        self.key_follows(k)
+    }
+
     /// Decides what the string's quote char at `i_quote` is: its end (if a
     /// delimiter, the end or another string follows), a sign the first
     /// pass went wrong, or a quote inside the string.
     #[inline]
-    fn quote_in_string(&mut self, i_quote: usize, clen: usize, stop_at_delim: bool, brackets: &[usize; 6]) -> QuoteEnd {
+    fn quote_in_string(&mut self, i_quote: usize, clen: usize, stop_at_delim: bool, brackets: &[usize; 6], quote: u8) -> QuoteEnd {
         let fixes_at_quote = self.fixes.len();
         self.i = i_quote + clen;
         self.skip_ws_comments(false);
         let j = self.i;
         let next = self.at(j);
+        // JSON written inside the string (`is {"a": "b"}, which…`): while a
+        // bracket or brace the string opened is unclosed, its quotes are content.
+        let embedded = brackets[2] > brackets[3] || brackets[4] > brackets[5];
         let accept = stop_at_delim
             || j >= self.len()
-            || (is_delim(next) && !inside_unclosed(brackets, next))
-            || (self.quote_at(j).is_some() && !self.next_quote_is_end_quote(j))
-            || next.is_ascii_digit();
+            || (!embedded
+                && ((is_delim(next) && !inside_unclosed(brackets, next) && !(next == b',' && self.string_goes_on_after_comma(j, quote)))
+                    || (self.quote_at(j).is_some() && !self.next_quote_is_end_quote(j))
+                    || next.is_ascii_digit()
+                    || (next == b'=' && self.in_key)));
         if accept {
             self.last_end = i_quote + clen;
             return QuoteEnd::End;
         }
         let prev_i = self.prev_non_ws(i_quote.saturating_sub(1));
         let prev = self.at(prev_i);
-        if prev == b',' {
-            // like {"a":"b,"c":1}: the end quote was missing before the comma
-            return QuoteEnd::ReadAgain { stop_at_delim: false, stop_at: Some(prev_i) };
-        }
-        if is_delim(prev) {
-            return QuoteEnd::ReadAgain { stop_at_delim: true, stop_at: None };
+        // A quote right after a bracket the string opened (`[LINK]("https://…")`)
+        // is content too.
+        let after_own_bracket = match prev {
+            b'(' => brackets[0] > brackets[1],
+            b'[' => brackets[2] > brackets[3],
+            b'{' => brackets[4] > brackets[5],
+            _ => false,
+        };
+        if !embedded && !after_own_bracket {
+            if prev == b',' {
+                // like {"a":"b,"c":1}: the end quote was missing before the
+                // comma, when a string or key follows it (not `lorem, "ipsum" sic`)
+                if self.string_follows(i_quote, quote) {
+                    return QuoteEnd::ReadAgain { stop_at_delim: false, stop_at: Some(prev_i) };
+                }
+            } else if is_delim(prev) {
+                return QuoteEnd::ReadAgain { stop_at_delim: true, stop_at: None };
+            }
         }
         // an unescaped quote inside the string: keep it and go on
         self.fixes.truncate(fixes_at_quote);
         self.note(LenientFix::UnescapedQuote);
         QuoteEnd::Inner
+    }
+
+    /// At a comma after a quote: does the string go on past it? It does
+    /// when the words after the comma run into the same quote before any
+    /// delimiter (`"lorem "ipsum", sic." }`), as no key or value does, and
+    /// that quote neither ends a key (`"foo",b":`) nor opens one (`"a", junk "b":`).
+    fn string_goes_on_after_comma(&self, comma: usize, quote: u8) -> bool {
+        let mut k = comma + 1;
+        while matches!(self.at(k), b' ' | b'\t') {
+            k += 1;
+        }
+        if !self.at(k).is_ascii_alphabetic() {
+            return false;
+        }
+        while k < self.len() && !matches!(self.at(k), b',' | b':' | b'[' | b']' | b'{' | b'}' | b'\n' | b'"' | b'\'') {
+            k += 1;
+        }
+        // (a quote with a colon after it ends a key whose opening quote is
+        // missing: `"foo",b":"bar"`)
+        self.at(k) == quote && !self.key_colon_after(k + 1) && !self.key_follows(k)
+    }
+
+    fn key_colon_after(&self, mut k: usize) -> bool {
+        while matches!(self.at(k), b' ' | b'\t') {
+            k += 1;
+        }
+        self.at(k) == b':'
+    }
+
+    /// At the quote `i` (one opening a string, maybe): does a whole string
+    /// follow, its end quote on the same line with a delimiter or the end after it?
+    fn string_follows(&self, i: usize, quote: u8) -> bool {
+        const LOOKAHEAD: usize = 256;
+        let end = (i + 1 + LOOKAHEAD).min(self.len());
+        let Some(n) = self.b[i + 1..end].iter().position(|&b| b == quote || b == b'\n') else {
+            return false;
+        };
+        self.at(i + 1 + n) == quote && self.next_quote_is_end_quote(i + 1 + n)
     }
 
     /// The second pass's end at an unquoted delimiter at `i` (a URL after
@@ -312,14 +432,15 @@ impl Parser<'_> {
         Ok(i)
     }
 
-    /// The usual string, a `quote` (`"` or `'`) + plain bytes + the same
+    /// The usual string, a `quote` (`"` or `'`) + bytes that need no
+    /// decision ([`is_string_run`]) + the same
     /// quote with a delimiter or the end after it, read in one scan: what the
     /// general loop below would read, with the same work counted and fix
     /// noted. `None` (nothing consumed) for any other.
     #[inline]
     pub(super) fn plain_string(&mut self, content_start: usize, quote: u8) -> Option<String> {
         let rest = &self.b[content_start..];
-        let n = rest.iter().position(|&b| !is_plain(b)).unwrap_or(rest.len());
+        let n = rest.iter().position(|&b| !is_string_run(b, quote)).unwrap_or(rest.len());
         let end_quote = content_start + n;
         if self.at(end_quote) != quote {
             return None;
@@ -330,7 +451,9 @@ impl Parser<'_> {
         }
         // The general loop accepts more (a comment, a digit, another
         // quote after the end quote); those take it.
-        if !(j >= self.len() || matches!(self.at(j), b',' | b':' | b']' | b'}' | b'\n')) {
+        if !(j >= self.len() || matches!(self.at(j), b',' | b':' | b']' | b'}' | b'\n'))
+            || (self.at(j) == b',' && self.string_goes_on_after_comma(j, quote))
+        {
             return None;
         }
         // One tick for the run of plain bytes (if any), one for the quote.
@@ -371,6 +494,14 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// Where a string cut off by the end of the text ends instead.
+enum MissingEnd {
+    /// Before the closing brackets that end the text, at this offset.
+    BeforeClosers(usize),
+    /// At its first delimiter.
+    AtDelimiter,
 }
 
 /// What a quote char of the string's kind turned out to be.

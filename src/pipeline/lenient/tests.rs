@@ -256,9 +256,10 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 fn a_stop_inside_an_escape_does_not_recurse_without_end() {
     let text = format!("\"\\,\"{}", "<".repeat(100_000));
     let handle = std::thread::Builder::new().stack_size(256 << 10).spawn(move || parse_lenient(&text)).unwrap();
-    // What matters is that it returns: the stray quote after the string is an error.
+    // What matters is that it returns (the quote reads as one inside the
+    // string, as no string follows it: `"\,"<<<…` cut off).
     let got = handle.join().expect("no stack overflow");
-    assert_eq!(got.unwrap_err().offset, 3);
+    assert!(got.is_ok_and(|(v, _)| v.as_str().is_some_and(|s| s.starts_with("\\,\"<"))));
 }
 
 #[test]
