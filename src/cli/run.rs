@@ -264,6 +264,9 @@ pub async fn run(args: RunArgs) -> Outcome {
     if config.models.iter().any(|m| m.is_simulated()) {
         eprintln!("{}", how_models_answer(&config));
     }
+    for (name, fitted) in base_models(&config).filter_map(|m| Some((m.base_name(), m.fitted.as_ref()?))) {
+        eprintln!("{name}: a simulator {}", crate::report::encode::terminal(&fitted.describe()));
+    }
     for note in simulated_mode_note(&config, plan.mode).into_iter().chain(trials_note(&config)) {
         eprintln!("note: {note}");
     }
