@@ -70,8 +70,17 @@ pub enum ConfigProblem {
     },
     #[error("model {model:?}: simulated models make structured calls only; tool_format = \"text\" is for live models")]
     SimTextTools { model: String },
-    #[error("model {model:?}: provider \"sim\" needs a [models.sim] table")]
+    #[error("model {model:?}: provider \"sim\" needs a [models.sim] table or a fitted `profile = \"FILE\"`")]
     SimWithoutProfile { model: String },
+    /// A model's fitted `profile` file.
+    #[error("model {model:?}: {source}")]
+    Profile {
+        model: String,
+        #[source]
+        source: Box<crate::sim::profile_file::ProfileError>,
+    },
+    #[error("model {model:?}: give either a fitted `profile` or a [models.sim] table, not both")]
+    ProfileAndSim { model: String },
     /// `strict_tools` on a model whose requests cannot carry it.
     #[error("model {model:?}: {why} cannot honour strict_tools; {fix}")]
     StrictUnavailable { model: String, why: &'static str, fix: String },
@@ -409,6 +418,14 @@ pub struct ModelConfig {
     /// The behaviour of a simulated model.
     #[serde(default)]
     pub sim: Option<crate::sim::SimProfile>,
+    /// A fitted simulator profile file (`calltape sim fit` writes one),
+    /// relative to the working directory as suites are, instead of `[models.sim]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Set on load from `profile`, never in a configuration file: what the
+    /// fitted profile was fitted to, for the run header and reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted: Option<crate::sim::profile_file::FittedFrom>,
     /// This model's cassette mode, instead of `[run] mode` (`--mode` overrides both).
     #[serde(default)]
     pub mode: Option<CassetteMode>,
@@ -507,7 +524,8 @@ fn default_timeout() -> u64 {
 impl Config {
     /// Parses configuration text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|source| ConfigError::Syntax { file: origin.to_string(), source })?;
+        let mut config: Config = toml::from_str(text).map_err(|source| ConfigError::Syntax { file: origin.to_string(), source })?;
+        config.load_profiles().map_err(|source| ConfigError::Invalid { file: origin.to_string(), source })?;
         config.validate().map_err(|source| ConfigError::Invalid { file: origin.to_string(), source })?;
         Ok(config)
     }
@@ -542,6 +560,24 @@ impl Config {
         config.run.suites = config.run.suites.iter().map(|p| root.join(p)).collect();
         config.cassettes.dir = root.join(&config.cassettes.dir);
         Ok((config, format!("embedded default, bundled suites in {}", root.display())))
+    }
+
+    /// Fills the `sim` of each model with a fitted `profile` from its file,
+    /// read from the working directory as suites are (else the bundled copy
+    /// of that path, for the embedded default).
+    fn load_profiles(&mut self) -> Result<(), ConfigProblem> {
+        let base = Path::new(".");
+        for m in &mut self.models {
+            let Some(path) = &m.profile else { continue };
+            if m.sim.is_some() && m.fitted.is_none() {
+                return Err(ConfigProblem::ProfileAndSim { model: m.name.clone() });
+            }
+            let (sim, fitted) = crate::sim::profile_file::load(path, base)
+                .map_err(|e| ConfigProblem::Profile { model: m.name.clone(), source: Box::new(e) })?;
+            m.sim = Some(sim);
+            m.fitted = Some(fitted);
+        }
+        Ok(())
     }
 
     fn validate(&self) -> Result<(), ConfigProblem> {
@@ -954,7 +990,9 @@ mod tests {
             (&format!("{model}[models.sim]\nfault_rate = 2.0\n"), "x.toml: model \"s\": sim.fault_rate must be between 0 and 1, got 2", true),
             (&format!("{model}[models.sim]\nfault_rate = 0.5\n"), "x.toml: model \"s\": sim.fault_rate is set but sim.faults lists no fault kinds", true),
             (&format!("{model}limits = {{ max_event_bytes = 0 }}\n[models.sim]\n"), "x.toml: model \"s\": limits.max_event_bytes must be at least 1", true),
-            (model, "x.toml: model \"s\": provider \"sim\" needs a [models.sim] table", false),
+            (model, "x.toml: model \"s\": provider \"sim\" needs a [models.sim] table or a fitted `profile = \"FILE\"`", false),
+            (&format!("{model}profile = \"no/such.toml\"\n"), "x.toml: model \"s\": profile ./no/such.toml: No such file or directory (os error 2); write the file with `calltape sim fit RUN_DIR --model NAME --out ./no/such.toml`", true),
+            (&format!("{model}profile = \"profiles/qwen2.5-coder-0.5b.toml\"\n[models.sim]\n"), "x.toml: model \"s\": give either a fitted `profile` or a [models.sim] table, not both", false),
             (&format!("{model}tool_format = \"text\"\n[models.sim]\n"), "x.toml: model \"s\": simulated models make structured calls only; tool_format = \"text\" is for live models", false),
             (&format!("{model}[models.sim]\n{model}[models.sim]\n"), "x.toml: model \"s\" is defined twice", false),
             (&format!("{model}scenarios = [\"a[\"]\n[models.sim]\n"), "x.toml: model \"s\": scenarios: invalid glob \"a[\": a `[` is never closed by `]` (quote a special character with \\, e.g. \\[)", true),

@@ -105,6 +105,7 @@ pub fn tables_with_texts(texts: &[String]) -> crate::metrics::Tables {
             tier: Tier::Cheap,
             price: Prices::default(),
             arm: None,
+            fitted: None,
         })
         .collect();
     let mut events = vec![ev(EventKind::RunStarted(RunStartedEvent {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use calltape::cli::{self, bfcl_judge, cassettes, compare, diff, import, init, repair, run, show};
+use calltape::cli::{self, bfcl_judge, cassettes, compare, diff, import, init, repair, run, show, sim};
 
 // Small JSON values and strings are made and dropped per request: glibc's
 // allocator took ~45% of a default run (docs/speed.md), mimalloc far less.
@@ -75,6 +75,11 @@ enum Command {
         #[command(subcommand)]
         command: cassettes::CassettesCommand,
     },
+    /// Simulators fitted to real runs: `sim fit` writes a profile, `sim validate` checks it on held-out scenarios.
+    Sim {
+        #[command(subcommand)]
+        command: sim::SimCommand,
+    },
     /// Print a completion script: e.g. `calltape completions bash > ~/.local/share/bash-completion/completions/calltape`.
     Completions(cli::completions::CompletionsArgs),
 }
@@ -94,6 +99,7 @@ async fn main() -> ExitCode {
         Command::Check { paths, config } => cli::check::check(paths, config),
         Command::Merge { run_dirs, out } => cli::report::merge(&run_dirs, &out),
         Command::Cassettes { command } => cassettes::cassettes(command),
+        Command::Sim { command } => sim::sim(command).await,
         Command::Completions(args) => cli::completions::completions(args, Cli::command()),
     };
     // Every code is below 256 (see `exit_codes`).

@@ -414,6 +414,7 @@ fn emit_run_started(events: &EventLog, run_id: &str, config: &Config, config_ori
                 tier: m.tier,
                 price: m.price,
                 arm: m.arm.as_ref().map(|a| ArmInfo { name: a.name.clone(), base: a.base.clone(), repair: a.repair }),
+                fitted: m.fitted.as_ref().map(crate::sim::profile_file::FittedFrom::describe),
             })
             .collect(),
         suites: suites.iter().map(|s| s.name.clone()).collect(),

@@ -281,18 +281,18 @@ fn repair_on_arms_runs_the_arm_that_repairs_so_and_says_so() {
     let (default, off_out) = (String::from_utf8_lossy(&default.stdout), String::from_utf8_lossy(&off.stdout));
     let table = |s: &str| s.split("\n\n").next().unwrap().to_string();
     assert_ne!(table(&default), table(&off_out), "--repair off changes the table");
-    assert!(off_out.starts_with("Per model and arm (10 models × 1 arm, 1 without arms)\n"), "{off_out}");
+    assert!(off_out.starts_with("Per model and arm (12 models × 1 arm, 1 without arms)\n"), "{off_out}");
     assert!(off_out.contains(" off ") && !off_out.contains(" full ") && !off_out.contains("off−off"), "{off_out}");
     let stderr = String::from_utf8_lossy(&off.stderr);
     assert!(
         stderr.contains(
-            "note: --repair off with arms runs the arm that repairs off: `off` for 10 models; `--no-arms --repair off` runs without arms"
+            "note: --repair off with arms runs the arm that repairs off: `off` for 12 models; `--no-arms --repair off` runs without arms"
         ),
         "{stderr}"
     );
     let summary = std::fs::read_to_string(summary).unwrap();
     let rows: Vec<&str> = summary.lines().skip(1).collect();
-    assert_eq!(rows.len(), 11, "{summary}");
+    assert_eq!(rows.len(), 13, "{summary}");
     assert!(rows.iter().all(|r| r.contains("@off,") || r.starts_with("qwen2.5-coder-1.5b-local,")), "{summary}");
     let errored = summary.lines().next().unwrap().split(',').position(|c| c == "errored").expect("an errored column");
     assert!(rows.iter().all(|r| r.split(',').nth(errored) == Some("0")), "no errored unit: {summary}");
@@ -342,7 +342,7 @@ fn no_arms_with_repair_off_replays_the_recorded_arm_with_those_settings() {
     let out = calltape(&args, project_root());
     assert!(out.status.success(), "{}", text(&out));
     let rows = common::csv_rows(&out_dir.join("latest/summary.csv"));
-    assert_eq!(rows.len(), 11);
+    assert_eq!(rows.len(), 13);
     assert!(rows.iter().all(|r| !r["model"].contains('@') && r["errored"] == "0"), "{rows:?}");
     let qwen = rows.iter().find(|r| r["model"] == "qwen2.5-coder-0.5b-local").expect("the recorded model runs");
     assert_ne!(qwen["scenarios"], "0", "{qwen:?}");

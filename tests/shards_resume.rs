@@ -49,7 +49,7 @@ fn three_shards_merged_equal_one_run() {
     args.extend(["--out".into(), out("merged").display().to_string()]);
     let merged = calltape(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
-    assert!(String::from_utf8_lossy(&merged.stdout).contains("3 runs merged: 2142 units"), "{}", String::from_utf8_lossy(&merged.stdout));
+    assert!(String::from_utf8_lossy(&merged.stdout).contains("3 runs merged: 2664 units"), "{}", String::from_utf8_lossy(&merged.stdout));
     assert_eq!(tables(&run_dir(&out("merged"))), tables(&run_dir(&out("whole"))));
 
     // The same shard twice is refused, naming the unit and both folders.

@@ -106,7 +106,7 @@ fn the_default_run_is_one_screen_with_the_core_figures_first_at_every_width() {
         // The default runs arms: a row per model, its pass rate in each arm
         // and the paired difference of the last over the first.
         // Models differ in their arms: the title says how many run in how many.
-        assert_eq!(lines[0], "Per model and arm (8 models × 3 arms, 2 × 2, 1 without arms; paired runs)", "{output}");
+        assert_eq!(lines[0], "Per model and arm (10 models × 3 arms, 2 × 2, 1 without arms; paired runs)", "{output}");
         // What does not fit is named, never dropped silently.
         // At 100 columns everything fits: pass in each arm, invalid and cost.
         if *width < 100 {

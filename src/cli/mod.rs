@@ -16,6 +16,7 @@ pub mod repair;
 pub mod report;
 pub mod run;
 pub mod show;
+pub mod sim;
 pub mod until;
 
 use std::path::{Path, PathBuf};

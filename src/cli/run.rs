@@ -279,6 +279,9 @@ pub async fn run(args: RunArgs) -> Outcome {
     if config.models.iter().any(|m| m.is_simulated()) {
         eprintln!("{}", how_models_answer(&config));
     }
+    for (name, fitted) in base_models(&config).filter_map(|m| Some((m.base_name(), m.fitted.as_ref()?))) {
+        eprintln!("{name}: a simulator {}", crate::report::encode::terminal(&fitted.describe()));
+    }
     for note in simulated_mode_note(&config, plan.mode).into_iter().chain(trials_note(&config)) {
         eprintln!("note: {note}");
     }
@@ -685,12 +688,12 @@ mod tests {
         config.expand_arms().unwrap();
         assert_eq!(
             how_models_answer(&config),
-            "models: 8 models computed in-process (simulated, seed 42), 3 models replayed from cassettes; cassettes in recordings"
+            "models: 10 models computed in-process (simulated, seed 42), 3 models replayed from cassettes; cassettes in recordings"
         );
         assert_eq!(simulated_mode_note(&config, Some(CassetteMode::Live)), None);
         let note = simulated_mode_note(&config, Some(CassetteMode::Record)).unwrap();
         assert!(
-            note.starts_with("--mode record does not apply to simulated models (sim-strong, sim-cheap-types, sim-cheap-syntax and 5 more)")
+            note.starts_with("--mode record does not apply to simulated models (sim-strong, sim-cheap-types, sim-cheap-syntax and 7 more)")
         );
         assert_eq!(trials_note(&config), None, "one trial asked: no model runs fewer");
         config.run.trials = 3;

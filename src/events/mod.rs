@@ -47,6 +47,10 @@ pub struct ModelInfo {
     /// The arm this model runs under, when the run has arms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arm: Option<ArmInfo>,
+    /// For a simulator with a fitted profile: what it was fitted to
+    /// (`FittedFrom::describe`), so reports name it as a model of a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted: Option<String>,
 }
 
 /// A model variant's arm and the configured model it is a variant of.

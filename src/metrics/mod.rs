@@ -40,6 +40,8 @@ pub struct RunInfo {
     pub config: String,
     /// Wall time of the whole run; absent when the run was interrupted.
     pub elapsed_ms: Option<f64>,
+    /// Simulators with fitted profiles: (model, what it was fitted to).
+    pub fitted: Vec<(String, String)>,
 }
 
 /// The tables of one run.
@@ -211,6 +213,7 @@ mod tests {
             tier: Tier::Cheap,
             price: Prices::default(),
             arm: None,
+            fitted: None,
         }
     }
 

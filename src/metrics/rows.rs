@@ -498,6 +498,7 @@ impl Rows {
                 seed,
                 config: config.to_string(),
                 elapsed_ms: None,
+                fitted: Vec::new(),
             };
         }
         self.trials = self.trials.max(trials);
@@ -509,6 +510,9 @@ impl Rows {
             }
             if !self.model_order.contains(&m.name) {
                 self.model_order.push(m.name.clone());
+                if let Some(fitted) = &m.fitted {
+                    self.run.fitted.push((m.name.clone(), fitted.clone()));
+                }
             }
         }
     }

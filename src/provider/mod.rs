@@ -276,6 +276,8 @@ mod tests {
             headers: Default::default(),
             mode: None,
             sim: None,
+            profile: None,
+            fitted: None,
             tool_format: ToolFormat::Native,
             scenarios: Vec::new(),
             max_trials: None,

@@ -56,6 +56,7 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     let mut cap = SECTION_ROWS;
     let mut parts = loop {
         let mut parts = vec!["# calltape report\n".to_string(), headline.clone()];
+        parts.extend(fitted_note(tables));
         for section in &all {
             parts.push(markdown_section(&first_rows(section, cap), &[]).map_err(render_err)?);
         }
@@ -90,6 +91,16 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     }
     parts.push(best);
     Ok(parts.join("\n"))
+}
+
+/// Which models are fitted simulators, and of what: a model of a model is
+/// not the model.
+fn fitted_note(tables: &Tables) -> Option<String> {
+    let fitted = &tables.run.fitted;
+    (!fitted.is_empty()).then(|| {
+        let each: Vec<String> = fitted.iter().map(|(m, from)| format!("{} ({})", encode::markdown(m), encode::markdown(from))).collect();
+        format!("Fitted simulators (models of real models, not the models): {}.\n", each.join("; "))
+    })
 }
 
 /// The headline (`report::headline`) as one Markdown paragraph, each

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::core::rng::Rng;
 
 /// One kind of mistake in a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// A required argument left out.
@@ -29,11 +29,14 @@ pub enum FaultKind {
     MissingRequiredBool,
     /// The tool's name misspelled.
     MisspelledTool,
+    /// Output the server cannot parse as a call: llama.cpp answers HTTP 500
+    /// and the answer is lost (what fitted local models do).
+    ServerRejected,
 }
 
 impl FaultKind {
     /// Every fault kind.
-    pub const ALL: [FaultKind; 9] = [
+    pub const ALL: [FaultKind; 10] = [
         FaultKind::OmitRequired,
         FaultKind::WrongType,
         FaultKind::TrailingComma,
@@ -43,8 +46,13 @@ impl FaultKind {
         FaultKind::AliasedParam,
         FaultKind::MissingRequiredBool,
         FaultKind::MisspelledTool,
+        FaultKind::ServerRejected,
     ];
 }
+
+/// The name of an emitted call that stands for a server rejection: the
+/// simulated model answers HTTP 500 instead of a body (see `SimModel::body`).
+pub const SERVER_REJECTED: &str = "\u{0}server_rejected";
 
 /// A call as the simulated model sends it.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +136,7 @@ pub fn apply(fault: FaultKind, name: &str, args: &Map<String, Value>, schema: &V
     let keys: Vec<&String> = args.keys().collect();
     let object = |m: Map<String, Value>| Value::Object(m).to_string();
     match fault {
+        FaultKind::ServerRejected => Some(EmittedCall { name: SERVER_REJECTED.into(), arguments: String::new() }),
         FaultKind::OmitRequired => {
             let k = *rng_pick(rng, &required)?;
             let mut m = args.clone();

@@ -8,7 +8,11 @@
 //! the request, as a real model would.
 
 pub mod faults;
+pub mod fit;
 mod injection;
+pub mod observe;
+pub mod profile_file;
+pub mod validate;
 mod wire_len;
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +30,10 @@ pub struct SimProfile {
     /// The mistakes this model makes; one is picked per faulty call.
     #[serde(default)]
     pub faults: Vec<FaultKind>,
+    /// Each fault's weight when one is picked (a fitted profile's observed
+    /// mix); empty: each equally likely.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fault_weights: Vec<f64>,
     /// Probability that a call carries one of the faults.
     #[serde(default)]
     pub fault_rate: f64,
@@ -73,6 +81,9 @@ pub enum SimProfileError {
     /// Faulty calls asked for, with no kind of fault to make.
     #[error("sim.fault_rate is set but sim.faults lists no fault kinds")]
     NoFaultKinds,
+    /// Weights that do not go one to a fault, or are not positive numbers.
+    #[error("sim.fault_weights must have one positive weight per fault in sim.faults ({faults}), got {weights:?}")]
+    Weights { faults: usize, weights: Vec<f64> },
 }
 
 impl SimProfile {
@@ -95,6 +106,10 @@ impl SimProfile {
         }
         if self.fault_rate > 0.0 && self.faults.is_empty() {
             return Err(SimProfileError::NoFaultKinds);
+        }
+        let bad_weight = |w: &f64| !w.is_finite() || *w <= 0.0;
+        if !self.fault_weights.is_empty() && (self.fault_weights.len() != self.faults.len() || self.fault_weights.iter().any(bad_weight)) {
+            return Err(SimProfileError::Weights { faults: self.faults.len(), weights: self.fault_weights.clone() });
         }
         Ok(())
     }
@@ -124,6 +139,8 @@ pub struct SimModel<'a> {
 /// A simulated response: the body and the latency to report.
 #[derive(Debug, Clone)]
 pub struct SimResponse {
+    /// 200, or 500 for a server rejection (`FaultKind::ServerRejected`).
+    pub status: u16,
     pub body: Value,
     pub latency_ms: f64,
 }
@@ -331,9 +348,23 @@ impl SimModel<'_> {
             return correct;
         }
         let schema = self.scenario.tool(&expected.tool).map(|t| t.spec.parameters.clone()).unwrap_or(Value::Null);
-        // Try the profile's faults from a random start; the first that applies wins.
-        let start = rng.below(self.profile.faults.len());
+        // Try the profile's faults from a random start (drawn by weight,
+        // where the profile has weights); the first that applies wins.
         let n = self.profile.faults.len();
+        let start = if self.profile.fault_weights.len() == n {
+            let total: f64 = self.profile.fault_weights.iter().sum();
+            let mut x = rng.unit() * total;
+            self.profile
+                .fault_weights
+                .iter()
+                .position(|w| {
+                    x -= w;
+                    x < 0.0
+                })
+                .unwrap_or(n - 1)
+        } else {
+            rng.below(n)
+        };
         (0..n).find_map(|i| faults::apply(self.profile.faults[(start + i) % n], &expected.tool, &args, &schema, rng)).unwrap_or(correct)
     }
 
@@ -367,6 +398,13 @@ impl SimModel<'_> {
     }
 
     fn body(&self, request: &Value, text: Option<String>, calls: Vec<EmittedCall>, turn_key: &str, rng: &mut Rng) -> SimResponse {
+        if calls.iter().any(|c| c.name == faults::SERVER_REJECTED) {
+            // llama.cpp's answer when it cannot parse the model's output as a call.
+            let message = "The model produced output that does not match the expected peg-native format";
+            let body = json!({"error": {"code": 500, "type": "server_error", "message": message}});
+            let latency_ms = self.profile.latency_ms * (0.75 + 0.5 * rng.unit());
+            return SimResponse { status: 500, body, latency_ms: (latency_ms * 1000.0).round() / 1000.0 };
+        }
         let input_tokens = wire_len::compact_len(request).div_ceil(4) as u64;
         let out_chars: usize = text.as_deref().map_or(0, str::len) + calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>();
         let output_tokens = (out_chars.div_ceil(4) + 4 * calls.len()) as u64;
@@ -394,7 +432,7 @@ impl SimModel<'_> {
         });
         let jitter = 0.75 + 0.5 * rng.unit();
         let latency_ms = self.profile.latency_ms * jitter + self.profile.ms_per_output_token * output_tokens as f64;
-        SimResponse { body, latency_ms: (latency_ms * 1000.0).round() / 1000.0 }
+        SimResponse { status: 200, body, latency_ms: (latency_ms * 1000.0).round() / 1000.0 }
     }
 }
 
@@ -511,6 +549,7 @@ mod tests {
     fn profile(faults: Vec<FaultKind>, fault_rate: f64, wrong_value_rate: f64) -> SimProfile {
         SimProfile {
             faults,
+            fault_weights: Vec::new(),
             fault_rate,
             retry_fix_rate: None,
             unwanted_call_rate: 0.0,

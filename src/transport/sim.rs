@@ -39,7 +39,7 @@ impl Transport for SimTransport {
             };
             let answer = sim.respond(&request.body);
             Ok(HttpResponse {
-                status: 200,
+                status: answer.status,
                 headers: vec![("content-type".into(), "application/json".into())],
                 body: ResponseBody::Json(answer.body),
                 latency_ms: answer.latency_ms,
