@@ -33,6 +33,7 @@ pub mod run_folder;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod sim_fit;
 pub mod standalone;
 pub mod stats;
 pub mod transcript;

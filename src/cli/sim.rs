@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Failure, Outcome};
 use crate::events::{read_events, Event};
-use crate::sim::fit::{self, Holdout};
+use crate::sim_fit::{self as fit, Holdout};
 
 /// The `sim` subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -107,7 +107,7 @@ async fn validate_command(args: ValidateArgs) -> Outcome {
     let path = shown(&args.profile);
     let text = std::fs::read_to_string(&args.profile).map_err(|e| Failure::bad(format!("cannot read profile {path}: {e}")))?;
     let (profile, from) = crate::sim::profile_file::parse(&text, &path).map_err(Failure::bad)?;
-    let table = crate::sim::validate::validate(&profile, &from, &events, &args.run_dirs, args.trials).await.map_err(Failure::bad)?;
+    let table = crate::sim_fit::validate::validate(&profile, &from, &events, &args.run_dirs, args.trials).await.map_err(Failure::bad)?;
     print!("{}", table.render());
     Ok(())
 }

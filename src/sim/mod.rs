@@ -8,11 +8,8 @@
 //! the request, as a real model would.
 
 pub mod faults;
-pub mod fit;
 mod injection;
-pub mod observe;
 pub mod profile_file;
-pub mod validate;
 mod wire_len;
 
 use serde::{Deserialize, Serialize};

@@ -9,13 +9,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use super::observe::{quantile, Observations};
 use crate::config::{ModelConfig, ProviderKind, ToolFormat};
 use crate::core::modes::RepairMode;
 use crate::events::{Event, EventKind};
 use crate::pipeline::InvalidKind;
 use crate::plan::{RunPlan, Shard};
 use crate::runner::{self, RunTarget};
-use crate::sim::observe::{quantile, Observations};
 use crate::sim::profile_file::FittedFrom;
 use crate::sim::SimProfile;
 

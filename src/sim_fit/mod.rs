@@ -1,3 +1,6 @@
+//! Simulators fitted to real runs, above the runs they read (so `sim`,
+//! which the configuration and the runner use, never imports them).
+//!
 //! `calltape sim fit`: a simulator profile fitted to what a real model did
 //! in a run. The model is the simulator's own (docs/simulators.md): each
 //! call is faulty with one probability, the fault's kind drawn from the
@@ -6,13 +9,16 @@
 //! interval and the count it rests on; a rate resting on fewer than
 //! [`MIN_N`] observations takes the stated prior instead, and says so.
 
+pub mod observe;
+pub mod validate;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use self::observe::{mean, quantile, Observations, SyntaxClass, Tally};
 use crate::events::Event;
 use crate::pipeline::InvalidKind;
 use crate::plan::Shard;
-use crate::sim::observe::{mean, quantile, Observations, SyntaxClass, Tally};
 use crate::sim::{FaultKind, SimProfile};
 use crate::stats::wilson;
 
