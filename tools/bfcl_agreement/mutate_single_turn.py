@@ -158,6 +158,28 @@ def fault(kind, calls, entry, answer, rng):
     raise ValueError(kind)
 
 
+def imported_entries(calltape, suite, categories):
+    """Imports each category's entries with their answer key into an emptied
+    `suite` folder (for `calltape bfcl-judge --suite`) and yields
+    (category, entry, answer) for every entry, in file order."""
+    suite.mkdir(parents=True, exist_ok=True)
+    for p in suite.iterdir():
+        p.unlink()
+    data_dir = bfcl_data_dir()
+    for category in categories:
+        path = data_file(data_dir, category)
+        if path is None:
+            continue
+        answer_path = data_dir / "possible_answer" / path.name
+        out = subprocess.run([calltape, "import", "bfcl", str(path), "--answers", str(answer_path), "--out", str(suite)],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"import of {path} failed: {out.stderr}")
+        answers = {a["id"]: a for a in read_lines(answer_path)}
+        for entry in read_lines(path):
+            yield category, entry, answers[entry["id"]]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calltape", required=True)
@@ -170,35 +192,20 @@ def main():
 
     work = Path(args.work).resolve()
     suite = work / "suite"
-    suite.mkdir(parents=True, exist_ok=True)
-    for p in suite.iterdir():
-        p.unlink()
-    data_dir = bfcl_data_dir()
     rng = random.Random(args.seed)
     model_name = fc_model_name()
     rows, lines = [], []
-    for category in args.category or AST:
-        path = data_file(data_dir, category)
-        if path is None:
-            continue
-        answer_path = data_dir / "possible_answer" / path.name
-        out = subprocess.run([args.calltape, "import", "bfcl", str(path), "--answers", str(answer_path), "--out", str(suite)],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise SystemExit(f"import of {path} failed: {out.stderr}")
-        answers = {a["id"]: a for a in read_lines(answer_path)}
-        for entry in read_lines(path):
-            answer = answers[entry["id"]]
-            for _ in range(args.per_entry):
-                calls = truth_calls(answer)
-                kinds = rng.sample(FAULTS, rng.choice([1, 2, 2]))
-                applied = [k for k in kinds if fault(k, calls, entry, answer, rng)]
-                if not applied:
-                    continue
-                n = len(rows)
-                rows.append({"n": n, "category": category, "id": entry["id"], "faults": "+".join(applied),
-                             "calls": calls, "entry": entry, "answer": answer})
-                lines.append(json.dumps({"id": entry["id"], "n": n, "calls": calls}))
+    for category, entry, answer in imported_entries(args.calltape, suite, args.category or AST):
+        for _ in range(args.per_entry):
+            calls = truth_calls(answer)
+            kinds = rng.sample(FAULTS, rng.choice([1, 2, 2]))
+            applied = [k for k in kinds if fault(k, calls, entry, answer, rng)]
+            if not applied:
+                continue
+            n = len(rows)
+            rows.append({"n": n, "category": category, "id": entry["id"], "faults": "+".join(applied),
+                         "calls": calls, "entry": entry, "answer": answer})
+            lines.append(json.dumps({"id": entry["id"], "n": n, "calls": calls}))
     answers_path = work / "answers.jsonl"
     answers_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = subprocess.run([args.calltape, "bfcl-judge", "--suite", str(suite), str(answers_path)], capture_output=True, text=True)

@@ -17,8 +17,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from agreement import bfcl_data_dir, data_file, fc_model_name, language_of, read_lines
-from mutate_single_turn import AST, FAULTS, fault, truth_calls
+from agreement import fc_model_name, language_of
+from mutate_single_turn import AST, FAULTS, fault, imported_entries, truth_calls
 
 
 def main():
@@ -34,33 +34,18 @@ def main():
 
     work = Path(args.work).resolve()
     suite = work / "suite"
-    suite.mkdir(parents=True, exist_ok=True)
-    for p in suite.iterdir():
-        p.unlink()
-    data_dir = bfcl_data_dir()
     rng = random.Random(args.seed)
     model_name = fc_model_name()
     prepared, lines = [], []
-    for category in args.category or AST:
-        path = data_file(data_dir, category)
-        if path is None:
-            continue
-        answer_path = data_dir / "possible_answer" / path.name
-        out = subprocess.run([args.calltape, "import", "bfcl", str(path), "--answers", str(answer_path), "--out", str(suite)],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise SystemExit(f"import of {path} failed: {out.stderr}")
-        answers = {a["id"]: a for a in read_lines(answer_path)}
-        for entry in read_lines(path):
-            answer = answers[entry["id"]]
-            variants = [truth_calls(answer)]
-            for _ in range(args.per_entry):
-                calls = truth_calls(answer)
-                if any([fault(k, calls, entry, answer, rng) for k in rng.sample(FAULTS, 2)]):
-                    variants.append(calls)
-            for calls in variants:
-                prepared.append((entry["function"], calls, answer["ground_truth"], language_of(category), category))
-                lines.append(json.dumps({"id": entry["id"], "calls": calls}))
+    for category, entry, answer in imported_entries(args.calltape, suite, args.category or AST):
+        variants = [truth_calls(answer)]
+        for _ in range(args.per_entry):
+            calls = truth_calls(answer)
+            if any([fault(k, calls, entry, answer, rng) for k in rng.sample(FAULTS, 2)]):
+                variants.append(calls)
+        for calls in variants:
+            prepared.append((entry["function"], calls, answer["ground_truth"], language_of(category), category))
+            lines.append(json.dumps({"id": entry["id"], "calls": calls}))
     answers_path = work / "answers.jsonl"
     answers_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
