@@ -40,6 +40,16 @@ def bfcl_data_dir():
     return Path(bfcl_eval.__file__).parent / "data"
 
 
+def judge_timing(calltape, suite, rounds, answers_path):
+    """`calltape bfcl-judge --time`'s figures for the answers in `answers_path`
+    (best_round_us, mean_us, rounds), as the timing scripts compare them."""
+    out = subprocess.run([calltape, "bfcl-judge", "--suite", str(suite), "--time", str(rounds), str(answers_path)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"bfcl-judge --time failed: {out.stderr[:3000]}")
+    return json.loads(out.stdout)
+
+
 def fc_model_name():
     """A function-calling model whose config maps dots to underscores, written as BFCL's checker expects."""
     from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING

@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from agreement import judge_timing
 from multi_turn import CATEGORIES, bfcl_verdict, data_folder, fresh_suite, read_lines
 from mutate_multi_turn import KINDS, aliased, mutated, reset_shared_defaults
 
@@ -63,11 +64,7 @@ def main():
         cpu += time.process_time() - started
     bfcl_us = cpu * 1e6 / len(rows)
 
-    out = subprocess.run([args.calltape, "bfcl-judge", "--suite", str(suite), "--time", str(args.rounds), str(answers_path)],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"bfcl-judge --time failed: {out.stderr[:3000]}")
-    ours = json.loads(out.stdout)
+    ours = judge_timing(args.calltape, suite, args.rounds, answers_path)
     print(f"{len(rows)} trajectories ({', '.join(args.category or CATEGORIES)})")
     print(f"bfcl-eval multi_turn_checker: {bfcl_us:.0f} µs CPU a trajectory")
     print(f"calltape bfcl-judge: {ours['best_round_us']:.1f} µs a trajectory (best of {ours['rounds']} rounds; mean {ours['mean_us']:.1f})")

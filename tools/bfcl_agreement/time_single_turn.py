@@ -13,11 +13,10 @@ the timed loop, the best round's mean). Prints both and the ratio.
 import argparse
 import json
 import random
-import subprocess
 import time
 from pathlib import Path
 
-from agreement import fc_model_name, language_of
+from agreement import fc_model_name, judge_timing, language_of
 from mutate_single_turn import AST, FAULTS, fault, imported_entries, truth_calls
 
 
@@ -60,11 +59,7 @@ def main():
         best = min(best, time.process_time() - started)
     bfcl_us = best * 1e6 / len(prepared)
 
-    out = subprocess.run([args.calltape, "bfcl-judge", "--suite", str(suite), "--time", str(args.rounds), str(answers_path)],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"bfcl-judge --time failed: {out.stderr[:3000]}")
-    ours = json.loads(out.stdout)
+    ours = judge_timing(args.calltape, suite, args.rounds, answers_path)
     print(f"{len(prepared)} answers ({', '.join(args.category or AST)}); calltape {args.calltape}")
     print(f"bfcl-eval ast_checker: {bfcl_us:.2f} µs CPU an answer (best of {args.rounds} rounds)")
     print(f"calltape bfcl-judge: {ours['best_round_us']:.2f} µs an answer (best of {ours['rounds']} rounds; mean {ours['mean_us']:.2f})")
