@@ -128,7 +128,7 @@ fn a_cassette_miss_is_typed_and_says_how_to_record() {
 
 #[test]
 fn bfcl_judge_errors_name_the_line_and_keep_the_parser_error() {
-    use calltape::bfcl::outputs::{judge_lines, JudgeError};
+    use calltape::bfcl_outputs::{judge_lines, JudgeError};
     let e = judge_lines(&[], "\n{\"id\": 1\n".as_bytes(), std::io::sink()).unwrap_err();
     assert!(matches!(e, JudgeError::NotJson { line: 2, .. }), "{e:?}");
     assert!(e.to_string().starts_with("line 2: not JSON: "));

@@ -1,7 +1,7 @@
 //! Globs take globset's syntax wherever a name is selected: `--filter`
 //! here, through the binary, on the bundled coding suite replayed from its
 //! recordings (the construct-by-construct cases are unit tests in
-//! src/core/glob.rs).
+//! crates/vocab/src/core/glob.rs).
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -36,12 +36,12 @@ pub fn bfcl_judge(args: BfclJudgeArgs) -> Outcome {
     }
     let suites = load_suites(&args.suites).map_err(|_| Failure::BadInput(None))?;
     if let Some(rounds) = args.time {
-        let timing = bfcl::outputs::time_lines(&suites, input, rounds).map_err(Failure::bad)?;
+        let timing = crate::bfcl_outputs::time_lines(&suites, input, rounds).map_err(Failure::bad)?;
         println!("{}", serde_json::to_string(&timing).unwrap_or_default());
         return Ok(());
     }
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let counts = bfcl::outputs::judge_lines(&suites, input, stdout).map_err(Failure::bad)?;
+    let counts = crate::bfcl_outputs::judge_lines(&suites, input, stdout).map_err(Failure::bad)?;
     eprintln!("{} valid, {} invalid", counts.valid, counts.invalid);
     Ok(())
 }

@@ -5,7 +5,7 @@ pub mod anchor;
 mod compact;
 pub mod csv;
 pub mod decision;
-pub mod encode;
+pub use crate::encode;
 pub mod fit;
 pub mod headline;
 pub mod html;
@@ -104,4 +104,29 @@ pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportErro
         written.extend(exporter.write(tables, dir)?);
     }
     Ok(written)
+}
+
+/// One titled table of a report.
+#[derive(Clone)]
+pub struct Section {
+    pub title: String,
+    pub frame: polars::prelude::DataFrame,
+    /// (column, label) pairs, in order.
+    pub columns: Vec<(String, String)>,
+    /// A line under the table, e.g. rows left out.
+    pub note: Option<String>,
+    /// Shown on the terminal too (else only in `report.md`).
+    pub terminal: bool,
+    /// On the terminal, only this many rows (the rest are in `report.md`).
+    pub terminal_rows: Option<usize>,
+}
+
+/// The tables as `view` asks: every section, or the core figures only
+/// (here, above both views, so neither imports the other).
+pub fn render_view(tables: &Tables, view: &terminal::View) -> polars::prelude::PolarsResult<String> {
+    if view.all {
+        terminal::render_all(tables, view)
+    } else {
+        Ok(compact::render_compact(tables, view)?.join("\n"))
+    }
 }

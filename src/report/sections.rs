@@ -7,6 +7,7 @@ use polars::prelude::*;
 
 use std::collections::HashMap;
 
+pub use super::Section;
 use crate::metrics::columns::{bools, f64s, strings};
 use crate::metrics::schema;
 use crate::metrics::Tables;
@@ -30,21 +31,6 @@ const ONLY_CHEAP: &str = "only_cheap";
 const ONLY_STRONG: &str = "only_strong";
 const CHEAP_COST: &str = "cost_cheap_over_strong";
 const CHEAP_LATENCY: &str = "latency_cheap_over_strong";
-
-/// One titled table of a report.
-#[derive(Clone)]
-pub struct Section {
-    pub title: String,
-    pub frame: DataFrame,
-    /// (column, label) pairs, in order.
-    pub columns: Vec<(String, String)>,
-    /// A line under the table, e.g. rows left out.
-    pub note: Option<String>,
-    /// Shown on the terminal too (else only in `report.md`).
-    pub terminal: bool,
-    /// On the terminal, only this many rows (the rest are in `report.md`).
-    pub terminal_rows: Option<usize>,
-}
 
 fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
     Section {

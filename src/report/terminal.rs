@@ -11,6 +11,7 @@ use polars::prelude::*;
 use super::encode;
 use super::fit::{self, Column, Keep};
 use super::paint::Paint;
+pub use super::render_view;
 use super::sections::{sections, Section};
 use super::text::text_table;
 use crate::metrics::Tables;
@@ -80,16 +81,13 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
 
 /// Every section as terminal text, each at most `width` columns wide.
 pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
-    render_view(tables, &View { all: true, width, paint: Paint::default() })
+    render_all(tables, &View { all: true, width, paint: Paint::default() })
 }
 
-/// The tables as `view` asks: every section, or the core figures only.
-pub fn render_view(tables: &Tables, view: &View) -> PolarsResult<String> {
-    let rendered: Vec<String> = if view.all {
-        sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, &[], view)).collect::<PolarsResult<_>>()?
-    } else {
-        super::compact::render_compact(tables, view)?
-    };
+/// Every section shown on the terminal, as `view` asks.
+pub fn render_all(tables: &Tables, view: &View) -> PolarsResult<String> {
+    let rendered: Vec<String> =
+        sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, &[], view)).collect::<PolarsResult<_>>()?;
     Ok(rendered.join("\n"))
 }
 

@@ -84,3 +84,24 @@ pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
     }
     Ok(table)
 }
+
+/// `x`, or `fallback` when `x` is NaN or infinite.
+pub fn finite(x: f64, fallback: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        fallback
+    }
+}
+
+/// A dollar amount with as many digits as small amounts need.
+pub fn usd(x: f64) -> String {
+    let x = finite(x, 0.0);
+    match x.abs() {
+        0.0 => "$0".into(),
+        a if a >= 100.0 => format!("${x:.0}"),
+        a if a >= 1.0 => format!("${x:.2}"),
+        a if a >= 0.01 => format!("${x:.3}"),
+        _ => format!("${x:.4}"),
+    }
+}

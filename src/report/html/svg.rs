@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::scale::Scale;
+pub use crate::report::text::{finite, usd};
 
 /// Okabe and Ito's palette (distinguishable with every common colour-vision
 /// deficiency), then its black, a grey and Tol's wine: one colour per
@@ -30,27 +31,6 @@ pub fn num(x: f64) -> String {
         format!("{}", x as i64)
     } else {
         format!("{x:.1}")
-    }
-}
-
-/// `x`, or `fallback` when `x` is NaN or infinite.
-pub fn finite(x: f64, fallback: f64) -> f64 {
-    if x.is_finite() {
-        x
-    } else {
-        fallback
-    }
-}
-
-/// A dollar amount with as many digits as small amounts need.
-pub fn usd(x: f64) -> String {
-    let x = finite(x, 0.0);
-    match x.abs() {
-        0.0 => "$0".into(),
-        a if a >= 100.0 => format!("${x:.0}"),
-        a if a >= 1.0 => format!("${x:.2}"),
-        a if a >= 0.01 => format!("${x:.3}"),
-        _ => format!("${x:.4}"),
     }
 }
 
