@@ -14,6 +14,7 @@ pub mod injection;
 mod rows;
 mod runs;
 pub mod schema;
+pub mod table;
 
 /// Reading a table's columns as plain vectors.
 pub mod columns {
@@ -68,6 +69,8 @@ pub struct Tables {
     pub injection: DataFrame,
     /// How many events the tables were built from.
     pub events: u64,
+    /// Every table as typed rows: what the sinks read.
+    pub rows: table::TableRows,
 }
 
 impl Tables {
