@@ -7,6 +7,7 @@
 
 use polars::prelude::*;
 
+use super::grid::Shown;
 use super::sections::Section;
 use crate::metrics::schema;
 use crate::metrics::table::PairRow;
@@ -172,25 +173,19 @@ pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
     if decisions.is_empty() {
         return Ok(None);
     }
-    let column =
-        |name: &str, f: &dyn Fn(&Decision) -> String| Column::from(Series::new(name.into(), decisions.iter().map(f).collect::<Vec<_>>()));
-    let frame = DataFrame::new_infer_height(vec![
-        column(COMPARISON, &|d| format!("{} vs {}", d.first, d.second)),
-        column(DIFFERENCE, &|d| d.difference()),
-        column(VERDICT, &|d| d.verdict()),
-    ])?;
     let listed = decisions.len() > TERMINAL_ROWS;
-    Ok(Some(Section {
-        title: "Is each difference real? Paired 95% intervals over scenarios".into(),
-        frame,
-        columns: vec![(COMPARISON.into(), "comparison".into()), (DIFFERENCE.into(), "difference".into()), (VERDICT.into(), "verdict".into())],
-        note: Some(format!(
-            "points: pass rate, first − second; decisive: the interval excludes 0; what an undecided one needs is for 80% power{}; see docs/statistics.md",
-            if listed { format!("; all {} in report.md and pairs.csv", decisions.len()) } else { String::new() }
-        )),
-        terminal: true,
-        terminal_rows: Some(TERMINAL_ROWS),
-    }))
+    let columns = vec![
+        Shown::of(COMPARISON, "comparison", &decisions, |d| format!("{} vs {}", d.first, d.second)),
+        Shown::of(DIFFERENCE, "difference", &decisions, |d| d.difference()),
+        Shown::of(VERDICT, "verdict", &decisions, |d| d.verdict()),
+    ];
+    let mut s = Section::new("Is each difference real? Paired 95% intervals over scenarios", decisions.len(), columns);
+    s.note = Some(format!(
+        "points: pass rate, first − second; decisive: the interval excludes 0; what an undecided one needs is for 80% power{}; see docs/statistics.md",
+        if listed { format!("; all {} in report.md and pairs.csv", decisions.len()) } else { String::new() }
+    ));
+    s.terminal_rows = Some(TERMINAL_ROWS);
+    Ok(Some(s))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod csv;
 pub mod decision;
 pub mod encode;
 pub mod fit;
+pub mod grid;
 pub mod headline;
 pub mod html;
 mod injection;
