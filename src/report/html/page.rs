@@ -99,7 +99,9 @@ fn header(tables: &Tables) -> PolarsResult<String> {
 /// How many models ran, in a few words: the names are in the tables, and
 /// 29 of them filled the header. With arms, the base models and the arms.
 fn model_count(tables: &Tables) -> PolarsResult<String> {
-    let (bases, arms) = (super::names(&tables.summary, schema::BASE_MODEL)?, super::names(&tables.summary, schema::ARM)?);
+    let summary = &tables.rows.summary;
+    let bases: Vec<String> = summary.iter().map(|r| super::name(&r.base_model)).collect();
+    let arms: Vec<String> = summary.iter().map(|r| super::name(&r.arm)).collect();
     let mut distinct_bases = bases.clone();
     distinct_bases.sort();
     distinct_bases.dedup();
