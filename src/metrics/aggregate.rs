@@ -385,5 +385,5 @@ pub(super) fn aggregate(mut r: Rows) -> PolarsResult<Tables> {
         pairs: rows_of(&pairs)?,
         injection: rows_of(&injection)?,
     };
-    Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, injection, events: r.events, rows })
+    Ok(Tables { run: r.run, rows, events: r.events })
 }

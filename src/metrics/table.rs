@@ -316,7 +316,7 @@ table!(PairRow, "pairs", schema::PAIRS);
 table!(InjectionRow, "injection", injection::COLUMNS);
 
 /// Every table of a run as rows.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TableRows {
     pub summary: Vec<SummaryRow>,
     pub by_tool: Vec<ToolRow>,
@@ -349,6 +349,27 @@ impl TableRows {
             v.table(&self.injection);
         }
     }
+}
+
+/// Each table's rows as JSON objects keyed by column, with its file stem:
+/// for checks over every column of every table (tests, fuzzing).
+pub fn json_rows(rows: &TableRows) -> Vec<(&'static str, Vec<serde_json::Map<String, serde_json::Value>>)> {
+    struct Collect(Vec<(&'static str, Vec<serde_json::Map<String, serde_json::Value>>)>);
+    impl TableVisitor for Collect {
+        fn table<T: Table>(&mut self, rows: &[T]) {
+            let objects = rows
+                .iter()
+                .map(|r| match serde_json::to_value(r) {
+                    Ok(serde_json::Value::Object(map)) => map,
+                    _ => serde_json::Map::new(),
+                })
+                .collect();
+            self.0.push((T::STEM, objects));
+        }
+    }
+    let mut c = Collect(Vec::new());
+    rows.visit(&mut c);
+    c.0
 }
 
 /// A frame's rows as `T`, read by column name here and nowhere else.

@@ -69,7 +69,7 @@ fn head(run: &RunInfo) -> String {
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
     let models = model_count(tables)?;
-    let runs = tables.scenarios.height();
+    let runs = tables.rows.scenarios.len();
     let mut rows = vec![
         ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
         ("models", models),
