@@ -204,13 +204,13 @@ fn check_followups(file: &ScenarioFile, names: &HashSet<String>, problems: &mut 
 fn check_bfcl_multi_turn(file: &ScenarioFile, problems: &mut Problems<'_, '_>) {
     let Some(key) = &file.expect.bfcl_multi_turn else { return };
     if let Err(e) = key.world() {
-        problems.at("/expect/bfcl_multi_turn/involved_classes", e);
+        problems.at("/expect/bfcl_multi_turn/involved_classes", e.to_string());
     }
     for (t, turn) in key.ground_truth.iter().enumerate() {
         for (c, text) in turn.iter().enumerate() {
             let pointer = format!("/expect/bfcl_multi_turn/ground_truth/{t}/{c}");
             match crate::bfcl::multi_turn::pycall::parse_call(text) {
-                Err(e) => problems.at(&pointer, e),
+                Err(e) => problems.at(&pointer, e.to_string()),
                 Ok(call) if crate::bfcl::multi_turn::named_args(&key.involved_classes, &call).is_none() => problems.at(
                     &pointer,
                     format!("{text} names no method of {} (or passes it too many arguments)", key.involved_classes.join(", ")),
