@@ -147,7 +147,7 @@ pub fn list_tools(server: &McpServerSpec) -> Result<Vec<ToolSpec>, McpError> {
             client.list_tools().await
         })
     })
-    .map_err(failed)??;
+    .map_err(|e| failed(e.to_string()))??;
     listed
         .iter()
         .enumerate()
