@@ -13,8 +13,7 @@ use std::fmt::Write;
 use polars::prelude::PolarsResult;
 
 use crate::core::gate::Gate;
-use crate::metrics::columns::{bools, f64s, strings, u64s};
-use crate::metrics::schema;
+use crate::metrics::table::SummaryRow;
 use crate::metrics::Tables;
 
 /// One model's figures in both runs.
@@ -111,34 +110,32 @@ fn clusters(
 
 /// The 95% interval of a model's invalid-rate change (current − base):
 /// Newcombe's interval for independent proportions over the calls.
-fn invalid_interval(base: &Tables, current: &Tables, model: &str) -> PolarsResult<Option<(f64, f64)>> {
-    let counts = |t: &Tables| -> PolarsResult<Option<(u64, u64)>> {
-        let i = strings(&t.summary, schema::MODEL)?.iter().position(|m| m == model);
-        Ok(match i {
-            Some(i) => Some((u64s(&t.summary, schema::INVALID)?[i], u64s(&t.summary, schema::CALLS)?[i])),
-            None => None,
-        })
-    };
-    let (Some(b), Some(c)) = (counts(base)?, counts(current)?) else { return Ok(None) };
-    Ok(crate::paired::newcombe_independent(b, c, crate::paired::normal_quantile(0.975)))
+fn invalid_interval(base: &Tables, current: &Tables, model: &str) -> Option<(f64, f64)> {
+    let counts = |t: &Tables| summary_row(t, model).map(|r| (r.invalid, r.calls));
+    let (Some(b), Some(c)) = (counts(base), counts(current)) else { return None };
+    crate::paired::newcombe_independent(b, c, crate::paired::normal_quantile(0.975))
+}
+
+/// A model's summary row in one run.
+fn summary_row<'a>(t: &'a Tables, model: &str) -> Option<&'a SummaryRow> {
+    t.rows.summary.iter().find(|r| r.model == model)
 }
 
 /// A model's own figures in one run, for a model the other run lacks.
-fn figures(t: &Tables, model: &str) -> PolarsResult<String> {
-    let s = &t.summary;
-    let Some(i) = strings(s, schema::MODEL)?.iter().position(|m| m == model) else { return Ok(String::new()) };
-    let (runs, errored) = (u64s(s, schema::SCENARIOS)?[i], u64s(s, schema::ERRORED)?[i]);
+fn figures(t: &Tables, model: &str) -> String {
+    let Some(r) = summary_row(t, model) else { return String::new() };
+    let (runs, errored) = (r.scenarios, r.errored);
     let errored_text = if errored > 0 { format!(", {errored} errored") } else { String::new() };
     if runs == 0 {
-        return Ok(format!("errored: no answer in {errored} units"));
+        return format!("errored: no answer in {errored} units");
     }
-    let p95 = s.column(schema::LATENCY_P95_MS)?.get(i)?.extract::<f64>().map_or("—".to_string(), |x| format!("{x:.0}"));
-    Ok(format!(
+    let p95 = r.latency_p95_ms.map_or("—".to_string(), |x| format!("{x:.0}"));
+    format!(
         "{runs} runs{errored_text}, pass {:.3}, invalid {:.3}, cost ${:.4}, p95 {p95} ms",
-        f64s(s, schema::PASS_RATE)?[i],
-        f64s(s, schema::INVALID_RATE)?[i],
-        f64s(s, schema::TOTAL_COST_USD)?[i],
-    ))
+        r.pass_rate.unwrap_or(0.0),
+        r.invalid_rate.unwrap_or(0.0),
+        r.total_cost_usd,
+    )
 }
 
 fn relative(base: f64, current: f64) -> Option<f64> {
@@ -149,39 +146,25 @@ fn relative(base: f64, current: f64) -> Option<f64> {
 type Verdicts = HashMap<String, HashMap<(String, String, u64), bool>>;
 
 /// The verdicts of the answered runs: an errored run has none.
-fn verdicts(t: &Tables) -> PolarsResult<Verdicts> {
-    let df = &t.scenarios;
-    let (m, s, sc, tr, p) = (
-        strings(df, schema::MODEL)?,
-        strings(df, schema::SUITE)?,
-        strings(df, schema::SCENARIO)?,
-        u64s(df, schema::TRIAL)?,
-        bools(df, schema::PASSED)?,
-    );
-    let errored = bools(df, schema::ERRORED)?;
+fn verdicts(t: &Tables) -> Verdicts {
     let mut out: Verdicts = HashMap::new();
-    for i in (0..m.len()).filter(|&i| !errored[i]) {
-        out.entry(m[i].clone()).or_default().insert((s[i].clone(), sc[i].clone(), tr[i]), p[i]);
+    for r in t.rows.scenarios.iter().filter(|r| !r.errored) {
+        out.entry(r.model.clone()).or_default().insert((r.suite.clone(), r.scenario.clone(), r.trial), r.passed);
     }
-    Ok(out)
+    out
 }
 
 /// Compares `current` with `base` under `gate`.
 pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Comparison> {
     let mut c = Comparison::default();
-    let (vb, vc) = (verdicts(base)?, verdicts(current)?);
-    let base_models = strings(&base.summary, schema::MODEL)?;
-    let current_models = strings(&current.summary, schema::MODEL)?;
-    let row = |t: &Tables, model: &str| -> PolarsResult<Option<(f64, f64, Option<f64>)>> {
-        let models = strings(&t.summary, schema::MODEL)?;
-        let Some(i) = models.iter().position(|m| m == model) else { return Ok(None) };
-        let p95 = t.summary.column(schema::LATENCY_P95_MS)?.get(i)?.extract::<f64>();
-        Ok(Some((f64s(&t.summary, schema::INVALID_RATE)?[i], f64s(&t.summary, schema::TOTAL_COST_USD)?[i], p95)))
-    };
+    let (vb, vc) = (verdicts(base), verdicts(current));
+    let models = |t: &Tables| -> Vec<String> { t.rows.summary.iter().map(|r| r.model.clone()).collect() };
+    let (base_models, current_models) = (models(base), models(current));
+    let row = |t: &Tables, model: &str| summary_row(t, model).map(|r| (r.invalid_rate.unwrap_or(0.0), r.total_cost_usd, r.latency_p95_ms));
     let no_runs = HashMap::new();
     for model in &current_models {
         if !base_models.contains(model) {
-            c.only_in_current.push(format!("model {model}: {}", figures(current, model)?));
+            c.only_in_current.push(format!("model {model}: {}", figures(current, model)));
             continue;
         }
         // A model with no answered run in one of the runs is still listed, with no pass rate.
@@ -194,7 +177,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
                 shared.iter().filter(|k| v[**k]).count() as f64 / shared.len() as f64
             }
         };
-        let (Some((inv_b, cost_b, p95_b)), Some((inv_c, cost_c, p95_c))) = (row(base, model)?, row(current, model)?) else { continue };
+        let (Some((inv_b, cost_b, p95_b)), Some((inv_c, cost_c, p95_c))) = (row(base, model), row(current, model)) else { continue };
         let pass_interval = crate::paired::paired_interval(&clusters(&shared, b, cur), 0.05);
         let change = ModelChange {
             model: model.clone(),
@@ -219,7 +202,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         }
         let rise = inv_c - inv_b;
         if rise > gate.max_invalid_rate_rise + 1e-12 {
-            let decided = invalid_interval(base, current, model)?.map(|(lo, hi)| (lo > 0.0, lo, hi));
+            let decided = invalid_interval(base, current, model).map(|(lo, hi)| (lo > 0.0, lo, hi));
             c.flag(
                 gate,
                 decided,
@@ -245,7 +228,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         c.models.push(change);
     }
     for model in base_models.iter().filter(|m| !current_models.contains(m)) {
-        c.only_in_base.push(format!("model {model}: {}", figures(base, model)?));
+        c.only_in_base.push(format!("model {model}: {}", figures(base, model)));
         if gate.fail_on_missing {
             c.uncompared.push(format!("{model}: missing from the current run, not compared (run it, or pass --allow-missing)"));
         }
@@ -264,19 +247,14 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
     }
 
     // Scenarios: over all trials of each (model, suite, scenario) both runs have.
-    let all_passed = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), Option<bool>>> {
-        let df = &t.by_scenario;
-        let (m, s, sc, n, p) = (
-            strings(df, schema::MODEL)?,
-            strings(df, schema::SUITE)?,
-            strings(df, schema::SCENARIO)?,
-            u64s(df, schema::TRIALS)?,
-            u64s(df, schema::PASSED)?,
-        );
+    let all_passed = |t: &Tables| -> BTreeMap<(String, String), Option<bool>> {
         // None where no trial answered: an errored scenario neither passed nor failed.
-        Ok((0..m.len()).map(|i| ((m[i].clone(), format!("{}/{}", s[i], sc[i])), (n[i] > 0).then_some(p[i] == n[i]))).collect())
+        let row = |r: &crate::metrics::table::ScenarioRow| {
+            ((r.model.clone(), format!("{}/{}", r.suite, r.scenario)), (r.trials > 0).then_some(r.passed == r.trials))
+        };
+        t.rows.by_scenario.iter().map(row).collect()
     };
-    let (sb, sc) = (all_passed(base)?, all_passed(current)?);
+    let (sb, sc) = (all_passed(base), all_passed(current));
     for (key, now) in &sc {
         match (sb.get(key), now) {
             (Some(Some(true)), Some(false)) => c.newly_failing.push(key.clone()),
@@ -308,13 +286,10 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         }
     }
 
-    let tool_rates = |t: &Tables| -> PolarsResult<BTreeMap<(String, String), (u64, f64)>> {
-        let df = &t.by_tool;
-        let (m, tl, n, r) =
-            (strings(df, schema::MODEL)?, strings(df, schema::TOOL)?, u64s(df, schema::CALLS)?, f64s(df, schema::INVALID_RATE)?);
-        Ok((0..m.len()).map(|i| ((m[i].clone(), tl[i].clone()), (n[i], r[i]))).collect())
+    let tool_rates = |t: &Tables| -> BTreeMap<(String, String), (u64, f64)> {
+        t.rows.by_tool.iter().map(|r| ((r.model.clone(), r.tool.clone()), (r.calls, r.invalid_rate.unwrap_or(0.0)))).collect()
     };
-    let (tb, tc) = (tool_rates(base)?, tool_rates(current)?);
+    let (tb, tc) = (tool_rates(base), tool_rates(current));
     for ((model, tool), (calls, rate)) in &tc {
         if let Some((calls_b, rate_b)) = tb.get(&(model.clone(), tool.clone())) {
             if (rate - rate_b).abs() > 1e-12 {

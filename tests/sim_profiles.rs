@@ -8,14 +8,8 @@ use calltape::config::{Config, EMBEDDED_DEFAULT};
 
 use calltape::core::modes::CassetteMode;
 use calltape::{events, metrics, runner, scenario};
-use polars::prelude::*;
 
 const TRIALS: u32 = 8;
-
-fn column_f64(df: &DataFrame, name: &str) -> Vec<f64> {
-    let c = df.column(name).unwrap();
-    (0..df.height()).map(|i| c.get(i).unwrap().extract::<f64>().unwrap()).collect()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn profiles_land_near_their_configured_rates() {
@@ -34,17 +28,17 @@ async fn profiles_land_near_their_configured_rates() {
     let events = events::read_events(&folder.dir.join("events.jsonl")).unwrap();
     let tables = metrics::build_tables(&events).unwrap();
 
-    let model_column = tables.summary.column("model").unwrap().str().unwrap();
-    let names: Vec<String> = (0..tables.summary.height()).map(|i| model_column.get(i).unwrap().to_string()).collect();
-    let invalid_rate = column_f64(&tables.summary, "invalid_rate");
-    let calls = column_f64(&tables.summary, "calls");
-    let pass_rate = column_f64(&tables.summary, "pass_rate");
+    let summary = &tables.rows.summary;
+    let names: Vec<String> = summary.iter().map(|r| r.model.clone()).collect();
+    let invalid_rate: Vec<f64> = summary.iter().map(|r| r.invalid_rate.unwrap_or(0.0)).collect();
+    let calls: Vec<f64> = summary.iter().map(|r| r.calls as f64).collect();
+    let pass_rate: Vec<f64> = summary.iter().map(|r| r.pass_rate.unwrap_or(0.0)).collect();
     let scenarios_per_model = (suites[0].len() as u32 * TRIALS) as f64;
 
     for (i, name) in names.iter().enumerate() {
         let model = config.models.iter().find(|m| &m.name == name).unwrap();
         let sim = model.sim.as_ref().unwrap();
-        assert_eq!(column_f64(&tables.summary, "scenarios")[i], scenarios_per_model);
+        assert_eq!(summary[i].scenarios as f64, scenarios_per_model);
         // Every attempt fails with probability fault_rate (retries included),
         // so the measured rate is a binomial proportion: allow 4 standard errors.
         let p = sim.fault_rate;
@@ -91,12 +85,13 @@ async fn same_seed_same_tables() {
     }
     // Local repair latency is measured in-process (microseconds of real
     // time), so it is the one figure that differs between identical runs.
-    let reproducible = |df: &DataFrame| {
-        let measured: Vec<String> =
-            df.get_column_names().iter().filter(|c| c.starts_with("repair_local_")).map(|c| c.to_string()).collect();
-        df.drop_many(measured)
+    let reproducible = |t: &metrics::Tables| {
+        let mut summary = t.rows.summary.clone();
+        summary.iter_mut().for_each(|r| (r.repair_local_p50_us, r.repair_local_p95_us) = (None, None));
+        let mut by_tool = t.rows.by_tool.clone();
+        by_tool.iter_mut().for_each(|r| (r.repair_local_p50_us, r.repair_local_p95_us) = (None, None));
+        (summary, by_tool)
     };
-    assert!(reproducible(&tables[0].summary).equals_missing(&reproducible(&tables[1].summary)));
-    assert!(reproducible(&tables[0].by_tool).equals_missing(&reproducible(&tables[1].by_tool)));
-    assert!(tables[0].scenarios.equals_missing(&tables[1].scenarios));
+    assert_eq!(reproducible(&tables[0]), reproducible(&tables[1]));
+    assert_eq!(tables[0].rows.scenarios, tables[1].rows.scenarios);
 }

@@ -4,7 +4,8 @@
 //! archive of every file under `scenarios/` and `recordings/` (the folders
 //! `calltape.toml` names), deflated (JSON shrinks about elevenfold, 3.5 MB
 //! of the binary), and `$OUT_DIR/bundled.rs`, which includes it with a
-//! digest of them all that names their unpacked copy.
+//! digest of them all that names their unpacked copy; and copies the
+//! default `calltape.toml` to `$OUT_DIR` for `config::EMBEDDED_DEFAULT`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -12,13 +13,21 @@ use std::path::{Path, PathBuf};
 const ROOTS: [&str; 2] = ["scenarios", "recordings"];
 
 fn main() {
-    // The folders are the repository's, two levels above this crate.
+    // In the repository the folders (and the default `calltape.toml`) are
+    // the workspace's, two levels up; in this crate's package they are
+    // here (its links to them are packaged as the files they point to).
     let crate_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let manifest = crate_dir.join("../..");
+    let workspace = crate_dir.join("../..");
+    let manifest = if workspace.join("calltape.toml").is_file() && workspace.join("scenarios").is_dir() { workspace } else { crate_dir };
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let default_config = manifest.join("calltape.toml");
+    println!("cargo:rerun-if-changed={}", default_config.display());
+    std::fs::copy(&default_config, out_dir.join("calltape.toml"))
+        .unwrap_or_else(|e| panic!("cannot copy {}: {e}", default_config.display()));
     let mut files = Vec::new();
     for root in ROOTS {
         // Cargo scans a folder named here for any change below it.
-        println!("cargo:rerun-if-changed=../../{root}");
+        println!("cargo:rerun-if-changed={}", manifest.join(root).display());
         walk(&manifest.join(root), &mut files);
     }
     files.sort();
@@ -38,7 +47,6 @@ fn main() {
             archive.extend_from_slice(part);
         }
     }
-    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let packed = out_dir.join("bundled.deflate");
     std::fs::write(&packed, miniz_oxide::deflate::compress_to_vec(&archive, 9))
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", packed.display()));

@@ -13,8 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use polars::prelude::PolarsResult;
 
 use super::Failure;
-use crate::metrics::columns::{bools, f64s, strings, u64s};
-use crate::metrics::{schema, Tables};
+use crate::metrics::Tables;
 use crate::paired::{self, Cluster};
 use crate::plan::{RunPlan, UntilDecisive};
 use crate::runner::{self, RunFolder};
@@ -42,18 +41,14 @@ pub struct Look {
 /// The paired clusters of two models from the per-run table: the trials
 /// both answered, grouped by (suite, scenario).
 fn clusters(tables: &Tables, a: &str, b: &str) -> PolarsResult<Vec<Cluster>> {
-    let df = &tables.scenarios;
-    let (m, s, sc, tr) =
-        (strings(df, schema::MODEL)?, strings(df, schema::SUITE)?, strings(df, schema::SCENARIO)?, u64s(df, schema::TRIAL)?);
-    let (passed, errored) = (bools(df, schema::PASSED)?, bools(df, schema::ERRORED)?);
     let mut of_a: HashMap<(&str, &str, u64), bool> = HashMap::new();
     let mut of_b = HashMap::new();
-    for i in (0..m.len()).filter(|&i| !errored[i]) {
-        let key = (s[i].as_str(), sc[i].as_str(), tr[i]);
-        if m[i] == a {
-            of_a.insert(key, passed[i]);
-        } else if m[i] == b {
-            of_b.insert(key, passed[i]);
+    for r in tables.rows.scenarios.iter().filter(|r| !r.errored) {
+        let key = (r.suite.as_str(), r.scenario.as_str(), r.trial);
+        if r.model == a {
+            of_a.insert(key, r.passed);
+        } else if r.model == b {
+            of_b.insert(key, r.passed);
         }
     }
     let mut by_scenario: BTreeMap<(&str, &str), Cluster> = BTreeMap::new();
@@ -106,10 +101,9 @@ pub fn look(tables: &Tables, until: &UntilDecisive, trials_now: u32) -> PolarsRe
 
 /// The run's cost so far, and what one more trial of `models` would add.
 fn costs(tables: &Tables, models: &BTreeSet<String>, trials_now: u32) -> PolarsResult<(f64, f64)> {
-    let s = &tables.summary;
-    let (names, cost) = (strings(s, schema::MODEL)?, f64s(s, schema::TOTAL_COST_USD)?);
-    let spent = cost.iter().sum();
-    let round = names.iter().zip(&cost).filter(|(m, _)| models.contains(*m)).map(|(_, c)| c / f64::from(trials_now.max(1))).sum();
+    let s = &tables.rows.summary;
+    let spent = s.iter().map(|r| r.total_cost_usd).sum();
+    let round = s.iter().filter(|r| models.contains(&r.model)).map(|r| r.total_cost_usd / f64::from(trials_now.max(1))).sum();
     Ok((spent, round))
 }
 

@@ -12,6 +12,7 @@ use super::exact::{quantile_linear, KahanSum};
 use super::rows::{ApprovalCounts, CallCounts, RepairRow, Rows, NO_TOOL};
 use super::runs::Runs;
 use super::schema::{self as s, APPROVAL_COUNTS, INVALID_KINDS};
+use super::table::{rows_of, TableRows};
 use super::Tables;
 use crate::events::RepairStage;
 
@@ -373,5 +374,16 @@ pub(super) fn aggregate(mut r: Rows) -> PolarsResult<Tables> {
     derived::extend_suites(&mut suites)?;
     // Two models are compared on the runs both answered.
     let pairs = derived::pairs(pair_rows, &r.model_tier, &r.model_arm)?;
-    Ok(Tables { run: r.run, summary, by_tool, scenarios, by_scenario, suites, repairs, pairs, injection, events: r.events })
+    // The frames become rows once, here; the sinks read only rows.
+    let rows = TableRows {
+        summary: rows_of(&summary)?,
+        by_tool: rows_of(&by_tool)?,
+        scenarios: rows_of(&scenarios)?,
+        by_scenario: rows_of(&by_scenario)?,
+        suites: rows_of(&suites)?,
+        repairs: rows_of(&repairs)?,
+        pairs: rows_of(&pairs)?,
+        injection: rows_of(&injection)?,
+    };
+    Ok(Tables { run: r.run, rows, events: r.events })
 }

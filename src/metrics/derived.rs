@@ -12,44 +12,28 @@ use crate::events::ArmInfo;
 use crate::paired::{self, Cluster};
 use crate::stats;
 
-/// A string column, borrowed (no copy of its strings).
-pub fn texts<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a StringChunked> {
-    df.column(name)?.str()
-}
-
-/// Row `i` of a string column (`""` for null).
-pub fn at(ca: &StringChunked, i: usize) -> &str {
-    ca.get(i).unwrap_or_default()
-}
-
 fn series(df: &DataFrame, name: &str, to: &DataType) -> PolarsResult<Series> {
     df.column(name)?.as_materialized_series().cast(to)
 }
 
 /// A column as u64 (nulls as 0).
-pub fn u64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<u64>> {
+fn u64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<u64>> {
     let s = series(df, name, &DataType::UInt64)?;
     let ca = s.u64()?;
     Ok((0..ca.len()).map(|i| ca.get(i).unwrap_or(0)).collect())
 }
 
 /// A column as f64 (nulls as 0).
-pub fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
+fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
     let s = series(df, name, &DataType::Float64)?;
     let ca = s.f64()?;
     Ok((0..ca.len()).map(|i| ca.get(i).unwrap_or(0.0)).collect())
 }
 
 /// A column as strings.
-pub fn strings(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
+fn strings(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
     let ca = df.column(name)?.str()?.clone();
     Ok((0..ca.len()).map(|i| ca.get(i).unwrap_or_default().to_string()).collect())
-}
-
-/// A column as booleans (nulls as false).
-pub fn bools(df: &DataFrame, name: &str) -> PolarsResult<Vec<bool>> {
-    let ca = df.column(name)?.bool()?.clone();
-    Ok((0..ca.len()).map(|i| ca.get(i).unwrap_or(false)).collect())
 }
 
 fn add<T, V>(df: &mut DataFrame, name: &str, values: V) -> PolarsResult<()>

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 
 use polars::prelude::PolarsResult;
 
-use super::derived::{at, bools, texts, u64s};
-use super::schema as s;
 use super::Tables;
 use crate::events::UnitError;
 
@@ -30,22 +28,17 @@ pub struct ModelErrors {
 
 /// Every model with at least one errored unit, in model order.
 pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
-    let summary = &tables.summary;
-    let (models, answered, errored) = (texts(summary, s::MODEL)?, u64s(summary, s::SCENARIOS)?, u64s(summary, s::ERRORED)?);
-    let runs = &tables.scenarios;
-    let (run_model, run_errored, run_kind, run_reason) =
-        (texts(runs, s::MODEL)?, bools(runs, s::ERRORED)?, texts(runs, s::ERROR_KIND)?, texts(runs, s::REASON)?);
     // Per model, per kind: how many, and the first reason.
     let mut kinds: BTreeMap<(&str, UnitError), (u64, &str)> = BTreeMap::new();
     let mut first: BTreeMap<&str, &str> = BTreeMap::new();
-    for i in (0..runs.height()).filter(|&i| run_errored[i]) {
-        let kind = UnitError::from_name(at(run_kind, i)).unwrap_or(UnitError::Request);
-        kinds.entry((at(run_model, i), kind)).or_insert((0, at(run_reason, i))).0 += 1;
-        first.entry(at(run_model, i)).or_insert(at(run_reason, i));
+    for run in tables.rows.scenarios.iter().filter(|r| r.errored) {
+        let kind = UnitError::from_name(&run.error_kind).unwrap_or(UnitError::Request);
+        kinds.entry((&run.model, kind)).or_insert((0, &run.reason)).0 += 1;
+        first.entry(&run.model).or_insert(&run.reason);
     }
     let mut out = Vec::new();
-    for i in (0..summary.height()).filter(|&i| errored[i] > 0) {
-        let model = at(models, i);
+    for row in tables.rows.summary.iter().filter(|r| r.errored > 0) {
+        let model = row.model.as_str();
         // The most common kind; on a tie, the first in `UnitError::ALL`.
         let Some((kind, (count, example))) = UnitError::ALL.into_iter().filter_map(|k| kinds.get(&(model, k)).map(|v| (k, *v))).fold(
             None,
@@ -58,8 +51,8 @@ pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
         };
         out.push(ModelErrors {
             model: model.to_string(),
-            answered: answered[i],
-            errored: errored[i],
+            answered: row.scenarios,
+            errored: row.errored,
             kind,
             kind_count: count,
             example: example.to_string(),

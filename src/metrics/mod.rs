@@ -14,11 +14,7 @@ pub mod injection;
 mod rows;
 mod runs;
 pub mod schema;
-
-/// Reading a table's columns as plain vectors.
-pub mod columns {
-    pub use super::derived::{at, bools, f64s, strings, texts, u64s};
-}
+pub mod table;
 
 use std::io::Read;
 use std::path::Path;
@@ -49,45 +45,15 @@ pub struct RunInfo {
 pub struct Tables {
     /// The run these tables describe.
     pub run: RunInfo,
-    /// One row per model.
-    pub summary: DataFrame,
-    /// One row per model × tool.
-    pub by_tool: DataFrame,
-    /// One row per model × scenario × trial.
-    pub scenarios: DataFrame,
-    /// One row per model × scenario, over trials.
-    pub by_scenario: DataFrame,
-    /// One row per model × suite.
-    pub suites: DataFrame,
-    /// One row per repair attempt (local or model), with its latency.
-    pub repairs: DataFrame,
-    /// One row per two models run on the same scenarios.
-    pub pairs: DataFrame,
-    /// One row per model × attack style (and one over all styles) of the
-    /// runs with prompt injections; empty when none has one.
-    pub injection: DataFrame,
+    /// Every table as typed rows: one row per model (`summary`), per model
+    /// × tool (`by_tool`), per model × scenario × trial (`scenarios`), per
+    /// model × scenario over trials (`by_scenario`), per model × suite
+    /// (`suites`), per repair attempt (`repairs`), per two models run on
+    /// the same scenarios (`pairs`), and per model × attack style of the
+    /// runs with prompt injections (`injection`, empty when none has one).
+    pub rows: table::TableRows,
     /// How many events the tables were built from.
     pub events: u64,
-}
-
-impl Tables {
-    /// Every table with the file stem it is written under.
-    /// `injection` only when the run had injected scenarios.
-    pub fn named(&self) -> Vec<(&'static str, &DataFrame)> {
-        let mut tables = vec![
-            ("summary", &self.summary),
-            ("by_tool", &self.by_tool),
-            ("scenarios", &self.scenarios),
-            ("by_scenario", &self.by_scenario),
-            ("suites", &self.suites),
-            ("repairs", &self.repairs),
-            ("pairs", &self.pairs),
-        ];
-        if self.injection.height() > 0 {
-            tables.push(("injection", &self.injection));
-        }
-        tables
-    }
 }
 
 /// Builds every table from events in memory, through the same `Rows::add`
@@ -243,31 +209,22 @@ mod tests {
         ]
     }
 
-    fn f64_at(df: &DataFrame, column: &str, row: usize) -> f64 {
-        df.column(column).unwrap().get(row).unwrap().extract::<f64>().unwrap()
-    }
-
     #[test]
     fn summary_matches_a_hand_computed_case() {
         let t = build_tables(&events()).unwrap();
-        let s = &t.summary;
+        let s = &t.rows.summary;
         // Models keep the configured order: m2 first.
-        assert_eq!(s.column("model").unwrap().str().unwrap().get(0), Some("m2"));
-        assert_eq!(f64_at(s, "scenarios", 1), 2.0);
-        assert_eq!(f64_at(s, "passed", 1), 1.0);
-        assert_eq!(f64_at(s, "pass_rate", 1), 0.5);
-        assert_eq!(f64_at(s, "calls", 1), 3.0);
-        assert_eq!(f64_at(s, "invalid", 1), 2.0);
-        assert!((f64_at(s, "invalid_rate", 1) - 2.0 / 3.0).abs() < 1e-12);
-        assert_eq!(f64_at(s, "input_tokens", 1), 100.0);
-        assert!((f64_at(s, "cost_usd", 1) - 0.010).abs() < 1e-12);
+        assert_eq!(s[0].model, "m2");
+        assert_eq!((s[1].scenarios, s[1].passed, s[1].pass_rate), (2, 1, Some(0.5)));
+        assert_eq!((s[1].calls, s[1].invalid), (3, 2));
+        assert!((s[1].invalid_rate.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s[1].input_tokens, 100);
+        assert!((s[1].cost_usd - 0.010).abs() < 1e-12);
         // Linear interpolation: p50 of 100,200,300,400 = 250; p95 at rank 2.85 = 385.
-        assert_eq!(f64_at(s, "latency_p50_ms", 1), 250.0);
-        assert!((f64_at(s, "latency_p95_ms", 1) - 385.0).abs() < 1e-9);
+        assert_eq!(s[1].latency_p50_ms, Some(250.0));
+        assert!((s[1].latency_p95_ms.unwrap() - 385.0).abs() < 1e-9);
         // A model without calls has zero counts and rate, not nulls.
-        assert_eq!(f64_at(s, "calls", 0), 0.0);
-        assert_eq!(f64_at(s, "invalid_rate", 0), 0.0);
-        assert_eq!(f64_at(s, "pass_rate", 0), 1.0);
+        assert_eq!((s[0].calls, s[0].invalid_rate, s[0].pass_rate), (0, Some(0.0), Some(1.0)));
     }
 
     /// A model whose every unit errored has no pass rate (empty, not 0), no
@@ -290,19 +247,24 @@ mod tests {
         events.push(errored("m3", "a"));
         events.push(errored("m3", "b"));
         let t = build_tables(&events).unwrap();
-        let s = &t.summary;
-        let null = |column: &str, row: usize| s.column(column).unwrap().get(row).unwrap().is_null();
+        let s = &t.rows.summary;
         // m1 (row 1): 1 of its 2 answered units passed; the errored one is counted apart.
-        assert_eq!((f64_at(s, "scenarios", 1), f64_at(s, "errored", 1), f64_at(s, "pass_rate", 1)), (2.0, 1.0, 0.5));
+        assert_eq!((s[1].scenarios, s[1].errored, s[1].pass_rate), (2, 1, Some(0.5)));
         // m3 (row 2): nothing answered.
-        assert_eq!((f64_at(s, "scenarios", 2), f64_at(s, "errored", 2)), (0.0, 2.0));
-        for column in ["pass_rate", "pass_rate_lo", "pass_rate_hi", "pass_rate_no_repair", "pass_rate_no_repair_lo", "cost_per_passed_usd"]
-        {
-            assert!(null(column, 2), "{column} of a model that never answered");
+        assert_eq!((s[2].scenarios, s[2].errored), (0, 2));
+        let m3 = &s[2];
+        for (column, value) in [
+            ("pass_rate", m3.pass_rate),
+            ("pass_rate_lo", m3.pass_rate_lo),
+            ("pass_rate_hi", m3.pass_rate_hi),
+            ("pass_rate_no_repair", m3.pass_rate_no_repair),
+            ("pass_rate_no_repair_lo", m3.pass_rate_no_repair_lo),
+            ("cost_per_passed_usd", m3.cost_per_passed_usd),
+        ] {
+            assert_eq!(value, None, "{column} of a model that never answered");
         }
-        let pareto = crate::metrics::columns::bools(s, "pareto").unwrap();
-        assert!(!pareto[2], "a model that never answered is off the front");
-        assert!(pareto[0], "m2 (pass 1.0) is on the front");
+        assert!(!s[2].pareto, "a model that never answered is off the front");
+        assert!(s[0].pareto, "m2 (pass 1.0) is on the front");
     }
 
     /// Two models, three scenarios, two trials each:
@@ -339,53 +301,45 @@ mod tests {
             }
         }
         let t = build_tables(&events).unwrap();
-        let s = &t.summary;
+        let s = &t.rows.summary;
         // m1: 3 of 6 runs passed. Wilson(3, 6) = [0.18761, 0.81239].
-        assert_eq!(f64_at(s, "pass_rate", 0), 0.5);
-        assert!((f64_at(s, "pass_rate_lo", 0) - 0.18761).abs() < 1e-4 && (f64_at(s, "pass_rate_hi", 0) - 0.81239).abs() < 1e-4);
+        assert_eq!(s[0].pass_rate, Some(0.5));
+        assert!((s[0].pass_rate_lo.unwrap() - 0.18761).abs() < 1e-4 && (s[0].pass_rate_hi.unwrap() - 0.81239).abs() < 1e-4);
         // pass^2 = mean(C(2,2)/C(2,2), C(1,2)/C(2,2), 0) = 1/3; pass@2 = mean(1, 1, 0) = 2/3.
-        assert!((f64_at(s, "pass_hat_k", 0) - 1.0 / 3.0).abs() < 1e-12);
-        assert!((f64_at(s, "pass_at_k", 0) - 2.0 / 3.0).abs() < 1e-12);
-        assert_eq!(f64_at(s, "flaky", 0), 1.0);
-        assert_eq!(f64_at(s, "flaky", 1), 0.0);
+        assert!((s[0].pass_hat_k.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert!((s[0].pass_at_k.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!((s[0].flaky, s[1].flaky), (1, 0));
         // Pairs on the 6 shared runs: both a×2; only m1: b trial 0; only m2: c×2; neither: b trial 1.
-        let p = &t.pairs;
-        assert_eq!(p.height(), 1);
-        assert_eq!(
-            (f64_at(p, "both_passed", 0), f64_at(p, "only_a", 0), f64_at(p, "only_b", 0), f64_at(p, "neither", 0)),
-            (2.0, 1.0, 2.0, 1.0)
-        );
+        let p = &t.rows.pairs;
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].both_passed, p[0].only_a, p[0].only_b, p[0].neither), (2, 1, 2, 1));
         // McNemar exact, b = 1, c = 2: 2 · (1 + 3) / 8 = 1 → capped at 1.
-        assert_eq!(f64_at(p, "p_value", 0), 1.0);
+        assert_eq!(p[0].p_value, Some(1.0));
         // Flip rates: m1's scenarios flip 0, 1, 0 over 2 trials; m2's never.
-        assert!((f64_at(s, "flip_rate", 0) - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!((f64_at(s, "flip_scenarios", 0), f64_at(s, "flip_rate", 1)), (3.0, 0.0));
-        assert_eq!(f64_at(&t.by_scenario, "flip_rate", 1), 1.0);
+        assert!((s[0].flip_rate.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!((s[0].flip_scenarios, s[1].flip_rate), (3, Some(0.0)));
+        assert_eq!(t.rows.by_scenario[1].flip_rate, Some(1.0));
         // Per-scenario differences m2 − m1: 0, −0.5, 1 → mean 1/6, sd 0.7638,
         // t(0.975, 2) · sd / √3 = 1.8974: not decisive, and trials cannot
         // get there (the spread is between scenarios): more scenarios.
-        assert!((f64_at(p, "diff_lo", 0) - (1.0 / 6.0 - 1.897_4)).abs() < 1e-3 || f64_at(p, "diff_lo", 0) == -1.0);
-        assert_eq!(p.column("decisive").unwrap().get(0).unwrap(), AnyValue::Boolean(false));
-        assert!(f64_at(p, "cost_needed_usd", 0) >= 0.0);
-        assert_eq!(t.by_scenario.height(), 6);
-        assert_eq!(t.suites.height(), 2);
+        let diff_lo = p[0].diff_lo.unwrap();
+        assert!((diff_lo - (1.0 / 6.0 - 1.897_4)).abs() < 1e-3 || diff_lo == -1.0);
+        assert!(!p[0].decisive);
+        assert!(p[0].cost_needed_usd.unwrap() >= 0.0);
+        assert_eq!(t.rows.by_scenario.len(), 6);
+        assert_eq!(t.rows.suites.len(), 2);
     }
 
     #[test]
     fn by_tool_counts_each_invalid_kind() {
         let t = build_tables(&events()).unwrap();
-        let b = &t.by_tool;
-        assert_eq!(b.height(), 2);
+        let b = &t.rows.by_tool;
+        assert_eq!(b.len(), 2);
         // Sorted by tool: Bash, read_file.
-        assert_eq!(b.column("tool").unwrap().str().unwrap().get(0), Some("Bash"));
-        assert_eq!(f64_at(b, "calls", 0), 1.0);
-        assert_eq!(f64_at(b, "missing_required", 0), 1.0);
-        assert_eq!(f64_at(b, "wrong_type", 0), 1.0);
-        assert_eq!(f64_at(b, "calls", 1), 2.0);
-        assert_eq!(f64_at(b, "invalid", 1), 1.0);
-        assert_eq!(f64_at(b, "parse_error", 1), 1.0);
-        assert_eq!(f64_at(b, "invalid_rate", 1), 0.5);
-        assert_eq!(t.scenarios.height(), 3);
+        assert_eq!(b[0].tool, "Bash");
+        assert_eq!((b[0].calls, b[0].kinds.missing_required, b[0].kinds.wrong_type), (1, 1, 1));
+        assert_eq!((b[1].calls, b[1].invalid, b[1].kinds.parse_error, b[1].invalid_rate), (2, 1, 1, Some(0.5)));
+        assert_eq!(t.rows.scenarios.len(), 3);
     }
 
     /// The events as `events.jsonl` holds them.
@@ -401,14 +355,12 @@ mod tests {
         // Blocks shorter than a line: every line is carried over at least once.
         for block in [16, 100, 1 << 20] {
             let t = tables_from_reader(Path::new("e.jsonl"), text.as_bytes(), block).unwrap();
-            for ((name, a), (_, b)) in whole.named().iter().zip(t.named()) {
-                assert!(a.equals_missing(b), "{name} differs with blocks of {block} bytes");
-            }
+            assert_eq!(whole.rows, t.rows, "the tables differ with blocks of {block} bytes");
         }
         // No final newline, blank lines: still the same.
         let ragged = text.replace("}\n{", "}\n\n{").trim_end().to_string();
         let t = tables_from_reader(Path::new("e.jsonl"), ragged.as_bytes(), 64).unwrap();
-        assert!(whole.summary.equals_missing(&t.summary));
+        assert_eq!(whole.rows.summary, t.rows.summary);
     }
 
     #[test]
@@ -470,15 +422,17 @@ mod tests {
             &schema::REPAIRS,
             &schema::PAIRS,
         ];
-        for ((name, df), columns) in t.named().into_iter().zip(expected) {
-            let names: Vec<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
-            assert_eq!(names, columns, "{name}");
+        for ((name, rows), columns) in table::json_rows(&t.rows).into_iter().zip(expected) {
+            let mut columns: Vec<&str> = columns.to_vec();
+            columns.sort_unstable();
+            assert!(!rows.is_empty(), "{name}");
+            for row in rows {
+                assert_eq!(row.keys().map(String::as_str).collect::<Vec<_>>(), columns, "{name}");
+            }
         }
-        // And with no events at all.
+        // And with no events at all: every table, empty.
         let empty = build_tables(&[]).unwrap();
-        for ((name, df), columns) in empty.named().into_iter().zip(expected) {
-            assert_eq!(df.get_column_names().iter().map(|c| c.as_str()).collect::<Vec<_>>(), columns, "{name}");
-        }
+        assert!(table::json_rows(&empty.rows).iter().all(|(_, rows)| rows.is_empty()));
     }
 
     /// One event of every kind, with every optional field set, so each

@@ -3,14 +3,13 @@
 //! `report.md`) and the page that holds it (`transcripts.html`, written by
 //! `transcript::html`), and the list of failed units the reports link.
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use super::sections::failures;
 /// How many failed units the reports list, and so link, at most.
 pub use super::sections::FAILURES_LISTED;
 use crate::events::UnitKey;
-use crate::metrics::columns::{bools, strings, u64s};
-use crate::metrics::{schema, Tables};
+use crate::metrics::Tables;
 
 /// The page that holds the failed units' transcripts, beside `report.html`.
 pub const TRANSCRIPTS_FILE: &str = "transcripts.html";
@@ -43,24 +42,11 @@ pub fn transcript_link(unit: &UnitKey) -> String {
     format!("{TRANSCRIPTS_FILE}#{}", unit_anchor(unit))
 }
 
-/// The units of a failures section's rows, in row order.
-pub fn units_of(frame: &DataFrame) -> PolarsResult<Vec<UnitKey>> {
-    let (models, suites, scenarios) = (strings(frame, schema::MODEL)?, strings(frame, schema::SUITE)?, strings(frame, schema::SCENARIO)?);
-    let trials = u64s(frame, schema::TRIAL)?;
-    Ok(models
-        .into_iter()
-        .zip(suites)
-        .zip(scenarios)
-        .zip(trials)
-        .map(|(((model, suite), scenario), trial)| UnitKey { model, suite, scenario, trial: u32::try_from(trial).unwrap_or(u32::MAX) })
-        .collect())
-}
-
 /// The failed units the reports list and link (the first
 /// `FAILURES_LISTED`, in the reports' order), and how many failed in all.
 pub fn listed_failures(tables: &Tables) -> PolarsResult<(Vec<UnitKey>, usize)> {
-    let total = bools(&tables.scenarios, schema::PASSED)?.into_iter().filter(|passed| !passed).count();
-    Ok((units_of(&failures(tables)?.frame)?, total))
+    let total = tables.rows.scenarios.iter().filter(|r| !r.passed).count();
+    Ok((failures(tables)?.units, total))
 }
 
 #[cfg(test)]

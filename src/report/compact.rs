@@ -3,14 +3,15 @@
 //! latency) and the tools with the most invalid calls. `--all` prints every
 //! section instead. A column is one line of `MODEL_COLUMNS`.
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use super::fit::Keep;
+use super::grid::Shown;
 use super::sections::Section;
 use super::terminal::{self, View};
 use crate::core::plural::count;
-use crate::metrics::columns::{f64s, strings, u64s};
 use crate::metrics::schema;
+use crate::metrics::table::{SummaryRow, ToolRow};
 use crate::metrics::Tables;
 use crate::pipeline::InvalidKind;
 
@@ -41,14 +42,29 @@ const MODEL_COLUMNS: &[(&str, &str, Keep)] = &[
 /// Columns shown only when some model has a count above zero.
 const WHEN_ANY: [&str; 2] = [schema::ERRORED, TRUNCATED];
 
-/// Whether a count column holds a value above zero.
-fn any_above_zero(frame: &DataFrame, column: &str) -> bool {
-    frame
-        .column(column)
-        .ok()
-        .and_then(|c| c.as_materialized_series().cast(&DataType::Float64).ok())
-        .and_then(|s| s.f64().ok().and_then(|v| v.max()))
-        .is_some_and(|max| max > 0.0)
+/// A column of the per-model table, by its `MODEL_COLUMNS` key.
+fn model_column(key: &str, label: &str, s: &[SummaryRow]) -> Shown {
+    match key {
+        schema::MODEL => Shown::of(key, label, s, |r| r.model.clone()),
+        schema::SCENARIOS => Shown::of(key, label, s, |r| r.scenarios),
+        schema::ERRORED => Shown::of(key, label, s, |r| r.errored),
+        schema::PASS_RATE => Shown::of(key, label, s, |r| r.pass_rate),
+        schema::INVALID_RATE => Shown::of(key, label, s, |r| r.invalid_rate),
+        FIXED => Shown::of(key, label, s, |r| r.repaired_local + r.repaired_model),
+        schema::STILL_INVALID => Shown::of(key, label, s, |r| r.still_invalid),
+        TRUNCATED => Shown::of(key, label, s, |r| r.kinds.truncated),
+        schema::TOTAL_COST_USD => Shown::of(key, label, s, |r| r.total_cost_usd),
+        schema::LATENCY_P95_MS => Shown::of(key, label, s, |r| r.latency_p95_ms),
+        schema::PASS_RATE_NO_REPAIR => Shown::of(key, label, s, |r| r.pass_rate_no_repair),
+        schema::CALLS => Shown::of(key, label, s, |r| r.calls),
+        schema::LATENCY_P50_MS => Shown::of(key, label, s, |r| r.latency_p50_ms),
+        other => unreachable!("{other} is not in MODEL_COLUMNS"),
+    }
+}
+
+/// Whether a `WHEN_ANY` count is above zero for some model.
+fn any_above_zero(s: &[SummaryRow], column: &str) -> bool {
+    s.iter().any(|r| if column == schema::ERRORED { r.errored > 0 } else { r.kinds.truncated > 0 })
 }
 
 /// The per-tool table: the tools with the most invalid calls.
@@ -64,115 +80,89 @@ const TOOL_COLUMNS: &[(&str, &str, Keep)] = &[
 /// Rows of the per-tool table in the default view.
 pub const TOOL_ROWS: usize = 6;
 
-/// `df` with the display column `fixed`.
-fn with_fixed(df: &DataFrame) -> PolarsResult<DataFrame> {
-    df.clone().lazy().with_column((col(schema::REPAIRED_LOCAL) + col(schema::REPAIRED_MODEL)).alias(FIXED)).collect()
+/// A column of the per-tool table, by its `TOOL_COLUMNS` key.
+fn tool_column(key: &str, label: &str, t: &[ToolRow]) -> Shown {
+    match key {
+        schema::MODEL => Shown::of(key, label, t, |r| r.model.clone()),
+        schema::TOOL => Shown::of(key, label, t, |r| r.tool.clone()),
+        schema::CALLS => Shown::of(key, label, t, |r| r.calls),
+        schema::INVALID => Shown::of(key, label, t, |r| r.invalid),
+        FIXED => Shown::of(key, label, t, |r| r.repaired_local + r.repaired_model),
+        schema::STILL_INVALID => Shown::of(key, label, t, |r| r.still_invalid),
+        other => unreachable!("{other} is not in TOOL_COLUMNS"),
+    }
 }
 
-fn section(
-    title: String,
-    frame: DataFrame,
-    columns: &[(&str, &str, Keep)],
-    rows: Option<usize>,
-    note: Option<String>,
-) -> (Section, Vec<Keep>) {
-    let section = Section {
-        title,
-        frame,
-        columns: columns.iter().map(|(c, l, _)| (c.to_string(), l.to_string())).collect(),
-        note,
-        terminal: true,
-        terminal_rows: rows,
-    };
-    (section, columns.iter().map(|(_, _, k)| *k).collect())
+/// A section of the given columns, and which give way first.
+fn section(title: String, height: usize, columns: Vec<(Shown, Keep)>, rows: Option<usize>, note: Option<String>) -> (Section, Vec<Keep>) {
+    let keep = columns.iter().map(|(_, k)| *k).collect();
+    let mut section = Section::new(&title, height, columns.into_iter().map(|(c, _)| c).collect());
+    section.note = note;
+    section.terminal_rows = rows;
+    (section, keep)
 }
 
 /// One row per configured model, one pass-rate column per arm, and the
 /// paired difference of its last arm over its first with McNemar's p:
 /// the default view of a run with arms, still one screen.
-fn per_model_by_arm(tables: &Tables) -> PolarsResult<(Section, Vec<Keep>)> {
-    let s = &tables.summary;
-    let (models, bases, arms) = (strings(s, schema::MODEL)?, strings(s, schema::BASE_MODEL)?, strings(s, schema::ARM)?);
-    let (runs, errored, cost) = (u64s(s, schema::SCENARIOS)?, u64s(s, schema::ERRORED)?, f64s(s, schema::TOTAL_COST_USD)?);
-    // Empty where an arm answered no unit: it has no rate.
-    let pass: Vec<Option<f64>> = s.column(schema::PASS_RATE)?.f64()?.iter().collect();
-    let invalid = f64s(s, schema::INVALID_RATE)?;
+fn per_model_by_arm(tables: &Tables) -> (Section, Vec<Keep>) {
+    let s = &tables.rows.summary;
     let mut arm_order: Vec<String> = Vec::new();
     let mut base_order: Vec<String> = Vec::new();
-    for (b, a) in bases.iter().zip(&arms) {
-        if !a.is_empty() && !arm_order.contains(a) {
-            arm_order.push(a.clone());
+    for r in s {
+        if !r.arm.is_empty() && !arm_order.contains(&r.arm) {
+            arm_order.push(r.arm.clone());
         }
-        if !base_order.contains(b) {
-            base_order.push(b.clone());
+        if !base_order.contains(&r.base_model) {
+            base_order.push(r.base_model.clone());
         }
     }
     // A model run without arms shows its one pass rate under "no arms".
-    let plain = arms.iter().any(String::is_empty);
-    let rows_of = |b: &str| (0..models.len()).filter(|&i| bases[i] == b).collect::<Vec<_>>();
-    let p = &tables.pairs;
-    let (pa, pb, kind) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?, strings(p, schema::PAIR_KIND)?);
-    let (diff, pval) = (f64s(p, schema::PASS_RATE_DIFF)?, f64s(p, schema::P_VALUE)?);
-    let mut columns: Vec<Column> = Vec::new();
-    let mut text = |name: &str, values: Vec<String>| columns.push(Column::from(Series::new(name.into(), values)));
-    text(schema::MODEL, base_order.clone());
+    let plain = s.iter().any(|r| r.arm.is_empty());
+    let rows_of = |b: &str| s.iter().filter(|r| r.base_model == b).collect::<Vec<_>>();
     let first_row = |b: &str| rows_of(b)[0];
-    let last_row = |b: &str| *rows_of(b).last().unwrap_or(&0);
-    columns.push(Column::from(Series::new(schema::SCENARIOS.into(), base_order.iter().map(|b| runs[first_row(b)]).collect::<Vec<u64>>())));
-    // Not shown: with the runs, it marks a model that never answered (`text::NO_ANSWER`).
-    columns.push(Column::from(Series::new(schema::ERRORED.into(), base_order.iter().map(|b| errored[first_row(b)]).collect::<Vec<u64>>())));
-    let mut numbers: Vec<(String, Vec<Option<f64>>)> = Vec::new();
-    for arm in &arm_order {
-        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| &arms[i] == arm).and_then(|i| pass[i])).collect();
-        numbers.push((format!("{PASS_IN}{arm}"), values));
-    }
-    if plain {
-        let values = base_order.iter().map(|b| rows_of(b).into_iter().find(|&i| arms[i].is_empty()).and_then(|i| pass[i])).collect();
-        numbers.push((PASS_IN.to_string(), values));
-    }
     // The last arm against the first, from the pairs table.
     let pair = |b: &str| {
-        let (first, last) = (&models[first_row(b)], &models[last_row(b)]);
-        (0..pa.len()).find(|&j| kind[j] == schema::PAIR_ARMS && &pa[j] == first && &pb[j] == last)
+        let rows = rows_of(b);
+        let (first, last) = (&rows[0].model, &rows[rows.len() - 1].model);
+        tables.rows.pairs.iter().find(|p| p.kind == schema::PAIR_ARMS && &p.model_a == first && &p.model_b == last)
     };
-    numbers.push((ARM_DIFF.into(), base_order.iter().map(|b| pair(b).map(|j| diff[j])).collect()));
-    numbers.push((schema::P_VALUE.into(), base_order.iter().map(|b| pair(b).map(|j| pval[j])).collect()));
-    numbers.push((schema::INVALID_RATE.into(), base_order.iter().map(|b| Some(invalid[first_row(b)])).collect()));
-    numbers.push((schema::TOTAL_COST_USD.into(), base_order.iter().map(|b| Some(rows_of(b).iter().map(|&i| cost[i]).sum())).collect()));
-    for (name, values) in &numbers {
-        columns.push(Column::from(Series::new(name.as_str().into(), values.clone())));
-    }
-    let frame = DataFrame::new_infer_height(columns)?;
-    let mut shown: Vec<(String, String, Keep)> =
-        vec![(schema::MODEL.into(), "model".into(), Keep::Core), (schema::SCENARIOS.into(), "runs".into(), Keep::Core)];
+    let bases = &base_order[..];
+    let mut shown = vec![
+        (Shown::of(schema::MODEL, "model", bases, |b| b.clone()), Keep::Core),
+        (Shown::of(schema::SCENARIOS, "runs", bases, |b| first_row(b).scenarios), Keep::Core),
+    ];
+    // Empty where an arm answered no unit: it has no rate.
     for arm in &arm_order {
-        shown.push((format!("{PASS_IN}{arm}"), arm.clone(), Keep::Core));
+        let pass = |b: &String| rows_of(b).into_iter().find(|r| &r.arm == arm).and_then(|r| r.pass_rate);
+        shown.push((Shown::of(&format!("{PASS_IN}{arm}"), arm, bases, pass), Keep::Core));
     }
     if plain {
-        shown.push((PASS_IN.into(), "no arms".into(), Keep::Core));
+        let pass = |b: &String| rows_of(b).into_iter().find(|r| r.arm.is_empty()).and_then(|r| r.pass_rate);
+        shown.push((Shown::of(PASS_IN, "no arms", bases, pass), Keep::Core));
     }
     let (first, last) = (arm_order.first().cloned().unwrap_or_default(), arm_order.last().cloned().unwrap_or_default());
     // One arm (`--repair off` picks it) has nothing to be paired with.
     let paired = arm_order.len() > 1;
     if paired {
-        shown.push((ARM_DIFF.into(), format!("{last}−{first}"), Keep::Core));
-        shown.push((schema::P_VALUE.into(), "p".into(), Keep::Core));
+        let diff = |b: &String| pair(b).map(|p| p.pass_rate_diff.unwrap_or(0.0));
+        shown.push((Shown::of(ARM_DIFF, &format!("{last}−{first}"), bases, diff), Keep::Core));
+        shown.push((Shown::of(schema::P_VALUE, "p", bases, |b| pair(b).map(|p| p.p_value.unwrap_or(0.0))), Keep::Core));
     }
-    shown.push((schema::INVALID_RATE.into(), "invalid".into(), Keep::Extra));
-    shown.push((schema::TOTAL_COST_USD.into(), "cost $".into(), Keep::Extra));
-    let section = Section {
-        title: format!(
-            "Per model and arm ({})",
-            arms_in_title(&base_order.iter().map(|b| rows_of(b).iter().filter(|&&i| !arms[i].is_empty()).count()).collect::<Vec<_>>())
-        ),
-        frame,
-        columns: shown.iter().map(|(c, l, _)| (c.clone(), l.clone())).collect(),
-        // Short labels, so that invalid and cost fit at 100 columns; the note names them.
-        note: Some(arms_note(&arm_order, plain, paired.then_some((first.as_str(), last.as_str())))),
-        terminal: true,
-        terminal_rows: None,
-    };
-    Ok((section, shown.iter().map(|(_, _, k)| *k).collect()))
+    let invalid = |b: &String| Some(first_row(b).invalid_rate.unwrap_or(0.0));
+    shown.push((Shown::of(schema::INVALID_RATE, "invalid", bases, invalid), Keep::Extra));
+    let cost = |b: &String| Some(rows_of(b).iter().map(|r| r.total_cost_usd).sum::<f64>());
+    shown.push((Shown::of(schema::TOTAL_COST_USD, "cost $", bases, cost), Keep::Extra));
+    let title = format!(
+        "Per model and arm ({})",
+        arms_in_title(&base_order.iter().map(|b| rows_of(b).iter().filter(|r| !r.arm.is_empty()).count()).collect::<Vec<_>>())
+    );
+    // Short labels, so that invalid and cost fit at 100 columns; the note names them.
+    let note = arms_note(&arm_order, plain, paired.then_some((first.as_str(), last.as_str())));
+    let (mut section, keep) = section(title, base_order.len(), shown, None, Some(note));
+    // With the runs, the errored count marks a model that never answered (`text::NO_ANSWER`).
+    section.never_answered = Some(base_order.iter().map(|b| first_row(b).scenarios == 0 && first_row(b).errored > 0).collect());
+    (section, keep)
 }
 
 /// What the arms table's short labels mean (`off, local, full: pass rate
@@ -232,29 +222,28 @@ const ARM_DIFF: &str = "last_minus_first";
 
 /// The default view's tables as text, each at most `view.width` wide.
 pub fn render_compact(tables: &Tables, view: &View) -> PolarsResult<Vec<String>> {
-    let models = with_fixed(&tables.summary)?;
+    let models = &tables.rows.summary[..];
     // Errored units and truncated calls are core figures when a run has
     // any; a column of zeros is left out.
     // With arms the "w/o repair" bound gives way to the measured arms below.
-    let has_arms = strings(&models, schema::ARM)?.iter().any(|a| !a.is_empty());
-    let shown: Vec<(&str, &str, Keep)> = MODEL_COLUMNS
-        .iter()
-        .filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(&models, column))
-        .filter(|(column, _, _)| !(has_arms && *column == schema::PASS_RATE_NO_REPAIR))
-        .copied()
-        .collect();
-    let per_model =
-        if has_arms { per_model_by_arm(tables)? } else { section(format!("Per model ({})", models.height()), models, &shown, None, None) };
-    let tools = with_fixed(&tables.by_tool)?
-        .lazy()
-        .filter(col(schema::INVALID).gt(lit(0)))
-        .sort_by_exprs(
-            [col(schema::INVALID), col(schema::STILL_INVALID)],
-            SortMultipleOptions::default().with_order_descending_multi([true, true]).with_maintain_order(true),
-        )
-        .collect()?;
-    let note = (tools.height() == 0).then(|| "No invalid calls.".to_string());
-    let per_tool = section("Per model × tool: the most invalid calls".into(), tools, TOOL_COLUMNS, Some(TOOL_ROWS), note);
+    let has_arms = models.iter().any(|r| !r.arm.is_empty());
+    let per_model = if has_arms {
+        per_model_by_arm(tables)
+    } else {
+        let shown: Vec<(Shown, Keep)> = MODEL_COLUMNS
+            .iter()
+            .filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(models, column))
+            .map(|(column, label, keep)| (model_column(column, label, models), *keep))
+            .collect();
+        let (mut section, keep) = section(format!("Per model ({})", models.len()), models.len(), shown, None, None);
+        section.never_answered = Some(models.iter().map(|r| r.scenarios == 0 && r.errored > 0).collect());
+        (section, keep)
+    };
+    let mut tools: Vec<ToolRow> = tables.rows.by_tool.iter().filter(|r| r.invalid > 0).cloned().collect();
+    tools.sort_by_key(|r| std::cmp::Reverse((r.invalid, r.still_invalid)));
+    let note = tools.is_empty().then(|| "No invalid calls.".to_string());
+    let columns = TOOL_COLUMNS.iter().map(|(column, label, keep)| (tool_column(column, label, &tools), *keep)).collect();
+    let per_tool = section("Per model × tool: the most invalid calls".into(), tools.len(), columns, Some(TOOL_ROWS), note);
     // The errored models, with their first error, right under their rows.
     let errored = super::sections::errored(tables)?.map(|s| (s, vec![]));
     [Some(per_model), errored, Some(per_tool)].iter().flatten().map(|(s, keep)| terminal::render(s, keep, view)).collect()

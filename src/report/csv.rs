@@ -4,9 +4,12 @@
 //! streaming engine); numbers keep full precision. Text cells are bounded
 //! and never start a spreadsheet formula (see `encode::csv_text`).
 
-use polars::prelude::*;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use super::{encode, Exporter, ReportError};
+use crate::metrics::table::{Table, TableVisitor};
 use crate::metrics::Tables;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -18,50 +21,78 @@ fn text(s: &str) -> String {
     encode::csv_text(&bounded(s, CELL_CHARS)).into_owned()
 }
 
-/// One cell; only text cells are encoded, so numbers stay numbers.
-fn field(value: AnyValue<'_>) -> String {
+/// One cell of a serialised row; only text cells are encoded, so numbers
+/// stay numbers (an integer as one, a float in Rust's shortest form).
+fn field(value: &Value) -> String {
     match value {
-        AnyValue::Null => String::new(),
-        AnyValue::String(s) => text(s),
-        AnyValue::StringOwned(s) => text(&s),
-        AnyValue::Float64(x) => x.to_string(),
+        Value::Null => String::new(),
+        Value::String(s) => text(s),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(x), _, _) => x.to_string(),
+            (None, Some(x), _) => x.to_string(),
+            (None, None, Some(x)) => x.to_string(),
+            _ => n.to_string(),
+        },
         other => other.to_string(),
     }
 }
 
-/// Writes a table as CSV, a row at a time.
-fn write_csv(df: &DataFrame, out: impl std::io::Write) -> std::io::Result<()> {
+/// Writes a table as CSV, a row at a time, its columns in table order.
+fn write_csv<T: Table>(rows: &[T], out: impl std::io::Write) -> std::io::Result<()> {
     let mut w = ::csv::Writer::from_writer(out);
-    w.write_record(df.get_column_names().iter().map(|n| n.as_str()))?;
-    let columns = df.columns();
-    for row in 0..df.height() {
-        let record: Vec<String> =
-            columns.iter().map(|c| c.get(row).map(field)).collect::<PolarsResult<_>>().map_err(std::io::Error::other)?;
-        w.write_record(&record)?;
+    w.write_record(T::COLUMNS)?;
+    for row in rows {
+        let Value::Object(cells) = serde_json::to_value(row)? else { return Err(std::io::Error::other("a row is not a struct")) };
+        w.write_record(T::COLUMNS.iter().map(|c| cells.get(*c).map(field).unwrap_or_default()))?;
     }
     w.flush()
 }
 
-fn to_csv(df: &DataFrame, name: &str) -> Result<Vec<u8>, ReportError> {
-    let mut bytes = Vec::new();
-    write_csv(df, &mut bytes).map_err(|e| ReportError::Render { what: name.into(), message: e.to_string() })?;
-    Ok(bytes)
+/// Writes each table into `dir/<stem>.csv`.
+struct Files<'a> {
+    dir: &'a Path,
+    written: Result<Vec<PathBuf>, ReportError>,
+}
+
+impl TableVisitor for Files<'_> {
+    fn table<T: Table>(&mut self, rows: &[T]) {
+        if let Ok(written) = &mut self.written {
+            match super::write_file(self.dir, &format!("{}.csv", T::STEM), |w| write_csv(rows, w)) {
+                Ok(path) => written.push(path),
+                Err(e) => self.written = Err(e),
+            }
+        }
+    }
+}
+
+/// Renders each table as `(<stem>.csv, bytes)`.
+struct Bytes(Result<Vec<(String, Vec<u8>)>, ReportError>);
+
+impl TableVisitor for Bytes {
+    fn table<T: Table>(&mut self, rows: &[T]) {
+        if let Ok(files) = &mut self.0 {
+            let name = format!("{}.csv", T::STEM);
+            let mut bytes = Vec::new();
+            match write_csv(rows, &mut bytes) {
+                Ok(()) => files.push((name, bytes)),
+                Err(e) => self.0 = Err(ReportError::Render { what: name, message: e.to_string() }),
+            }
+        }
+    }
 }
 
 impl Exporter for Csv {
-    fn write(&self, tables: &Tables, dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, ReportError> {
-        tables.named().into_iter().map(|(stem, df)| super::write_file(dir, &format!("{stem}.csv"), |w| write_csv(df, w))).collect()
+    fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+        let mut files = Files { dir, written: Ok(Vec::new()) };
+        tables.rows.visit(&mut files);
+        files.written
     }
 
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        tables
-            .named()
-            .into_iter()
-            .map(|(stem, df)| {
-                let name = format!("{stem}.csv");
-                to_csv(df, &name).map(|bytes| (name, bytes))
-            })
-            .collect()
+        let mut bytes = Bytes(Ok(Vec::new()));
+        tables.rows.visit(&mut bytes);
+        bytes.0
     }
 }
 
@@ -74,7 +105,8 @@ mod tests {
     fn tool_names_become_formula_safe_cells_and_numbers_stay_numbers() {
         let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
         let tables = crate::fuzz_targets::tables_with_texts(&texts);
-        let bytes = to_csv(&tables.by_tool, "by_tool.csv").unwrap();
+        let mut bytes = Vec::new();
+        write_csv(&tables.rows.by_tool, &mut bytes).unwrap();
         let mut reader = ::csv::Reader::from_reader(bytes.as_slice());
         let headers = reader.headers().unwrap().clone();
         let (tool, calls) = (headers.iter().position(|h| h == "tool").unwrap(), headers.iter().position(|h| h == "calls").unwrap());
@@ -91,11 +123,12 @@ mod tests {
 
     #[test]
     fn numeric_cells_are_never_encoded() {
-        assert_eq!(field(AnyValue::Float64(-1.5)), "-1.5");
-        assert_eq!(field(AnyValue::Int64(-3)), "-3");
-        assert_eq!(field(AnyValue::String("-3")), "'-3");
+        assert_eq!(field(&Value::from(-1.5)), "-1.5");
+        assert_eq!(field(&Value::from(2.0)), "2");
+        assert_eq!(field(&Value::from(-3)), "-3");
+        assert_eq!(field(&Value::from("-3")), "'-3");
         let long = "=".repeat(5000);
-        let cell = field(AnyValue::String(&long));
+        let cell = field(&Value::from(long));
         assert!(cell.starts_with("'=") && cell.ends_with("(5000 bytes, 4000 not shown)"), "{cell}");
     }
 }

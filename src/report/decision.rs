@@ -7,9 +7,10 @@
 
 use polars::prelude::*;
 
+use super::grid::Shown;
 use super::sections::Section;
-use crate::metrics::columns::strings;
 use crate::metrics::schema;
+use crate::metrics::table::PairRow;
 use crate::metrics::Tables;
 
 /// Terminal rows of the decisions table; report.md and report.html list all.
@@ -89,26 +90,24 @@ impl Decision {
 
     /// Row `i` of a pairs table with `trials` per scenario, the difference
     /// taken as B − A ("B vs A") or, with `a_first`, A − B ("A vs B").
-    pub fn of_pair(pairs: &DataFrame, i: usize, a_first: bool, trials: f64) -> PolarsResult<Option<Decision>> {
-        let opt = |name: &str| -> PolarsResult<Option<f64>> { Ok(pairs.column(name)?.get(i)?.extract::<f64>()) };
-        let (Some(diff), Some(lo), Some(hi)) = (opt(schema::PASS_RATE_DIFF)?, opt(schema::DIFF_LO)?, opt(schema::DIFF_HI)?) else {
-            return Ok(None);
+    pub fn of_pair(pair: &PairRow, a_first: bool, trials: f64) -> Option<Decision> {
+        let (Some(diff), Some(lo), Some(hi)) = (pair.pass_rate_diff, pair.diff_lo, pair.diff_hi) else {
+            return None;
         };
-        let decisive = matches!(pairs.column(schema::DECISIVE)?.get(i)?, AnyValue::Boolean(true));
-        let (a, b) = (strings(pairs, schema::MODEL_A)?.swap_remove(i), strings(pairs, schema::MODEL_B)?.swap_remove(i));
+        let (a, b) = (pair.model_a.clone(), pair.model_b.clone());
         let (first, second, diff, lo, hi) = if a_first { (a, b, -diff, -hi, -lo) } else { (b, a, diff, lo, hi) };
-        Ok(Some(Decision {
+        Some(Decision {
             first,
             second,
             diff,
             lo,
             hi,
-            decisive,
+            decisive: pair.decisive,
             trials,
-            trials_needed: opt(schema::TRIALS_NEEDED)?.map(|t| t as u64),
-            scenarios_needed: opt(schema::SCENARIOS_NEEDED)?.map(|n| n as u64),
-            cost_needed_usd: opt(schema::COST_NEEDED_USD)?,
-        }))
+            trials_needed: pair.trials_needed,
+            scenarios_needed: pair.scenarios_needed,
+            cost_needed_usd: pair.cost_needed_usd,
+        })
     }
 }
 
@@ -116,24 +115,26 @@ impl Decision {
 /// arm against its model's first arm, cheap against strong in the same arm,
 /// and, in a small run, every other two models in the same arm.
 pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
-    let (summary, p) = (&tables.summary, &tables.pairs);
-    let (models, bases, tiers) = (strings(summary, schema::MODEL)?, strings(summary, schema::BASE_MODEL)?, strings(summary, schema::TIER)?);
+    let summary = &tables.rows.summary;
     // A model's first arm is its first variant in model order.
-    let first_arm = |m: &str| models.iter().position(|x| x == m).is_some_and(|i| bases.iter().position(|b| *b == bases[i]) == Some(i));
-    let cheap = |m: &str| models.iter().zip(&tiers).any(|(x, t)| x == m && t == "cheap");
-    let (a, kind) = (strings(p, schema::MODEL_A)?, strings(p, schema::PAIR_KIND)?);
-    let (arm_a, arm_b) = (strings(p, schema::ARM_A)?, strings(p, schema::ARM_B)?);
-    let every_pair = models.len() <= EVERY_PAIR_UP_TO;
+    let first_arm = |m: &str| {
+        summary
+            .iter()
+            .position(|r| r.model == m)
+            .is_some_and(|i| summary.iter().position(|r| r.base_model == summary[i].base_model) == Some(i))
+    };
+    let cheap = |m: &str| summary.iter().any(|r| r.model == m && r.tier == "cheap");
+    let every_pair = summary.len() <= EVERY_PAIR_UP_TO;
     let trials = trials_per_scenario(tables)? as f64;
     let mut out = Vec::new();
-    for i in 0..p.height() {
-        let a_first = match kind[i].as_str() {
-            schema::PAIR_ARMS if first_arm(&a[i]) => false,
-            schema::PAIR_CHEAP_VS_STRONG if arm_a[i] == arm_b[i] => cheap(&a[i]),
-            schema::PAIR_MODELS if every_pair && arm_a[i] == arm_b[i] => true,
+    for pair in &tables.rows.pairs {
+        let a_first = match pair.kind.as_str() {
+            schema::PAIR_ARMS if first_arm(&pair.model_a) => false,
+            schema::PAIR_CHEAP_VS_STRONG if pair.arm_a == pair.arm_b => cheap(&pair.model_a),
+            schema::PAIR_MODELS if every_pair && pair.arm_a == pair.arm_b => true,
             _ => continue,
         };
-        out.extend(Decision::of_pair(p, i, a_first, trials)?);
+        out.extend(Decision::of_pair(pair, a_first, trials));
     }
     Ok(out)
 }
@@ -142,7 +143,7 @@ pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
 /// `EVERY_PAIR_UP_TO` models), each comparison as one sentence; nothing
 /// otherwise (`report --all` has the table).
 pub fn terminal_lines(tables: &Tables) -> PolarsResult<Vec<String>> {
-    if trials_per_scenario(tables)? < 2 || tables.summary.height() > EVERY_PAIR_UP_TO {
+    if trials_per_scenario(tables)? < 2 || tables.rows.summary.len() > EVERY_PAIR_UP_TO {
         return Ok(Vec::new());
     }
     let decisions = decisions(tables)?;
@@ -157,7 +158,7 @@ pub fn terminal_lines(tables: &Tables) -> PolarsResult<Vec<String>> {
 /// The most trials a scenario has (at least 1): `--until-decisive` adds
 /// trials after the run's own, which `run.trials` does not count.
 fn trials_per_scenario(tables: &Tables) -> PolarsResult<u64> {
-    let most = crate::metrics::columns::u64s(&tables.by_scenario, schema::TRIALS)?.into_iter().max().unwrap_or(1);
+    let most = tables.rows.by_scenario.iter().map(|r| r.trials).max().unwrap_or(1);
     Ok(most.max(u64::from(tables.run.trials)).max(1))
 }
 
@@ -172,25 +173,19 @@ pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
     if decisions.is_empty() {
         return Ok(None);
     }
-    let column =
-        |name: &str, f: &dyn Fn(&Decision) -> String| Column::from(Series::new(name.into(), decisions.iter().map(f).collect::<Vec<_>>()));
-    let frame = DataFrame::new_infer_height(vec![
-        column(COMPARISON, &|d| format!("{} vs {}", d.first, d.second)),
-        column(DIFFERENCE, &|d| d.difference()),
-        column(VERDICT, &|d| d.verdict()),
-    ])?;
     let listed = decisions.len() > TERMINAL_ROWS;
-    Ok(Some(Section {
-        title: "Is each difference real? Paired 95% intervals over scenarios".into(),
-        frame,
-        columns: vec![(COMPARISON.into(), "comparison".into()), (DIFFERENCE.into(), "difference".into()), (VERDICT.into(), "verdict".into())],
-        note: Some(format!(
-            "points: pass rate, first − second; decisive: the interval excludes 0; what an undecided one needs is for 80% power{}; see docs/statistics.md",
-            if listed { format!("; all {} in report.md and pairs.csv", decisions.len()) } else { String::new() }
-        )),
-        terminal: true,
-        terminal_rows: Some(TERMINAL_ROWS),
-    }))
+    let columns = vec![
+        Shown::of(COMPARISON, "comparison", &decisions, |d| format!("{} vs {}", d.first, d.second)),
+        Shown::of(DIFFERENCE, "difference", &decisions, |d| d.difference()),
+        Shown::of(VERDICT, "verdict", &decisions, |d| d.verdict()),
+    ];
+    let mut s = Section::new("Is each difference real? Paired 95% intervals over scenarios", decisions.len(), columns);
+    s.note = Some(format!(
+        "points: pass rate, first − second; decisive: the interval excludes 0; what an undecided one needs is for 80% power{}; see docs/statistics.md",
+        if listed { format!("; all {} in report.md and pairs.csv", decisions.len()) } else { String::new() }
+    ));
+    s.terminal_rows = Some(TERMINAL_ROWS);
+    Ok(Some(s))
 }
 
 #[cfg(test)]

@@ -10,8 +10,7 @@
 
 use polars::prelude::*;
 
-use crate::metrics::columns::{f64s, strings, u64s};
-use crate::metrics::schema;
+use crate::metrics::table::{PairRow, SummaryRow};
 use crate::metrics::Tables;
 use crate::quote::bound_owned;
 
@@ -82,57 +81,36 @@ impl Comparison {
 }
 
 /// The run's variants from the summary table, in its order.
-pub fn variants(summary: &DataFrame) -> PolarsResult<Vec<Variant>> {
-    let (model, base, arm) = (strings(summary, schema::MODEL)?, strings(summary, schema::BASE_MODEL)?, strings(summary, schema::ARM)?);
-    let (answered, errored) = (u64s(summary, schema::SCENARIOS)?, u64s(summary, schema::ERRORED)?);
-    let (rate, lo, hi) = (f64s(summary, schema::PASS_RATE)?, f64s(summary, schema::PASS_RATE_LO)?, f64s(summary, schema::PASS_RATE_HI)?);
-    let cost = f64s(summary, schema::TOTAL_COST_USD)?;
-    Ok((0..model.len())
-        .map(|i| Variant {
-            model: bound_owned(model[i].clone(), NAME_CHARS),
-            base: bound_owned(if base[i].is_empty() { model[i].clone() } else { base[i].clone() }, NAME_CHARS),
-            arm: arm[i].clone(),
-            answered: answered[i],
-            errored: errored[i],
-            pass_rate: finite(rate[i]),
-            lo: finite(lo[i]),
-            hi: finite(hi[i]),
-            cost: finite(cost[i]).max(0.0),
+pub fn variants(summary: &[SummaryRow]) -> PolarsResult<Vec<Variant>> {
+    let rate = |x: Option<f64>| finite(x.unwrap_or(0.0));
+    Ok(summary
+        .iter()
+        .map(|r| Variant {
+            model: bound_owned(r.model.clone(), NAME_CHARS),
+            base: bound_owned(if r.base_model.is_empty() { r.model.clone() } else { r.base_model.clone() }, NAME_CHARS),
+            arm: r.arm.clone(),
+            answered: r.scenarios,
+            errored: r.errored,
+            pass_rate: rate(r.pass_rate),
+            lo: rate(r.pass_rate_lo),
+            hi: rate(r.pass_rate_hi),
+            cost: finite(r.total_cost_usd).max(0.0),
         })
         .collect())
 }
 
-/// A column as optional floats (a null stays `None`); `None` for the whole
-/// column when the table does not have it.
-fn optional_f64s(df: &DataFrame, name: &str) -> PolarsResult<Option<Vec<Option<f64>>>> {
-    let Ok(column) = df.column(name) else { return Ok(None) };
-    let s = column.as_materialized_series().cast(&DataType::Float64)?;
-    Ok(Some(s.f64()?.iter().collect()))
-}
-
 /// The pairs table's rows as comparisons.
-pub fn comparisons(pairs: &DataFrame) -> PolarsResult<Vec<Comparison>> {
-    let (a, b, shared) = (strings(pairs, schema::MODEL_A)?, strings(pairs, schema::MODEL_B)?, u64s(pairs, schema::SHARED)?);
-    let diff = f64s(pairs, schema::PASS_RATE_DIFF)?;
-    let p = optional_f64s(pairs, schema::P_VALUE)?.unwrap_or_else(|| vec![None; a.len()]);
-    // The decisive-comparison columns, read when present (older runs' tables lack them).
-    let (lo, hi) = (optional_f64s(pairs, schema::DIFF_LO)?, optional_f64s(pairs, schema::DIFF_HI)?);
-    let decisive: Option<Vec<Option<bool>>> = match pairs.column(schema::DECISIVE) {
-        Ok(c) => Some(c.as_materialized_series().cast(&DataType::Boolean)?.bool()?.iter().collect()),
-        Err(_) => None,
-    };
-    Ok((0..a.len())
-        .map(|i| Comparison {
-            model_a: bound_owned(a[i].clone(), NAME_CHARS),
-            model_b: bound_owned(b[i].clone(), NAME_CHARS),
-            shared: shared[i],
-            diff: finite(diff[i]),
-            p_value: p[i].filter(|p| p.is_finite()),
-            interval: match (&lo, &hi) {
-                (Some(lo), Some(hi)) => lo[i].zip(hi[i]).filter(|(l, h)| l.is_finite() && h.is_finite()),
-                _ => None,
-            },
-            decisive: decisive.as_ref().and_then(|d| d[i]),
+pub fn comparisons(pairs: &[PairRow]) -> PolarsResult<Vec<Comparison>> {
+    Ok(pairs
+        .iter()
+        .map(|r| Comparison {
+            model_a: bound_owned(r.model_a.clone(), NAME_CHARS),
+            model_b: bound_owned(r.model_b.clone(), NAME_CHARS),
+            shared: r.shared,
+            diff: finite(r.pass_rate_diff.unwrap_or(0.0)),
+            p_value: r.p_value.filter(|p| p.is_finite()),
+            interval: r.diff_lo.zip(r.diff_hi).filter(|(l, h)| l.is_finite() && h.is_finite()),
+            decisive: Some(r.decisive),
         })
         .collect())
 }
@@ -147,7 +125,7 @@ fn finite(x: f64) -> f64 {
 
 /// The headline's sentences, plain text (each sink escapes them).
 pub fn headline(tables: &Tables) -> PolarsResult<Vec<String>> {
-    Ok(sentences(&variants(&tables.summary)?, &comparisons(&tables.pairs)?))
+    Ok(sentences(&variants(&tables.rows.summary)?, &comparisons(&tables.rows.pairs)?))
 }
 
 /// The sentences for these variants and comparisons.

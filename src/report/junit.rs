@@ -9,7 +9,7 @@ use std::io::Write;
 
 use super::encode::{xml, xml_attribute};
 use super::{Exporter, ReportError};
-use crate::metrics::schema;
+use crate::metrics::table::ScenarioRun;
 use crate::metrics::Tables;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -25,55 +25,44 @@ pub fn render(tables: &Tables) -> std::io::Result<String> {
 
 /// Writes the document a test case at a time.
 fn write_xml(tables: &Tables, out: &mut dyn Write) -> std::io::Result<()> {
-    use crate::metrics::columns as c;
-    let df = &tables.scenarios;
-    let strings = |name: &str| c::texts(df, name).map_err(std::io::Error::other);
-    let (models, suites, scenarios, reasons) =
-        (strings(schema::MODEL)?, strings(schema::SUITE)?, strings(schema::SCENARIO)?, strings(schema::REASON)?);
-    let (trials, passed, errored, latency) = (
-        c::u64s(df, schema::TRIAL).map_err(std::io::Error::other)?,
-        c::bools(df, schema::PASSED).map_err(std::io::Error::other)?,
-        c::bools(df, schema::ERRORED).map_err(std::io::Error::other)?,
-        c::f64s(df, schema::LATENCY_MS).map_err(std::io::Error::other)?,
-    );
-    let failed = |i: usize| !passed[i] && !errored[i];
-    let n = df.height();
+    let runs = &tables.rows.scenarios;
+    let failed = |r: &&ScenarioRun| !r.passed && !r.errored;
+    let n = runs.len();
     let mut order: Vec<&str> = Vec::new();
-    for i in 0..n {
-        let m = c::at(models, i);
-        if !order.contains(&m) {
-            order.push(m);
+    for r in runs {
+        if !order.contains(&r.model.as_str()) {
+            order.push(&r.model);
         }
     }
-    let failures = (0..n).filter(|&i| failed(i)).count();
-    let errors = errored.iter().filter(|e| **e).count();
-    let total_time: f64 = latency.iter().sum::<f64>() / 1e3;
+    let failures = runs.iter().filter(failed).count();
+    let errors = runs.iter().filter(|r| r.errored).count();
+    let total_time: f64 = runs.iter().map(|r| r.latency_ms).sum::<f64>() / 1e3;
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     // `errors` only when some unit errored: an honest run's document stays as it was.
     let errors_attribute = if errors > 0 { format!(" errors=\"{errors}\"") } else { String::new() };
     writeln!(out, "<testsuites name=\"calltape\" tests=\"{n}\" failures=\"{failures}\"{errors_attribute} time=\"{total_time:.3}\">")?;
     for model in order {
-        let rows = || (0..n).filter(|&i| c::at(models, i) == model);
-        let fails = rows().filter(|&i| failed(i)).count();
-        let errs = rows().filter(|&i| errored[i]).count();
-        let time: f64 = rows().map(|i| latency[i]).sum::<f64>() / 1e3;
+        let rows = || runs.iter().filter(|r| r.model == model);
+        let fails = rows().filter(failed).count();
+        let errs = rows().filter(|r| r.errored).count();
+        let time: f64 = rows().map(|r| r.latency_ms).sum::<f64>() / 1e3;
         writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"{errs}\" time=\"{time:.3}\">",
             xml_attribute(&bounded(model, CELL_CHARS)),
             rows().count()
         )?;
-        for i in rows() {
-            let name = xml_attribute(&format!("{} [trial {}]", bounded(c::at(scenarios, i), CELL_CHARS), trials[i]));
-            let class = xml_attribute(&bounded(&format!("{}.{}", model, c::at(suites, i)), CELL_CHARS));
-            let time = latency[i] / 1e3;
-            if passed[i] {
+        for r in rows() {
+            let name = xml_attribute(&format!("{} [trial {}]", bounded(&r.scenario, CELL_CHARS), r.trial));
+            let class = xml_attribute(&bounded(&format!("{}.{}", model, r.suite), CELL_CHARS));
+            let time = r.latency_ms / 1e3;
+            if r.passed {
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\"/>")?;
             } else {
-                let reason = bounded(c::at(reasons, i), CELL_CHARS);
+                let reason = bounded(&r.reason, CELL_CHARS);
                 writeln!(out, "    <testcase classname=\"{class}\" name=\"{name}\" time=\"{time:.3}\">")?;
                 // An errored unit got no answer: an error of the harness's call, not a failed scenario.
-                let (element, kind) = if errored[i] { ("error", "errored") } else { ("failure", "scenario_failed") };
+                let (element, kind) = if r.errored { ("error", "errored") } else { ("failure", "scenario_failed") };
                 writeln!(out, "      <{element} message=\"{}\" type=\"{kind}\">{}</{element}>", xml_attribute(&reason), xml(&reason))?;
                 writeln!(out, "    </testcase>")?;
             }

@@ -3,7 +3,7 @@
 //! Markdown-escaped: model text cannot add HTML, links, images, mentions or
 //! break the table.
 
-use super::anchor::{transcript_link, units_of};
+use super::anchor::transcript_link;
 use super::encode;
 use super::sections::{first_failures, sections, Section, FAILURES_LISTED};
 use super::text::text_table;
@@ -16,13 +16,12 @@ pub struct Markdown;
 /// A section as a Markdown table; with `links`, one per row, a last column
 /// links each row there.
 fn markdown_section(section: &Section, links: &[String]) -> polars::error::PolarsResult<String> {
-    let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
-    let t = text_table(&section.frame, &names)?;
-    let mut labels: Vec<&str> = section.columns.iter().map(|(_, l)| l.as_str()).collect();
+    let t = text_table(section);
+    let mut labels: Vec<&str> = section.columns.iter().map(|c| c.label.as_str()).collect();
     if !links.is_empty() {
         labels.push("transcript");
     }
-    if section.frame.height() == 0 {
+    if section.height == 0 {
         return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
     }
     let mut out = format!("## {}\n\n| {} |\n", section.title, labels.join(" | "));
@@ -71,7 +70,7 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
     let fits = |listed: usize| -> Result<Option<String>, ReportError> {
         let failed = first_failures(tables, listed).map_err(render_err)?;
-        let links: Vec<String> = units_of(&failed.frame).map_err(render_err)?.iter().map(transcript_link).collect();
+        let links: Vec<String> = failed.units.iter().map(transcript_link).collect();
         let text = markdown_section(&failed, &links).map_err(render_err)?;
         Ok((used + text.chars().count() <= MAX_CHARS).then_some(text))
     };
@@ -116,10 +115,9 @@ pub const SECTION_ROWS: usize = 40;
 
 /// `section` cut to its first `cap` rows, with a note saying so.
 fn first_rows(section: &Section, cap: usize) -> Section {
-    let mut cut = section.clone();
-    let height = section.frame.height();
+    let mut cut = section.head(cap);
+    let height = section.height;
     if height > cap {
-        cut.frame = section.frame.head(Some(cap));
         let said = section.note.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
         cut.note = Some(format!("{said}(the first {cap} of {height} rows; the CSV files have every row)"));
     }

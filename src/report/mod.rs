@@ -7,6 +7,7 @@ pub mod csv;
 pub mod decision;
 pub use crate::encode;
 pub mod fit;
+pub mod grid;
 pub mod headline;
 pub mod html;
 mod injection;
@@ -104,21 +105,6 @@ pub fn write_all(tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportErro
         written.extend(exporter.write(tables, dir)?);
     }
     Ok(written)
-}
-
-/// One titled table of a report.
-#[derive(Clone)]
-pub struct Section {
-    pub title: String,
-    pub frame: polars::prelude::DataFrame,
-    /// (column, label) pairs, in order.
-    pub columns: Vec<(String, String)>,
-    /// A line under the table, e.g. rows left out.
-    pub note: Option<String>,
-    /// Shown on the terminal too (else only in `report.md`).
-    pub terminal: bool,
-    /// On the terminal, only this many rows (the rest are in `report.md`).
-    pub terminal_rows: Option<usize>,
 }
 
 /// The tables as `view` asks: every section, or the core figures only

@@ -3,16 +3,17 @@
 //! terminal and a pull-request comment. The terminal and Markdown renderers
 //! both draw these; CSV and JSON carry every column.
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use std::collections::HashMap;
 
-pub use super::Section;
-use crate::metrics::columns::{bools, f64s, strings};
+pub use super::grid::Section;
+use super::grid::Shown;
 use crate::metrics::schema;
+use crate::metrics::table::{PairRow, SummaryRow, ToolRow};
 use crate::metrics::Tables;
 
-/// Columns the reports add to a copy of the summary, for display only.
+/// Columns the reports add to the summary's, for display only.
 const PASS_CI: &str = "pass_ci";
 const MODEL_MARKED: &str = "model_marked";
 /// Display columns of the errored-units table.
@@ -32,50 +33,41 @@ const ONLY_STRONG: &str = "only_strong";
 const CHEAP_COST: &str = "cost_cheap_over_strong";
 const CHEAP_LATENCY: &str = "latency_cheap_over_strong";
 
-fn section(title: &str, frame: DataFrame, columns: &[(&str, &str)]) -> Section {
-    Section {
-        title: title.into(),
-        frame,
-        columns: columns.iter().map(|(c, l)| (c.to_string(), l.to_string())).collect(),
-        note: None,
-        terminal: true,
-        terminal_rows: None,
-    }
-}
-
 /// Terminal rows of the per-tool table: a suite of hundreds of tools would
 /// otherwise bury the rest of the report.
 pub const TERMINAL_TOOL_ROWS: usize = 25;
 
-/// The invalid kinds that occurred in `df`'s kind columns, as (column, label).
-fn kinds_present(df: &DataFrame) -> PolarsResult<Vec<(&'static str, String)>> {
-    let mut kinds = Vec::new();
-    for kind in schema::INVALID_KINDS {
-        if total(df, kind)? > 0 {
-            kinds.push((kind, kind.replace('_', " ")));
-        }
+/// The invalid kinds that occurred in `rows`, as (index in
+/// `schema::INVALID_KINDS`, column, label).
+fn kinds_present<R>(rows: &[R], kinds: impl Fn(&R) -> [u64; 10]) -> Vec<(usize, &'static str, String)> {
+    let mut totals = [0u64; 10];
+    for r in rows {
+        totals.iter_mut().zip(kinds(r)).for_each(|(t, k)| *t += k);
     }
-    Ok(kinds)
+    schema::INVALID_KINDS.iter().enumerate().filter(|(i, _)| totals[*i] > 0).map(|(i, k)| (i, *k, k.replace('_', " "))).collect()
 }
 
-fn total(df: &DataFrame, column: &str) -> PolarsResult<u64> {
-    Ok(df.column(column)?.as_materialized_series().sum::<u64>().unwrap_or(0))
+/// A column per invalid kind present, of rows with `kinds`.
+fn kind_columns<R>(rows: &[R], present: &[(usize, &'static str, String)], kinds: impl Fn(&R) -> [u64; 10] + Copy) -> Vec<Shown> {
+    present.iter().map(|(i, column, label)| Shown::of(column, label, rows, |r| kinds(r)[*i])).collect()
 }
 
-/// Rows of `df` where `column` > 0, with a note on how many were left out.
-fn rows_with(df: &DataFrame, column: &str, what: &str, csv: &str) -> PolarsResult<(DataFrame, Option<String>)> {
-    let kept = df.clone().lazy().filter(col(column).gt(lit(0))).collect()?;
-    let omitted = df.height() - kept.height();
+/// Rows of `rows` that `keep` accepts, with a note on how many were left out.
+fn rows_with<R: Clone>(rows: &[R], keep: impl Fn(&R) -> bool, what: &str, csv: &str) -> (Vec<R>, Option<String>) {
+    let kept: Vec<R> = rows.iter().filter(|r| keep(r)).cloned().collect();
+    let omitted = rows.len() - kept.len();
     let note = (omitted > 0).then(|| format!("({omitted} rows without {what} not shown; see {csv})"));
-    Ok((kept, note))
+    (kept, note)
 }
 
-/// "lo–hi" of an interval's two columns, as text; none where the rate is
-/// empty (no run answered).
-fn interval_text(df: &DataFrame, rate: &str) -> PolarsResult<Vec<Option<String>>> {
-    let (lo, hi) = schema::interval_of(rate);
-    let (lo, hi) = (df.column(lo)?.f64()?, df.column(hi)?.f64()?);
-    Ok(lo.iter().zip(hi.iter()).map(|(l, h)| Some(format!("{:.2}–{:.2}", l?, h?))).collect())
+/// "lo–hi" of an interval, as text; none where the rate is empty (no run answered).
+fn interval_text(lo: Option<f64>, hi: Option<f64>) -> Option<String> {
+    Some(format!("{:.2}–{:.2}", lo?, hi?))
+}
+
+/// Per model row: whether it answered no unit and errored some.
+fn never_answered(summary: &[SummaryRow]) -> Option<Vec<bool>> {
+    Some(summary.iter().map(|r| r.scenarios == 0 && r.errored > 0).collect())
 }
 
 /// The models with errored units (no answer: neither passed nor failed),
@@ -85,261 +77,216 @@ pub fn errored(tables: &Tables) -> PolarsResult<Option<Section>> {
     if errored.is_empty() {
         return Ok(None);
     }
-    let column = |name: &str, values: Vec<String>| Column::from(Series::new(name.into(), values));
-    let frame = DataFrame::new_infer_height(vec![
-        column(schema::MODEL, errored.iter().map(|m| m.model.clone()).collect()),
-        Column::from(Series::new(schema::ERRORED.into(), errored.iter().map(|m| m.errored).collect::<Vec<u64>>())),
-        Column::from(Series::new(schema::SCENARIOS.into(), errored.iter().map(|m| m.answered).collect::<Vec<u64>>())),
-        column(
-            ERRORED_STATE,
-            errored.iter().map(|m| if m.answered == 0 { "errored: never answered" } else { "some units errored" }.to_string()).collect(),
-        ),
-        column(FIRST_ERROR, errored.iter().map(|m| m.first.clone()).collect()),
-    ])?;
-    let mut s = section(
+    let mut s = Section::new(
         "Errored units: no answer, so neither passed nor failed",
-        frame,
-        &[
-            (schema::MODEL, "model"),
-            (schema::ERRORED, "errored"),
-            (schema::SCENARIOS, "answered"),
-            (ERRORED_STATE, "state"),
-            (FIRST_ERROR, "first error"),
+        errored.len(),
+        vec![
+            Shown::of(schema::MODEL, "model", &errored, |m| m.model.clone()),
+            Shown::of(schema::ERRORED, "errored", &errored, |m| m.errored),
+            Shown::of(schema::SCENARIOS, "answered", &errored, |m| m.answered),
+            Shown::of(ERRORED_STATE, "state", &errored, |m| if m.answered == 0 { "errored: never answered" } else { "some units errored" }),
+            Shown::of(FIRST_ERROR, "first error", &errored, |m| m.first.clone()),
         ],
     );
+    s.never_answered = Some(errored.iter().map(|m| m.answered == 0 && m.errored > 0).collect());
     s.note = Some("Pass rates count answered units only; \"errored\": none answered (no rate, off the Pareto front)".into());
     Ok(Some(s))
 }
 
 /// Rows of the pairs table of one kind (`schema::PAIR_*`) that `keep` accepts.
-fn pairs_of(tables: &Tables, kind: &str, keep: impl Fn(&str, &str) -> bool) -> PolarsResult<Option<DataFrame>> {
-    let p = &tables.pairs;
-    let (a, b, kinds) = (strings(p, schema::MODEL_A)?, strings(p, schema::MODEL_B)?, strings(p, schema::PAIR_KIND)?);
-    let mask: Vec<bool> = a.iter().zip(&b).zip(&kinds).map(|((a, b), k)| k == kind && keep(a, b)).collect();
-    if !mask.contains(&true) {
-        return Ok(None);
-    }
-    p.filter(&BooleanChunked::from_slice("mask".into(), &mask)).map(Some)
+fn pairs_of(tables: &Tables, kind: &str, keep: impl Fn(&str, &str) -> bool) -> Option<Vec<PairRow>> {
+    let rows: Vec<PairRow> = tables.rows.pairs.iter().filter(|p| p.kind == kind && keep(&p.model_a, &p.model_b)).cloned().collect();
+    (!rows.is_empty()).then_some(rows)
+}
+
+/// A ratio the reports show: none where it is not a positive number.
+fn shown_ratio(r: Option<f64>, invert: bool) -> Option<f64> {
+    let r = r.unwrap_or(0.0);
+    (r > 0.0 && r.is_finite()).then(|| if invert { 1.0 / r } else { r })
 }
 
 /// Cheap models (with each arm, where the run had arms) against strong
 /// ones, paired on the runs both made: the question calltape answers. The
 /// pairs table keeps model order; here the cheap model is always first.
-fn cheap_vs_strong(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let Some(rows) = pairs_of(tables, schema::PAIR_CHEAP_VS_STRONG, |_, _| true)? else { return Ok(None) };
-    let tiers: HashMap<String, String> =
-        strings(&tables.summary, schema::MODEL)?.into_iter().zip(strings(&tables.summary, schema::TIER)?).collect();
-    let a = strings(&rows, schema::MODEL_A)?;
-    let cheap_first: Vec<bool> = a.iter().map(|m| tiers.get(m).is_some_and(|t| t == "cheap")).collect();
+fn cheap_vs_strong(tables: &Tables) -> Option<Section> {
+    let rows = pairs_of(tables, schema::PAIR_CHEAP_VS_STRONG, |_, _| true)?;
+    let tiers: HashMap<&str, &str> = tables.rows.summary.iter().map(|r| (r.model.as_str(), r.tier.as_str())).collect();
+    let cheap_first = |p: &PairRow| tiers.get(p.model_a.as_str()).is_some_and(|t| *t == "cheap");
     // Each display column: A's value where A is the cheap one, else B's.
-    let pick_text = |x: &str, y: &str| -> PolarsResult<Vec<String>> {
-        Ok(strings(&rows, x)?.into_iter().zip(strings(&rows, y)?).zip(&cheap_first).map(|((x, y), c)| if *c { x } else { y }).collect())
-    };
-    let pick = |x: &str, y: &str| -> PolarsResult<Vec<f64>> {
-        Ok(f64s(&rows, x)?.into_iter().zip(f64s(&rows, y)?).zip(&cheap_first).map(|((x, y), c)| if *c { x } else { y }).collect())
-    };
-    let ratio = |column: &str| -> PolarsResult<Vec<Option<f64>>> {
-        Ok(f64s(&rows, column)?
-            .into_iter()
-            .zip(&cheap_first)
-            .map(|(r, c)| (r > 0.0 && r.is_finite()).then(|| if *c { r } else { 1.0 / r }))
-            .collect())
-    };
-    let display = DataFrame::new_infer_height(vec![
-        Column::from(Series::new(CHEAP.into(), pick_text(schema::MODEL_A, schema::MODEL_B)?)),
-        Column::from(Series::new(STRONG.into(), pick_text(schema::MODEL_B, schema::MODEL_A)?)),
-        rows.column(schema::SHARED)?.clone(),
-        Column::from(Series::new(CHEAP_PASS.into(), pick(schema::PASS_RATE_A, schema::PASS_RATE_B)?)),
-        Column::from(Series::new(STRONG_PASS.into(), pick(schema::PASS_RATE_B, schema::PASS_RATE_A)?)),
-        Column::from(Series::new(ONLY_CHEAP.into(), pick(schema::ONLY_A, schema::ONLY_B)?)),
-        Column::from(Series::new(ONLY_STRONG.into(), pick(schema::ONLY_B, schema::ONLY_A)?)),
-        rows.column(schema::P_VALUE)?.clone(),
-        Column::from(Series::new(CHEAP_COST.into(), ratio(schema::COST_RATIO)?)),
-        Column::from(Series::new(CHEAP_LATENCY.into(), ratio(schema::LATENCY_RATIO)?)),
-    ])?;
-    let mut s = section(
+    let pick = |p: &PairRow, a: f64, b: f64| if cheap_first(p) { a } else { b };
+    let rate = |x: Option<f64>| x.unwrap_or(0.0);
+    let mut s = Section::new(
         "Cheap vs strong, paired on the same runs (McNemar's exact test)",
-        display,
-        &[
-            (CHEAP, "cheap"),
-            (STRONG, "strong"),
-            (schema::SHARED, "runs"),
-            (CHEAP_PASS, "pass cheap"),
-            (STRONG_PASS, "pass strong"),
-            (ONLY_CHEAP, "only cheap"),
-            (ONLY_STRONG, "only strong"),
-            (schema::P_VALUE, "p"),
-            (CHEAP_COST, "cost cheap/strong"),
-            (CHEAP_LATENCY, "latency cheap/strong"),
+        rows.len(),
+        vec![
+            Shown::of(CHEAP, "cheap", &rows, |p| if cheap_first(p) { p.model_a.clone() } else { p.model_b.clone() }),
+            Shown::of(STRONG, "strong", &rows, |p| if cheap_first(p) { p.model_b.clone() } else { p.model_a.clone() }),
+            Shown::of(schema::SHARED, "runs", &rows, |p| p.shared),
+            Shown::of(CHEAP_PASS, "pass cheap", &rows, |p| pick(p, rate(p.pass_rate_a), rate(p.pass_rate_b))),
+            Shown::of(STRONG_PASS, "pass strong", &rows, |p| pick(p, rate(p.pass_rate_b), rate(p.pass_rate_a))),
+            Shown::of(ONLY_CHEAP, "only cheap", &rows, |p| pick(p, p.only_a as f64, p.only_b as f64)),
+            Shown::of(ONLY_STRONG, "only strong", &rows, |p| pick(p, p.only_b as f64, p.only_a as f64)),
+            Shown::of(schema::P_VALUE, "p", &rows, |p| p.p_value),
+            Shown::of(CHEAP_COST, "cost cheap/strong", &rows, |p| shown_ratio(p.cost_ratio, !cheap_first(p))),
+            Shown::of(CHEAP_LATENCY, "latency cheap/strong", &rows, |p| shown_ratio(p.latency_ratio, !cheap_first(p))),
         ],
     );
     s.note = Some("p: McNemar's exact p-value; cost and latency over the shared runs".into());
-    Ok(Some(s))
+    Some(s)
 }
 
 /// What each arm buys: every arm of a model paired with its first arm on
 /// the same runs, or `None` when the run had no arms.
-pub fn arms(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let summary = &tables.summary;
-    let (models, bases) = (strings(summary, schema::MODEL)?, strings(summary, schema::BASE_MODEL)?);
+pub fn arms(tables: &Tables) -> Option<Section> {
+    let summary = &tables.rows.summary;
     // A model's first arm is its first variant in model order.
-    let mut first: HashMap<String, String> = HashMap::new();
-    for (m, b) in models.iter().zip(&bases) {
-        first.entry(b.clone()).or_insert_with(|| m.clone());
+    let mut first: HashMap<&str, &str> = HashMap::new();
+    for r in summary {
+        first.entry(&r.base_model).or_insert(&r.model);
     }
-    let base_of: HashMap<&String, &String> = models.iter().zip(&bases).collect();
-    let is_first = |a: &str| base_of.get(&a.to_string()).is_some_and(|b| first.get(*b).is_some_and(|f| f == a));
-    let Some(rows) = pairs_of(tables, schema::PAIR_ARMS, |a, _| is_first(a))? else { return Ok(None) };
-    let b = strings(&rows, schema::MODEL_B)?;
-    let mut rows = rows;
-    let base: Vec<String> = b.iter().map(|m| base_of.get(m).map_or_else(|| m.clone(), |b| (*b).clone())).collect();
-    rows.with_column(Column::from(Series::new(ARM_MODEL.into(), base)))?;
-    let ratio = |column: &str| -> PolarsResult<Vec<Option<f64>>> {
-        Ok(f64s(&rows, column)?.into_iter().map(|r| (r > 0.0 && r.is_finite()).then(|| 1.0 / r)).collect())
-    };
-    let (cost, latency) = (ratio(schema::COST_RATIO)?, ratio(schema::LATENCY_RATIO)?);
-    rows.with_column(Column::from(Series::new(ARM_COST.into(), cost)))?;
-    rows.with_column(Column::from(Series::new(ARM_LATENCY.into(), latency)))?;
-    let mut s = section(
+    let base_of: HashMap<&str, &str> = summary.iter().map(|r| (r.model.as_str(), r.base_model.as_str())).collect();
+    let is_first = |a: &str| base_of.get(a).is_some_and(|b| first.get(b).is_some_and(|f| *f == a));
+    let rows = pairs_of(tables, schema::PAIR_ARMS, |a, _| is_first(a))?;
+    let mut s = Section::new(
         "What each arm buys, paired with the model's first arm on the same runs (McNemar's exact test)",
-        rows,
-        &[
-            (ARM_MODEL, "model"),
-            (schema::ARM_B, "arm"),
-            (schema::PASS_RATE_B, "pass"),
-            (schema::ARM_A, "vs"),
-            (schema::PASS_RATE_A, "pass vs"),
-            (schema::PASS_RATE_DIFF, "diff"),
-            (schema::SHARED, "runs"),
-            (schema::ONLY_B, "only arm"),
-            (schema::ONLY_A, "only vs"),
-            (schema::P_VALUE, "p"),
-            (ARM_COST, "cost ×"),
-            (ARM_LATENCY, "latency ×"),
+        rows.len(),
+        vec![
+            Shown::of(ARM_MODEL, "model", &rows, |p| base_of.get(p.model_b.as_str()).map_or_else(|| p.model_b.clone(), |b| b.to_string())),
+            Shown::of(schema::ARM_B, "arm", &rows, |p| p.arm_b.clone()),
+            Shown::of(schema::PASS_RATE_B, "pass", &rows, |p| p.pass_rate_b),
+            Shown::of(schema::ARM_A, "vs", &rows, |p| p.arm_a.clone()),
+            Shown::of(schema::PASS_RATE_A, "pass vs", &rows, |p| p.pass_rate_a),
+            Shown::of(schema::PASS_RATE_DIFF, "diff", &rows, |p| p.pass_rate_diff),
+            Shown::of(schema::SHARED, "runs", &rows, |p| p.shared),
+            Shown::of(schema::ONLY_B, "only arm", &rows, |p| p.only_b),
+            Shown::of(schema::ONLY_A, "only vs", &rows, |p| p.only_a),
+            Shown::of(schema::P_VALUE, "p", &rows, |p| p.p_value),
+            Shown::of(ARM_COST, "cost ×", &rows, |p| shown_ratio(p.cost_ratio, true)),
+            Shown::of(ARM_LATENCY, "latency ×", &rows, |p| shown_ratio(p.latency_ratio, true)),
         ],
     );
     s.note = Some(
         "diff: pass − pass vs; cost × and latency ×: the arm's over the first arm's, on the shared runs; p: McNemar's exact p-value".into(),
     );
-    Ok(Some(s))
+    Some(s)
+}
+
+/// A section of the summary: one row per model.
+fn per_model(title: &str, summary: &[SummaryRow], columns: Vec<Shown>) -> Section {
+    let mut s = Section::new(title, summary.len(), columns);
+    s.never_answered = never_answered(summary);
+    s
 }
 
 /// The sections of a report, in reading order.
 pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
-    let mut s = tables.summary.clone();
-    let ci = interval_text(&s, schema::PASS_RATE)?;
-    s.with_column(Column::from(Series::new(PASS_CI.into(), ci)))?;
-    let pareto = bools(&s, schema::PARETO)?;
-    let marked: Vec<String> =
-        strings(&s, schema::MODEL)?.into_iter().zip(pareto).map(|(m, p)| if p { format!("{m} *") } else { m }).collect();
-    s.with_column(Column::from(Series::new(MODEL_MARKED.into(), marked)))?;
-    let s = &s;
+    let s = &tables.rows.summary[..];
+    let model = || Shown::of(schema::MODEL, "model", s, |r| r.model.clone());
     // The errored column only when some unit errored: honest runs keep their table.
-    let any_errored = total(s, schema::ERRORED)? > 0;
-    let errored_column: &[(&str, &str)] = if any_errored { &[(schema::ERRORED, "errored")] } else { &[] };
-    let outcomes = [
-        &[(schema::MODEL, "model"), (schema::SCENARIOS, "runs")][..],
-        errored_column,
-        &[
-            (schema::PASS_RATE, "pass"),
-            (PASS_CI, "95% CI"),
-            (schema::PASS_RATE_NO_REPAIR, "pass w/o repair"),
-            (schema::CALLS, "calls"),
-            (schema::INVALID_RATE, "invalid rate"),
-            (schema::REPAIRED_LOCAL, "fixed local"),
-            (schema::REPAIRED_MODEL, "fixed model"),
-            (schema::STILL_INVALID, "still invalid"),
-        ],
-    ]
-    .concat();
-    let mut out = vec![section("Per model: calls and outcomes", s.clone(), &outcomes)];
+    let any_errored = s.iter().any(|r| r.errored > 0);
+    let mut outcomes = vec![model(), Shown::of(schema::SCENARIOS, "runs", s, |r| r.scenarios)];
+    if any_errored {
+        outcomes.push(Shown::of(schema::ERRORED, "errored", s, |r| r.errored));
+    }
+    outcomes.extend([
+        Shown::of(schema::PASS_RATE, "pass", s, |r| r.pass_rate),
+        Shown::of(PASS_CI, "95% CI", s, |r| interval_text(r.pass_rate_lo, r.pass_rate_hi)),
+        Shown::of(schema::PASS_RATE_NO_REPAIR, "pass w/o repair", s, |r| r.pass_rate_no_repair),
+        Shown::of(schema::CALLS, "calls", s, |r| r.calls),
+        Shown::of(schema::INVALID_RATE, "invalid rate", s, |r| r.invalid_rate),
+        Shown::of(schema::REPAIRED_LOCAL, "fixed local", s, |r| r.repaired_local),
+        Shown::of(schema::REPAIRED_MODEL, "fixed model", s, |r| r.repaired_model),
+        Shown::of(schema::STILL_INVALID, "still invalid", s, |r| r.still_invalid),
+    ]);
+    let mut out = vec![per_model("Per model: calls and outcomes", s, outcomes)];
     out.extend(errored(tables)?);
-    out.push(section(
+    out.push(per_model(
         "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
-        s.clone(),
-        &[
-            (MODEL_MARKED, "model"),
-            (schema::INPUT_TOKENS, "in tok"),
-            (schema::OUTPUT_TOKENS, "out tok"),
-            (schema::COST_USD, "cost $"),
-            (schema::REPAIR_COST_USD, "repair $"),
-            (schema::LATENCY_P50_MS, "p50 ms"),
-            (schema::LATENCY_P95_MS, "p95 ms"),
-            (schema::REPAIR_LOCAL_P50_US, "local fix p50 µs"),
-            (schema::REPAIR_MODEL_P50_MS, "model fix p50 ms"),
+        s,
+        vec![
+            Shown::of(MODEL_MARKED, "model", s, |r| if r.pareto { format!("{} *", r.model) } else { r.model.clone() }),
+            Shown::of(schema::INPUT_TOKENS, "in tok", s, |r| r.input_tokens),
+            Shown::of(schema::OUTPUT_TOKENS, "out tok", s, |r| r.output_tokens),
+            Shown::of(schema::COST_USD, "cost $", s, |r| r.cost_usd),
+            Shown::of(schema::REPAIR_COST_USD, "repair $", s, |r| r.repair_cost_usd),
+            Shown::of(schema::LATENCY_P50_MS, "p50 ms", s, |r| r.latency_p50_ms),
+            Shown::of(schema::LATENCY_P95_MS, "p95 ms", s, |r| r.latency_p95_ms),
+            Shown::of(schema::REPAIR_LOCAL_P50_US, "local fix p50 µs", s, |r| r.repair_local_p50_us),
+            Shown::of(schema::REPAIR_MODEL_P50_MS, "model fix p50 ms", s, |r| r.repair_model_p50_ms),
         ],
     ));
-    out.extend(arms(tables)?);
-    out.extend(cheap_vs_strong(tables)?);
+    out.extend(arms(tables));
+    out.extend(cheap_vs_strong(tables));
     out.extend(super::decision::section(tables)?);
-    if total(s, schema::APPROVALS_REQUESTED)? > 0 {
+    if s.iter().any(|r| r.approvals.approvals_requested > 0) {
+        let warnings = s.iter().any(|r| r.approvals.approval_warnings > 0);
         let mut columns = vec![
-            (schema::MODEL, "model"),
-            (schema::APPROVALS_REQUESTED, "asked"),
-            (schema::APPROVED, "approved"),
-            (schema::DENIED, "denied"),
+            model(),
+            Shown::of(schema::APPROVALS_REQUESTED, "asked", s, |r| r.approvals.approvals_requested),
+            Shown::of(schema::APPROVED, "approved", s, |r| r.approvals.approved),
+            Shown::of(schema::DENIED, "denied", s, |r| r.approvals.denied),
         ];
-        if total(s, schema::APPROVAL_WARNINGS)? > 0 {
-            columns.push((schema::APPROVAL_WARNINGS, "approved unanswered"));
+        if warnings {
+            columns.push(Shown::of(schema::APPROVAL_WARNINGS, "approved unanswered", s, |r| r.approvals.approval_warnings));
         }
         let labels = ["retried same", "retried changed", "other tool", "answered", "step limit"];
-        for (column, label) in schema::AFTER_DENIAL.into_iter().zip(labels) {
-            columns.push((column, label));
+        for (i, (column, label)) in schema::AFTER_DENIAL.into_iter().zip(labels).enumerate() {
+            columns.push(Shown::of(column, label, s, |r| r.approvals.after_denial()[i]));
         }
-        let mut approvals = section("Per model: approvals, and what models did after a denial", s.clone(), &columns);
-        if total(s, schema::APPROVAL_WARNINGS)? > 0 {
+        let mut approvals = per_model("Per model: approvals, and what models did after a denial", s, columns);
+        if warnings {
             approvals.note =
                 Some("warning: some calls were approved only because nothing could answer (approval.on_unanswered = \"approve\")".into());
         }
         out.push(approvals);
     }
 
-    out.extend(super::injection::section(tables)?);
+    out.extend(super::injection::section(tables));
 
     // Per model: invalid calls by kind, only the kinds that occurred.
-    let kinds = kinds_present(s)?;
+    let summary_kinds = |r: &SummaryRow| r.kinds.counts();
+    let kinds = kinds_present(s, summary_kinds);
     if !kinds.is_empty() {
-        let mut columns = vec![(schema::MODEL, "model"), (schema::CALLS, "calls"), (schema::INVALID, "invalid")];
-        columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
-        out.push(section("Per model: invalid calls by kind", s.clone(), &columns));
+        let mut columns =
+            vec![model(), Shown::of(schema::CALLS, "calls", s, |r| r.calls), Shown::of(schema::INVALID, "invalid", s, |r| r.invalid)];
+        columns.extend(kind_columns(s, &kinds, summary_kinds));
+        out.push(per_model("Per model: invalid calls by kind", s, columns));
     }
 
     // Per tool: rows with invalid calls, most first, and only the invalid kinds that occurred.
-    let (invalid, note) = rows_with(&tables.by_tool, schema::INVALID, "invalid call", "by_tool.csv")?;
-    let invalid = invalid.sort([schema::INVALID], SortMultipleOptions::default().with_order_descending(true).with_maintain_order(true))?;
+    let (mut invalid, note) = rows_with(&tables.rows.by_tool, |r| r.invalid > 0, "invalid call", "by_tool.csv");
+    invalid.sort_by_key(|r| std::cmp::Reverse(r.invalid));
+    let t = &invalid[..];
+    let tool_kinds = |r: &ToolRow| r.kinds.counts();
     let mut columns = vec![
-        (schema::MODEL, "model"),
-        (schema::TOOL, "tool"),
-        (schema::CALLS, "calls"),
-        (schema::INVALID, "invalid"),
-        (schema::REPAIRED_LOCAL, "fixed local"),
-        (schema::REPAIRED_MODEL, "fixed model"),
-        (schema::STILL_INVALID, "still invalid"),
+        Shown::of(schema::MODEL, "model", t, |r| r.model.clone()),
+        Shown::of(schema::TOOL, "tool", t, |r| r.tool.clone()),
+        Shown::of(schema::CALLS, "calls", t, |r| r.calls),
+        Shown::of(schema::INVALID, "invalid", t, |r| r.invalid),
+        Shown::of(schema::REPAIRED_LOCAL, "fixed local", t, |r| r.repaired_local),
+        Shown::of(schema::REPAIRED_MODEL, "fixed model", t, |r| r.repaired_model),
+        Shown::of(schema::STILL_INVALID, "still invalid", t, |r| r.still_invalid),
     ];
-    let kinds = kinds_present(&invalid)?;
-    columns.extend(kinds.iter().map(|(c, l)| (*c, l.as_str())));
-    let none = invalid.height() == 0;
-    let mut per_tool = section("Per model × tool: invalid calls by kind", invalid, &columns);
-    per_tool.note = if none { Some("No invalid calls.".into()) } else { note };
+    columns.extend(kind_columns(t, &kinds_present(t, tool_kinds), tool_kinds));
+    let mut per_tool = Section::new("Per model × tool: invalid calls by kind", t.len(), columns);
+    per_tool.note = if t.is_empty() { Some("No invalid calls.".into()) } else { note };
     per_tool.terminal_rows = Some(TERMINAL_TOOL_ROWS);
     out.push(per_tool);
 
-    if total(&tables.by_tool, schema::DENIED)? > 0 {
-        let (denials, note) = rows_with(&tables.by_tool, schema::DENIED, "denial", "by_tool.csv")?;
-        let mut per_tool = section(
-            "Per model × tool: denials",
-            denials,
-            &[
-                (schema::MODEL, "model"),
-                (schema::TOOL, "tool"),
-                (schema::APPROVALS_REQUESTED, "asked"),
-                (schema::DENIED, "denied"),
-                (schema::AFTER_DENIAL[0], "retried same"),
-                (schema::AFTER_DENIAL[1], "retried changed"),
-                (schema::AFTER_DENIAL[2], "other tool"),
-                (schema::AFTER_DENIAL[3], "answered"),
-            ],
-        );
+    if tables.rows.by_tool.iter().any(|r| r.approvals.denied > 0) {
+        let (denials, note) = rows_with(&tables.rows.by_tool, |r| r.approvals.denied > 0, "denial", "by_tool.csv");
+        let d = &denials[..];
+        let labels = ["retried same", "retried changed", "other tool", "answered"];
+        let mut columns = vec![
+            Shown::of(schema::MODEL, "model", d, |r| r.model.clone()),
+            Shown::of(schema::TOOL, "tool", d, |r| r.tool.clone()),
+            Shown::of(schema::APPROVALS_REQUESTED, "asked", d, |r| r.approvals.approvals_requested),
+            Shown::of(schema::DENIED, "denied", d, |r| r.approvals.denied),
+        ];
+        for (i, label) in labels.into_iter().enumerate() {
+            columns.push(Shown::of(schema::AFTER_DENIAL[i], label, d, |r| r.approvals.after_denial()[i]));
+        }
+        let mut per_tool = Section::new("Per model × tool: denials", d.len(), columns);
         per_tool.note = note;
         per_tool.terminal = false;
         out.push(per_tool);
@@ -361,31 +308,29 @@ pub fn failures(tables: &Tables) -> PolarsResult<Section> {
 /// answer: it did not fail, and is listed apart (`errored`).
 pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
     // Only the listed rows are copied out of the per-run table.
-    let passed = bools(&tables.scenarios, schema::PASSED)?;
-    let errored = bools(&tables.scenarios, schema::ERRORED)?;
-    let failed: Vec<bool> = passed.iter().zip(&errored).map(|(p, e)| !p && !e).collect();
-    let total = failed.iter().filter(|f| **f).count();
-    let mut shown = 0;
-    let mask: Vec<bool> = failed
-        .into_iter()
-        .map(|f| {
-            let show = f && shown < listed;
-            shown += usize::from(show);
-            show
-        })
-        .collect();
-    let failed = tables.scenarios.filter(&BooleanChunked::from_slice("listed".into(), &mask))?;
-    let mut section = section(
+    let failed = tables.rows.scenarios.iter().filter(|r| !r.passed && !r.errored);
+    let total = failed.clone().count();
+    let shown: Vec<_> = failed.take(listed).collect();
+    let mut section = Section::new(
         &format!("Failed scenarios ({total})"),
-        failed,
-        &[
-            (schema::MODEL, "model"),
-            (schema::SUITE, "suite"),
-            (schema::SCENARIO, "scenario"),
-            (schema::TRIAL, "trial"),
-            (schema::REASON, "reason"),
+        shown.len(),
+        vec![
+            Shown::of(schema::MODEL, "model", &shown, |r| r.model.clone()),
+            Shown::of(schema::SUITE, "suite", &shown, |r| r.suite.clone()),
+            Shown::of(schema::SCENARIO, "scenario", &shown, |r| r.scenario.clone()),
+            Shown::of(schema::TRIAL, "trial", &shown, |r| r.trial),
+            Shown::of(schema::REASON, "reason", &shown, |r| r.reason.clone()),
         ],
     );
+    section.units = shown
+        .iter()
+        .map(|r| crate::events::UnitKey {
+            model: r.model.clone(),
+            suite: r.suite.clone(),
+            scenario: r.scenario.clone(),
+            trial: u32::try_from(r.trial).unwrap_or(u32::MAX),
+        })
+        .collect();
     if total > listed {
         section.note = Some(format!("The first {listed} of {total}; every one is in scenarios.csv (`passed` and `errored` false)."));
     }

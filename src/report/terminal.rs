@@ -31,10 +31,9 @@ pub struct View {
 /// all in report.md and the CSV files). `keep` says which columns give way first.
 pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsResult<String> {
     let width = view.width;
-    let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
-    let shown = section.terminal_rows.map_or(section.frame.clone(), |n| section.frame.head(Some(n)));
-    let more_rows = section.frame.height() - shown.height();
-    let mut t = text_table(&shown, &names)?;
+    let shown = section.terminal_rows.map_or_else(|| section.clone(), |n| section.head(n));
+    let more_rows = section.height - shown.height;
+    let mut t = text_table(&shown);
     // Escaped before measuring, so the columns line up as printed.
     for row in &mut t.rows {
         for cell in row.iter_mut() {
@@ -45,7 +44,7 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
     }
     let title = view.paint.bold(&fit::cut(&section.title, width));
     let note = |text: &str| fit::cut(text, width) + "\n";
-    if section.frame.height() == 0 {
+    if section.height == 0 {
         return Ok(format!("{title}\n{}", note(section.note.as_deref().unwrap_or("(none)"))));
     }
     let columns: Vec<Column> = section
@@ -53,8 +52,8 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
         .iter()
         .zip(&t.numeric)
         .enumerate()
-        .map(|(i, ((_, label), numeric))| Column {
-            label: label.clone(),
+        .map(|(i, (shown, numeric))| Column {
+            label: shown.label.clone(),
             numeric: *numeric,
             keep: keep.get(i).copied().unwrap_or(Keep::Core),
         })

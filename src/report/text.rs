@@ -2,8 +2,7 @@
 //! Markdown renderers so both show the same figures. Text cells are bounded
 //! here; each renderer encodes them for its sink.
 
-use polars::prelude::*;
-
+use super::grid::{Cell, Section};
 use crate::metrics::schema;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -14,12 +13,12 @@ pub struct TextTable {
     pub numeric: Vec<bool>,
 }
 
-/// Formats one cell; the column name picks the precision.
-fn cell(value: AnyValue<'_>, column: &str) -> String {
+/// Formats one cell; the column's key picks the precision.
+fn cell(value: &Cell, column: &str) -> String {
     match value {
-        AnyValue::Null => "—".into(),
-        AnyValue::Boolean(b) => if b { "yes" } else { "no" }.into(),
-        AnyValue::Float64(x) => {
+        Cell::Empty => "—".into(),
+        Cell::Flag(b) => if *b { "yes" } else { "no" }.into(),
+        Cell::Number(x) => {
             if column.contains("rate") || column == schema::P_VALUE {
                 format!("{x:.3}")
             } else if column.ends_with("_ratio") {
@@ -32,10 +31,9 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
                 format!("{x:.2}")
             }
         }
+        Cell::Count(x) => x.to_string(),
         // A cell shows the start of a long text, never megabytes of it.
-        AnyValue::String(s) => bounded(s, CELL_CHARS).into_owned(),
-        AnyValue::StringOwned(s) => bounded(&s, CELL_CHARS).into_owned(),
-        other => other.to_string(),
+        Cell::Text(s) => bounded(s, CELL_CHARS).into_owned(),
     }
 }
 
@@ -43,37 +41,20 @@ fn cell(value: AnyValue<'_>, column: &str) -> String {
 /// no rate, and a blank would read as missing data, a 0 as a score.
 pub const NO_ANSWER: &str = "errored";
 
-/// Per row, whether it is a model that answered no unit and errored some
-/// (a per-model table with `scenarios` and `errored`); else none.
-fn never_answered(df: &DataFrame) -> PolarsResult<Option<Vec<bool>>> {
-    use crate::metrics::columns::u64s;
-    if df.column(schema::SCENARIOS).is_err() || df.column(schema::ERRORED).is_err() {
-        return Ok(None);
-    }
-    let (answered, errored) = (u64s(df, schema::SCENARIOS)?, u64s(df, schema::ERRORED)?);
-    Ok(Some(answered.iter().zip(errored).map(|(a, e)| *a == 0 && e > 0).collect()))
-}
-
-/// The columns of `df` named in `columns` (all when empty), as text.
-pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
-    let names: Vec<String> = if columns.is_empty() {
-        df.get_column_names().iter().map(|s| s.to_string()).collect()
-    } else {
-        columns.iter().map(|s| s.to_string()).collect()
-    };
-    let never = never_answered(df)?;
-    let mut table = TextTable { rows: vec![Vec::new(); df.height()], numeric: Vec::new() };
-    for name in &names {
-        let column = df.column(name)?;
-        table.numeric.push(column.dtype().is_primitive_numeric());
+/// A section's columns as text.
+pub fn text_table(section: &Section) -> TextTable {
+    let never = section.never_answered.as_ref();
+    let mut table = TextTable { rows: vec![Vec::new(); section.height], numeric: Vec::new() };
+    for column in &section.columns {
+        let name = column.key.as_str();
+        table.numeric.push(column.numeric);
         let pass = name.starts_with("pass");
         // Other rates and latencies of a model that never answered are over
         // no calls or answers: no figure.
         let other_rate = !pass && (name.contains("_rate") || name.ends_with("_ms"));
-        for (i, row) in table.rows.iter_mut().enumerate() {
-            let value = column.get(i)?;
-            let never_answered = never.as_ref().is_some_and(|n| n[i]);
-            row.push(if pass && value.is_null() && never_answered {
+        for (i, (row, value)) in table.rows.iter_mut().zip(&column.cells).enumerate() {
+            let never_answered = never.is_some_and(|n| n[i]);
+            row.push(if pass && *value == Cell::Empty && never_answered {
                 NO_ANSWER.to_string()
             } else if other_rate && never_answered {
                 "—".to_string()
@@ -82,7 +63,7 @@ pub fn text_table(df: &DataFrame, columns: &[&str]) -> PolarsResult<TextTable> {
             });
         }
     }
-    Ok(table)
+    table
 }
 
 /// `x`, or `fallback` when `x` is NaN or infinite.

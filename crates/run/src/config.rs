@@ -15,7 +15,7 @@ use crate::core::modes::{ApprovalMode, CassetteMode, RepairMode, Unanswered};
 use crate::core::prices::{Prices, Tier};
 
 /// The configuration shipped inside the binary.
-pub const EMBEDDED_DEFAULT: &str = include_str!("../../../calltape.toml");
+pub const EMBEDDED_DEFAULT: &str = include_str!(concat!(env!("OUT_DIR"), "/calltape.toml"));
 
 /// A configuration problem, with the file it came from.
 #[derive(Debug, thiserror::Error)]

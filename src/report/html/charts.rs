@@ -5,12 +5,12 @@
 
 use std::fmt::Write;
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use super::scale::Scale;
 use super::svg::{duration_us, escape, finite, label_room, num, text_width, Area, Svg, INK, PALETTE};
-use crate::metrics::columns::{bools, f64s, u64s};
 use crate::metrics::schema;
+use crate::metrics::table::{RepairRow, SummaryRow};
 use crate::pipeline::InvalidKind;
 
 /// One model's invalid calls, by kind (a call can have several kinds).
@@ -24,11 +24,10 @@ pub struct KindCounts {
 }
 
 /// Kind counts from the summary table.
-pub fn kind_counts(summary: &DataFrame) -> PolarsResult<Vec<KindCounts>> {
-    let (model, calls, invalid) = (super::names(summary, schema::MODEL)?, u64s(summary, schema::CALLS)?, u64s(summary, schema::INVALID)?);
-    let kinds = schema::INVALID_KINDS.iter().map(|k| u64s(summary, k)).collect::<PolarsResult<Vec<_>>>()?;
-    Ok((0..model.len())
-        .map(|i| KindCounts { model: model[i].clone(), calls: calls[i], invalid: invalid[i], kinds: kinds.iter().map(|k| k[i]).collect() })
+pub fn kind_counts(summary: &[SummaryRow]) -> PolarsResult<Vec<KindCounts>> {
+    Ok(summary
+        .iter()
+        .map(|r| KindCounts { model: super::name(&r.model), calls: r.calls, invalid: r.invalid, kinds: r.kinds.counts().to_vec() })
         .collect())
 }
 
@@ -108,24 +107,23 @@ pub struct RepairGroup {
 }
 
 /// Repairs grouped by model, every model of the summary in its order.
-pub fn repair_points(summary: &DataFrame, repairs: &DataFrame) -> PolarsResult<Vec<RepairGroup>> {
-    let (models, bases, arms) =
-        (super::names(summary, schema::MODEL)?, super::names(summary, schema::BASE_MODEL)?, super::names(summary, schema::ARM)?);
-    let mut grouped: Vec<RepairGroup> = (0..models.len())
-        .map(|i| RepairGroup {
-            model: models[i].clone(),
-            base: if bases[i].is_empty() { models[i].clone() } else { bases[i].clone() },
-            arm: arms[i].clone(),
+pub fn repair_points(summary: &[SummaryRow], repairs: &[RepairRow]) -> PolarsResult<Vec<RepairGroup>> {
+    let mut grouped: Vec<RepairGroup> = summary
+        .iter()
+        .map(|r| RepairGroup {
+            model: super::name(&r.model),
+            base: super::name(if r.base_model.is_empty() { &r.model } else { &r.base_model }),
+            arm: super::name(&r.arm),
             points: Vec::new(),
         })
         .collect();
-    let (model, stage) = (super::names(repairs, schema::MODEL)?, super::names(repairs, schema::STAGE)?);
-    let (latency, ok) = (f64s(repairs, schema::LATENCY_US)?, bools(repairs, schema::SUCCEEDED)?);
-    for i in 0..model.len() {
-        let point = RepairPoint { by_model: stage[i] == schema::STAGE_MODEL, latency_us: latency[i], succeeded: ok[i] };
-        match grouped.iter_mut().find(|g| g.model == model[i]) {
+    for r in repairs {
+        let point =
+            RepairPoint { by_model: r.stage == schema::STAGE_MODEL, latency_us: r.latency_us.unwrap_or(0.0), succeeded: r.succeeded };
+        let model = super::name(&r.model);
+        match grouped.iter_mut().find(|g| g.model == model) {
             Some(g) => g.points.push(point),
-            None => grouped.push(RepairGroup { model: model[i].clone(), base: model[i].clone(), arm: String::new(), points: vec![point] }),
+            None => grouped.push(RepairGroup { model: model.clone(), base: model, arm: String::new(), points: vec![point] }),
         }
     }
     Ok(grouped)
@@ -273,25 +271,13 @@ pub fn latency_chart(groups: &[RepairGroup]) -> String {
 mod tests {
     use super::*;
 
-    fn summary() -> DataFrame {
-        df!(
-            "model" => ["strong", "cheap"],
-            "base_model" => ["strong", "cheap"],
-            "arm" => ["", ""],
-            "calls" => [10u64, 20],
-            "invalid" => [0u64, 6],
-            "unknown_tool" => [0u64, 1],
-            "parse_error" => [0u64, 0],
-            "missing_required" => [0u64, 3],
-            "wrong_type" => [0u64, 4],
-            "additional_property" => [0u64, 0],
-            "enum_mismatch" => [0u64, 0],
-            "constraint_violation" => [0u64, 0],
-            "text_call" => [0u64, 0],
-            "server_rejected_call" => [0u64, 0],
-            "truncated" => [0u64, 2],
-        )
-        .unwrap()
+    fn summary() -> Vec<SummaryRow> {
+        use crate::metrics::table::InvalidKinds;
+        let cheap = InvalidKinds { unknown_tool: 1, missing_required: 3, wrong_type: 4, truncated: 2, ..InvalidKinds::default() };
+        vec![
+            SummaryRow { model: "strong".into(), base_model: "strong".into(), calls: 10, ..SummaryRow::default() },
+            SummaryRow { model: "cheap".into(), base_model: "cheap".into(), calls: 20, invalid: 6, kinds: cheap, ..SummaryRow::default() },
+        ]
     }
 
     #[test]
@@ -331,14 +317,19 @@ mod tests {
 
     #[test]
     fn latency_lanes_split_local_and_model_repair() {
-        let repairs = df!(
-            "model" => ["cheap", "cheap", "cheap", "ghost"],
-            "tool" => ["a", "a", "b", "a"],
-            "stage" => ["local", "local", "model", "local"],
-            "latency_us" => [5.0, 0.0, 481_000.0, f64::NAN],
-            "succeeded" => [true, true, false, true],
-        )
-        .unwrap();
+        let repair = |model: &str, tool: &str, stage: &str, latency_us: f64, succeeded: bool| RepairRow {
+            model: model.into(),
+            tool: tool.into(),
+            stage: stage.into(),
+            latency_us: Some(latency_us),
+            succeeded,
+        };
+        let repairs = [
+            repair("cheap", "a", "local", 5.0, true),
+            repair("cheap", "a", "local", 0.0, true),
+            repair("cheap", "b", "model", 481_000.0, false),
+            repair("ghost", "a", "local", f64::NAN, true),
+        ];
         let groups = repair_points(&summary(), &repairs).unwrap();
         assert_eq!(
             groups.iter().map(|g| (g.model.as_str(), g.points.len())).collect::<Vec<_>>(),
@@ -351,7 +342,7 @@ mod tests {
         assert!(svg.contains(">1 µs</text>") && svg.contains(">1 s</text>"));
         assert!(svg.contains("fill=\"#fff\" stroke=\"#D55E00\""), "the failed model repair is hollow");
         assert!(!svg.contains("NaN"));
-        let none = latency_chart(&repair_points(&summary(), &repairs.head(Some(0))).unwrap());
+        let none = latency_chart(&repair_points(&summary(), &[]).unwrap());
         assert!(none.contains("No repairs in this run."));
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
     }

@@ -4,13 +4,12 @@
 //! variants no other beats on both, and one label per model, placed by
 //! `place` so no two labels and no label and the legend overlap.
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use super::place::{leader_end, place, Rect, Wanted};
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
-use crate::metrics::columns::{bools, f64s, u64s};
-use crate::metrics::schema;
+use crate::metrics::table::SummaryRow;
 
 /// Points on the front.
 const FRONT: &str = "#0072B2";
@@ -39,34 +38,26 @@ pub struct ModelPoint {
 
 /// The points of the summary table, in its model order: the models that
 /// answered some unit (one that answered none has no pass rate to place).
-pub fn points(summary: &DataFrame) -> PolarsResult<Vec<ModelPoint>> {
-    let (model, cost, rate) =
-        (super::names(summary, schema::MODEL)?, f64s(summary, schema::TOTAL_COST_USD)?, f64s(summary, schema::PASS_RATE)?);
-    let (lo, hi, pareto) = (f64s(summary, schema::PASS_RATE_LO)?, f64s(summary, schema::PASS_RATE_HI)?, bools(summary, schema::PARETO)?);
-    let answered = u64s(summary, schema::SCENARIOS)?;
-    let base = super::names(summary, schema::BASE_MODEL)?;
-    let base = |i: usize| if base[i].is_empty() { model[i].clone() } else { base[i].clone() };
-    let arm = super::names(summary, schema::ARM)?;
-    Ok((0..model.len())
-        .filter(|&i| answered[i] > 0)
-        .map(|i| ModelPoint {
-            model: model[i].clone(),
-            base: base(i),
-            arm: arm[i].clone(),
-            cost: cost[i],
-            pass_rate: rate[i],
-            lo: lo[i],
-            hi: hi[i],
-            pareto: pareto[i],
+pub fn points(summary: &[SummaryRow]) -> PolarsResult<Vec<ModelPoint>> {
+    Ok(summary
+        .iter()
+        .filter(|r| r.scenarios > 0)
+        .map(|r| ModelPoint {
+            model: super::name(&r.model),
+            base: super::name(if r.base_model.is_empty() { &r.model } else { &r.base_model }),
+            arm: super::name(&r.arm),
+            cost: r.total_cost_usd,
+            pass_rate: r.pass_rate.unwrap_or(0.0),
+            lo: r.pass_rate_lo.unwrap_or(0.0),
+            hi: r.pass_rate_hi.unwrap_or(0.0),
+            pareto: r.pareto,
         })
         .collect())
 }
 
 /// The models left off the chart: every unit of theirs errored (no answer).
-pub fn errored_models(summary: &DataFrame) -> PolarsResult<Vec<String>> {
-    let (model, answered, errored) =
-        (super::names(summary, schema::MODEL)?, u64s(summary, schema::SCENARIOS)?, u64s(summary, schema::ERRORED)?);
-    Ok((0..model.len()).filter(|&i| answered[i] == 0 && errored[i] > 0).map(|i| model[i].clone()).collect())
+pub fn errored_models(summary: &[SummaryRow]) -> PolarsResult<Vec<String>> {
+    Ok(summary.iter().filter(|r| r.scenarios == 0 && r.errored > 0).map(|r| super::name(&r.model)).collect())
 }
 
 /// The cost axis: linear from zero, or log when costs spread over a decade

@@ -6,11 +6,10 @@
 
 use std::collections::HashMap;
 
-use polars::prelude::*;
+use polars::prelude::PolarsResult;
 
 use super::svg::{escape, label_room, num, percent, ramp, text_width, Svg, MUTED};
-use crate::metrics::columns::u64s;
-use crate::metrics::schema;
+use crate::metrics::table::{SummaryRow, ToolRow};
 
 /// One model × tool cell of the heat map.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,25 +23,27 @@ pub struct ToolCell {
 pub type HeatMap = (Vec<(String, String)>, Vec<String>, HashMap<(String, String), ToolCell>);
 
 /// The heat map's data from the summary and per-tool tables.
-pub fn tool_cells(summary: &DataFrame, by_tool: &DataFrame) -> PolarsResult<HeatMap> {
-    let names = super::names(summary, schema::MODEL)?;
-    let bases = match summary.column(schema::BASE_MODEL) {
-        Ok(_) => super::names(summary, schema::BASE_MODEL)?,
-        Err(_) => vec![String::new(); names.len()],
-    };
-    let models = names.into_iter().zip(bases).map(|(m, b)| if b.is_empty() { (m.clone(), m) } else { (m, b) }).collect();
-    let (model, tool, calls, invalid) = (
-        super::names(by_tool, schema::MODEL)?,
-        super::names(by_tool, schema::TOOL)?,
-        u64s(by_tool, schema::CALLS)?,
-        u64s(by_tool, schema::INVALID)?,
-    );
-    let (local, remote) = (u64s(by_tool, schema::REPAIRED_LOCAL)?, u64s(by_tool, schema::REPAIRED_MODEL)?);
-    let mut tools = tool.clone();
+pub fn tool_cells(summary: &[SummaryRow], by_tool: &[ToolRow]) -> PolarsResult<HeatMap> {
+    let models = summary
+        .iter()
+        .map(|r| {
+            let m = super::name(&r.model);
+            if r.base_model.is_empty() {
+                (m.clone(), m)
+            } else {
+                (m, super::name(&r.base_model))
+            }
+        })
+        .collect();
+    let mut tools: Vec<String> = by_tool.iter().map(|r| super::name(&r.tool)).collect();
     tools.sort();
     tools.dedup();
-    let cells = (0..model.len())
-        .map(|i| ((model[i].clone(), tool[i].clone()), ToolCell { calls: calls[i], invalid: invalid[i], repaired: local[i] + remote[i] }))
+    let cells = by_tool
+        .iter()
+        .map(|r| {
+            let cell = ToolCell { calls: r.calls, invalid: r.invalid, repaired: r.repaired_local + r.repaired_model };
+            ((super::name(&r.model), super::name(&r.tool)), cell)
+        })
         .collect();
     Ok((models, tools, cells))
 }
@@ -226,21 +227,28 @@ pub fn heat_map(map: &HeatMap) -> (String, bool) {
 mod tests {
     use super::*;
 
-    fn summary() -> DataFrame {
-        df!("model" => ["strong", "cheap"]).unwrap()
+    fn summary() -> Vec<SummaryRow> {
+        ["strong", "cheap"].map(|m| SummaryRow { model: m.into(), ..SummaryRow::default() }).to_vec()
+    }
+
+    /// Per-tool rows of (model, tool, calls, invalid, repaired locally, by a model).
+    fn by_tool(rows: &[(&str, &str, u64, u64, u64, u64)]) -> Vec<ToolRow> {
+        rows.iter()
+            .map(|&(model, tool, calls, invalid, repaired_local, repaired_model)| ToolRow {
+                model: model.into(),
+                tool: tool.into(),
+                calls,
+                invalid,
+                repaired_local,
+                repaired_model,
+                ..ToolRow::default()
+            })
+            .collect()
     }
 
     #[test]
     fn heat_map_prints_each_rate_and_marks_missing_cells() {
-        let by_tool = df!(
-            "model" => ["strong", "cheap", "cheap"],
-            "tool" => ["read_file", "Bash", "read_file"],
-            "calls" => [4u64, 10, 5],
-            "invalid" => [0u64, 5, 1],
-            "repaired_local" => [0u64, 4, 1],
-            "repaired_model" => [0u64, 1, 0],
-        )
-        .unwrap();
+        let by_tool = by_tool(&[("strong", "read_file", 4, 0, 0, 0), ("cheap", "Bash", 10, 5, 4, 1), ("cheap", "read_file", 5, 1, 1, 0)]);
         let map = tool_cells(&summary(), &by_tool).unwrap();
         assert_eq!(map.1, ["Bash", "read_file"]);
         let (svg, wide) = heat_map(&map);
@@ -252,7 +260,7 @@ mod tests {
         assert!(svg.contains("fill=\"#08306b\"><title>cheap × Bash") && svg.contains("style=\"fill:#fff\">50%</text>"));
         // Models run down the side, tool names up each column.
         assert!(svg.contains(">model \\ tool</text>") && svg.contains("rotate(-90"), "{svg}");
-        let (empty, _) = heat_map(&tool_cells(&summary(), &by_tool.head(Some(0))).unwrap());
+        let (empty, _) = heat_map(&tool_cells(&summary(), &[]).unwrap());
         assert!(empty.contains("No tool calls in this run."));
     }
 
@@ -261,15 +269,9 @@ mod tests {
         // 45 tools: tool_i has i invalid calls of 50.
         let tools: Vec<String> = (0..45).map(|i| format!("tool_{i:02}")).collect();
         let n = tools.len();
-        let by_tool = df!(
-            "model" => vec!["cheap"; n],
-            "tool" => tools.clone(),
-            "calls" => vec![50u64; n],
-            "invalid" => (0..n as u64).collect::<Vec<_>>(),
-            "repaired_local" => vec![0u64; n],
-            "repaired_model" => vec![0u64; n],
-        )
-        .unwrap();
+        let rows: Vec<(&str, &str, u64, u64, u64, u64)> =
+            tools.iter().zip(0..n as u64).map(|(t, i)| ("cheap", t.as_str(), 50, i, 0, 0)).collect();
+        let by_tool = by_tool(&rows);
         let (svg, _) = heat_map(&tool_cells(&summary(), &by_tool).unwrap());
         assert!(svg.contains(">tool_44</text>") && svg.contains(">tool_21</text>"), "the 24 worst that fit: 21..=44");
         assert!(!svg.contains(">tool_20</text>") && !svg.contains(">tool_00</text>"));

@@ -19,30 +19,29 @@ use crate::metrics::Tables;
 /// The HTML format.
 pub struct Html;
 
-/// A text column's cells as the page shows them: each bounded, so a name a
-/// model chose never puts megabytes into a label, a tooltip or the header.
-fn names(df: &polars::prelude::DataFrame, column: &str) -> polars::error::PolarsResult<Vec<String>> {
-    let texts = crate::metrics::columns::strings(df, column)?;
-    Ok(texts.into_iter().map(|t| crate::quote::bound_owned(t, crate::quote::CELL_CHARS)).collect())
+/// A text cell as the page shows it: bounded, so a name a model chose
+/// never puts megabytes into a label, a tooltip or the header.
+fn name(text: &str) -> String {
+    crate::quote::bounded(text, crate::quote::CELL_CHARS).into_owned()
 }
 
 /// The four charts, each in its figure.
 fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
-    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.summary)?);
+    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.rows.summary)?);
     let unlabelled = match unlabelled.as_slice() {
         [] => String::new(),
         models => format!(" No room for the labels of {} (hover their points).", models.join(", ")),
     };
     // A model that never answered has no point; the caption names it.
-    let off_chart = match frontier::errored_models(&tables.summary)?.as_slice() {
+    let off_chart = match frontier::errored_models(&tables.rows.summary)?.as_slice() {
         [] => String::new(),
         models => format!(
             " Not on the chart, errored (every unit got no answer, so no pass rate): {}; see the errored units below.",
             models.join(", ")
         ),
     };
-    let kinds = charts::kinds_chart(&charts::kind_counts(&tables.summary)?);
-    let repair_groups = charts::repair_points(&tables.summary, &tables.repairs)?;
+    let kinds = charts::kinds_chart(&charts::kind_counts(&tables.rows.summary)?);
+    let repair_groups = charts::repair_points(&tables.rows.summary, &tables.rows.repairs)?;
     let latency = charts::latency_chart(&repair_groups);
     let no_lane = match charts::without_repairs(&repair_groups).as_slice() {
         [] => String::new(),
@@ -55,7 +54,7 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
             many.len() - 4
         ),
     };
-    let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.summary, &tables.by_tool)?);
+    let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.rows.summary, &tables.rows.by_tool)?);
     Ok(vec![
         page::figure(
             "Pass rate against cost",

@@ -11,7 +11,7 @@ use super::svg::escape;
 use crate::metrics::schema;
 use crate::metrics::{RunInfo, Tables};
 use crate::quote::quoted;
-use crate::report::anchor::{transcript_link, units_of};
+use crate::report::anchor::transcript_link;
 use crate::report::sections::{failures, sections, Section};
 use crate::report::text::text_table;
 
@@ -69,7 +69,7 @@ fn head(run: &RunInfo) -> String {
 fn header(tables: &Tables) -> PolarsResult<String> {
     let run = &tables.run;
     let models = model_count(tables)?;
-    let runs = tables.scenarios.height();
+    let runs = tables.rows.scenarios.len();
     let mut rows = vec![
         ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
         ("models", models),
@@ -99,7 +99,9 @@ fn header(tables: &Tables) -> PolarsResult<String> {
 /// How many models ran, in a few words: the names are in the tables, and
 /// 29 of them filled the header. With arms, the base models and the arms.
 fn model_count(tables: &Tables) -> PolarsResult<String> {
-    let (bases, arms) = (super::names(&tables.summary, schema::BASE_MODEL)?, super::names(&tables.summary, schema::ARM)?);
+    let summary = &tables.rows.summary;
+    let bases: Vec<String> = summary.iter().map(|r| super::name(&r.base_model)).collect();
+    let arms: Vec<String> = summary.iter().map(|r| super::name(&r.arm)).collect();
     let mut distinct_bases = bases.clone();
     distinct_bases.sort();
     distinct_bases.dedup();
@@ -141,20 +143,19 @@ pub fn figure(title: &str, svg: &str, caption: &str, wide: bool) -> String {
 /// A report section as an HTML table (the same cells the Markdown shows);
 /// with `links`, one per row, a last column links each row there.
 fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<String> {
-    let names: Vec<&str> = section.columns.iter().map(|(c, _)| c.as_str()).collect();
     let mut out = String::new();
     if heading {
         let _ = writeln!(out, "<h2>{}</h2>", escape(&section.title));
     }
-    if section.frame.height() == 0 {
+    if section.height == 0 {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(section.note.as_deref().unwrap_or("None.")));
         return Ok(out);
     }
-    let t = text_table(&section.frame, &names)?;
+    let t = text_table(section);
     let align = |numeric: bool| if numeric { " class=\"num\"" } else { "" };
     out.push_str("<div class=\"table-wrap\"><table>\n<thead><tr>");
-    for ((_, label), numeric) in section.columns.iter().zip(&t.numeric) {
-        let _ = write!(out, "<th{}>{}</th>", align(*numeric), escape(label));
+    for (shown, numeric) in section.columns.iter().zip(&t.numeric) {
+        let _ = write!(out, "<th{}>{}</th>", align(*numeric), escape(&shown.label));
     }
     if !links.is_empty() {
         out.push_str("<th>transcript</th>");
@@ -187,7 +188,7 @@ pub const TABLE_FIRST_ROWS: usize = 25;
 /// The CSV file beside the page that has every row of `section`, by the
 /// key columns it shows.
 fn csv_of(section: &Section) -> &'static str {
-    let has = |c: &str| section.columns.iter().any(|(name, _)| name == c);
+    let has = |c: &str| section.shows(c);
     if has(schema::SHARED) {
         "pairs.csv"
     } else if has(schema::TOOL) {
@@ -204,12 +205,11 @@ fn csv_of(section: &Section) -> &'static str {
 /// A section as a table, cut to its first rows with a link to its CSV
 /// when it is long.
 fn long_table(section: &Section) -> PolarsResult<String> {
-    let height = section.frame.height();
+    let height = section.height;
     if height <= TABLE_ROWS {
         return table(section, true, &[]);
     }
-    let mut cut = section.clone();
-    cut.frame = section.frame.head(Some(TABLE_FIRST_ROWS));
+    let cut = section.head(TABLE_FIRST_ROWS);
     let csv = csv_of(section);
     let mut out = table(&cut, true, &[])?;
     let _ =
@@ -234,7 +234,7 @@ pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
     let failed = failures(tables)?;
     let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(&failed.title));
     // Each listed failure links to its transcript in transcripts.html.
-    let links: Vec<String> = units_of(&failed.frame)?.iter().map(transcript_link).collect();
+    let links: Vec<String> = failed.units.iter().map(transcript_link).collect();
     out.push_str(&table(&failed, false, &links)?);
     out.push_str("</details>\n</main>\n");
     out.push_str(

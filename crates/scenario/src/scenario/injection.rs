@@ -18,7 +18,7 @@ use super::{ExpectedCall, Milestone, Scenario, ScenarioFile};
 pub const INJECTED_SUFFIX: &str = "+injected";
 
 /// The bundled library of payload styles (data, never executed).
-const LIBRARY: &str = include_str!("../../../../scenarios/injections/styles.json");
+const LIBRARY: &str = include_str!(concat!(env!("OUT_DIR"), "/styles.json"));
 
 /// A scenario's `injection`, as its file writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -13,8 +13,8 @@ use crate::sim::SimProfile;
 
 /// The profiles the embedded default names, by the path it writes.
 pub const BUNDLED: [(&str, &str); 2] = [
-    ("profiles/qwen2.5-coder-0.5b.toml", include_str!("../../../../profiles/qwen2.5-coder-0.5b.toml")),
-    ("profiles/qwen2.5-coder-1.5b.toml", include_str!("../../../../profiles/qwen2.5-coder-1.5b.toml")),
+    ("profiles/qwen2.5-coder-0.5b.toml", include_str!(concat!(env!("OUT_DIR"), "/qwen2.5-coder-0.5b.toml"))),
+    ("profiles/qwen2.5-coder-1.5b.toml", include_str!(concat!(env!("OUT_DIR"), "/qwen2.5-coder-1.5b.toml"))),
 ];
 
 /// Where a fitted profile came from: its `[fitted]` table, and the path
