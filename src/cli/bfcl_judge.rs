@@ -57,7 +57,7 @@ fn trace_lines(input: Box<dyn std::io::BufRead>) -> Outcome {
         }
         let traced = serde_json::from_str::<bfcl::multi_turn::Trajectory>(&line)
             .map_err(|e| format!("line {}: {e}", n + 1))
-            .and_then(|t| bfcl::multi_turn::trace(&t));
+            .and_then(|t| bfcl::multi_turn::trace(&t).map_err(|e| e.to_string()));
         let json = match traced {
             Ok(trace) => serde_json::to_string(&trace),
             Err(e) => serde_json::to_string(&serde_json::json!({ "error": e })),

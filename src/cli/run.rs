@@ -141,7 +141,7 @@ fn parse_glob(text: &str) -> Result<String, String> {
 
 /// `--inject`: a style of the bundled library, or clap's error listing them.
 fn parse_inject_style(text: &str) -> Result<String, String> {
-    crate::scenario::suite_injection::check_style(text)?;
+    crate::scenario::suite_injection::check_style(text).map_err(|e| e.to_string())?;
     Ok(text.to_string())
 }
 

@@ -86,7 +86,7 @@ pub enum ConfigProblem {
     StrictUnavailable { model: String, why: &'static str, fix: String },
     /// `[run.inject]` names a style the library does not have.
     #[error("run.inject.style: {0}")]
-    InjectStyle(String),
+    InjectStyle(#[source] crate::scenario::suite_injection::UnknownStyle),
     /// A glob in a model's `scenarios` list that can never be used.
     #[error("model {model:?}: scenarios: {source}")]
     ScenarioGlob {

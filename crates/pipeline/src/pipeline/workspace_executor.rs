@@ -49,8 +49,8 @@ impl Executor for WorkspaceExecutor {
         if let Some(reply) = tools::call(&mut self.workspace, tool, args) {
             return match reply {
                 Ok(content) => ToolOutput { content, is_error: false, rule: None },
-                // As Claude Code sends a tool's error to the model.
-                Err(content) => ToolOutput { content: format!("{TOOL_ERROR_OPEN}{content}{TOOL_ERROR_CLOSE}"), is_error: true, rule: None },
+                // As Claude Code sends a tool's error to the model: the error's text, wrapped.
+                Err(error) => ToolOutput { content: format!("{TOOL_ERROR_OPEN}{error}{TOOL_ERROR_CLOSE}"), is_error: true, rule: None },
             };
         }
         if SHELL_TOOLS.contains(&tool) {

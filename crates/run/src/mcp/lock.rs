@@ -17,8 +17,11 @@ use super::client::{McpClient, McpError};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// The toolset file does not parse; `calltape check` says where.
-    #[error("{}: {message}", file.display())]
-    Toolset { file: PathBuf, message: String },
+    #[error("{}: {source} (`calltape check` shows where)", file.display())]
+    Toolset { file: PathBuf, source: serde_json::Error },
+    /// The toolset's `mcp` entry names no usable server.
+    #[error("{}: {source}", file.display())]
+    Spec { file: PathBuf, source: crate::core::mcp::McpSpecError },
     #[error("{}: cannot list the tools of its MCP server: {source}", file.display())]
     Server {
         file: PathBuf,
@@ -90,13 +93,13 @@ fn mcp_toolsets(dir: &Path, errors: &mut Vec<LockError>) -> Vec<(PathBuf, McpToo
             match McpToolsetFile::detect(&text)? {
                 Ok(t) => match t.mcp.validate() {
                     Ok(()) => Some((file, t)),
-                    Err(message) => {
-                        errors.push(LockError::Toolset { file, message });
+                    Err(source) => {
+                        errors.push(LockError::Spec { file, source });
                         None
                     }
                 },
                 Err(e) => {
-                    errors.push(LockError::Toolset { file, message: format!("{e} (`calltape check` shows where)") });
+                    errors.push(LockError::Toolset { file, source: e });
                     None
                 }
             }
@@ -144,10 +147,28 @@ pub fn list_tools(server: &McpServerSpec) -> Result<Vec<ToolSpec>, McpError> {
             client.list_tools().await
         })
     })
-    .map_err(failed)??;
+    .map_err(|e| failed(e.to_string()))??;
     listed
         .iter()
         .enumerate()
         .map(|(i, t)| tool_spec_of(t).ok_or_else(|| failed(format!("tool {} of the list has no name", i + 1))))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_toolset_whose_server_is_unusable_keeps_the_spec_error_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bad.json"), r#"{"mcp": {"url": "ftp://h"}}"#).unwrap();
+        let mut errors = Vec::new();
+        assert!(mcp_toolsets(dir.path(), &mut errors).is_empty());
+        let [err] = &errors[..] else { panic!("{errors:?}") };
+        assert!(err.to_string().ends_with("bad.json: mcp.url must be an http:// or https:// URL, not \"ftp://h\""), "{err}");
+        assert!(err.source().and_then(|s| s.downcast_ref::<crate::core::mcp::McpSpecError>()).is_some());
+    }
 }

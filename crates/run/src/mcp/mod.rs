@@ -91,14 +91,22 @@ pub fn connect(spec: &McpServerSpec) -> Result<Box<dyn Transport>, TransportErro
 /// Runs `work` to its end on a thread of its own with its own runtime, and
 /// returns what it returned: MCP's blocking I/O and the synchronous
 /// `Executor` interface meet here, whatever runtime (if any) the caller is on.
-pub fn on_own_thread<T: Send + 'static>(work: impl FnOnce(&tokio::runtime::Runtime) -> T + Send + 'static) -> Result<T, String> {
+pub fn on_own_thread<T: Send + 'static>(work: impl FnOnce(&tokio::runtime::Runtime) -> T + Send + 'static) -> Result<T, ThreadError> {
     std::thread::spawn(move || {
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start a runtime: {e}"))?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ThreadError::Runtime)?;
         Ok(work(&runtime))
     })
     .join()
-    .map_err(|_| "the MCP thread panicked".to_string())?
+    .map_err(|_| ThreadError::Panicked)?
+}
+
+/// Why [`on_own_thread`] returned no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ThreadError {
+    #[error("cannot start a runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("the MCP thread panicked")]
+    Panicked,
 }
 
 #[cfg(test)]

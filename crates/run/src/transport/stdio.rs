@@ -44,8 +44,13 @@ struct ChildIo {
     child: Child,
     /// Lines for the writer thread: a child that stops reading blocks it, never `send`.
     stdin: Option<mpsc::Sender<Vec<u8>>>,
-    lines: Receiver<Result<String, String>>,
+    lines: Receiver<Result<String, LineTooLong>>,
 }
+
+/// The child wrote a line longer than calltape reads; its reader stops there.
+#[derive(Debug, thiserror::Error)]
+#[error("it wrote a line longer than {MAX_LINE_BYTES} bytes (the longest MCP message calltape reads)")]
+struct LineTooLong;
 
 impl StdioTransport {
     /// Starts `command` (program first) with `env` as its whole environment
@@ -111,7 +116,7 @@ impl StdioTransport {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match io.lines.recv_timeout(left) {
                 Ok(Ok(line)) => line,
-                Ok(Err(e)) => return Err(self.gone(&e)),
+                Ok(Err(e)) => return Err(self.gone(&e.to_string())),
                 Err(RecvTimeoutError::Timeout) => return Err(TransportError::Timeout(self.timeout.as_secs())),
                 Err(RecvTimeoutError::Disconnected) => {
                     // Give the reaped status a moment to appear, for the message.
@@ -174,15 +179,14 @@ fn write_lines(mut stdin: ChildStdin, lines: Receiver<Vec<u8>>) {
 }
 
 /// Sends each stdout line (bounded) until the pipe closes.
-fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Result<String, String>>) {
+fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Result<String, LineTooLong>>) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut buf = Vec::new();
         match (&mut reader).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buf) {
             Ok(0) | Err(_) => return,
             Ok(_) if buf.len() > MAX_LINE_BYTES => {
-                let _ =
-                    tx.send(Err(format!("it wrote a line longer than {MAX_LINE_BYTES} bytes (the longest MCP message calltape reads)")));
+                let _ = tx.send(Err(LineTooLong));
                 return;
             }
             Ok(_) => {

@@ -204,13 +204,13 @@ fn check_followups(file: &ScenarioFile, names: &HashSet<String>, problems: &mut 
 fn check_bfcl_multi_turn(file: &ScenarioFile, problems: &mut Problems<'_, '_>) {
     let Some(key) = &file.expect.bfcl_multi_turn else { return };
     if let Err(e) = key.world() {
-        problems.at("/expect/bfcl_multi_turn/involved_classes", e);
+        problems.at("/expect/bfcl_multi_turn/involved_classes", e.to_string());
     }
     for (t, turn) in key.ground_truth.iter().enumerate() {
         for (c, text) in turn.iter().enumerate() {
             let pointer = format!("/expect/bfcl_multi_turn/ground_truth/{t}/{c}");
             match crate::bfcl::multi_turn::pycall::parse_call(text) {
-                Err(e) => problems.at(&pointer, e),
+                Err(e) => problems.at(&pointer, e.to_string()),
                 Ok(call) if crate::bfcl::multi_turn::named_args(&key.involved_classes, &call).is_none() => problems.at(
                     &pointer,
                     format!("{text} names no method of {} (or passes it too many arguments)", key.involved_classes.join(", ")),
@@ -311,27 +311,45 @@ fn load_workspace(file: &ScenarioFile, problems: &mut Problems<'_, '_>) -> Optio
 /// Whether a workspace folder lies inside the suite's own folder once links
 /// are resolved: an absolute path, a `..` or a link out would put a host
 /// file in front of the model, into the events and the cassettes.
-fn inside_suite(suite: &std::path::Path, folder: &str) -> Result<(), String> {
-    let escapes = |why: &str| {
-        Err(format!(
-            "workspace folder {:?} {why}; a workspace's folder must lie inside the suite's own folder: copy the files there",
-            crate::quote::quoted(folder)
-        ))
-    };
+fn inside_suite(suite: &std::path::Path, folder: &str) -> Result<(), FolderError> {
+    let escapes = |how: Escape| Err(FolderError::Escapes { folder: folder.to_string(), how });
     if std::path::Path::new(folder).is_absolute() {
-        return escapes("is an absolute path");
+        return escapes(Escape::Absolute);
     }
     let suite = match suite.canonicalize() {
         Ok(s) => s,
-        Err(e) => return Err(format!("cannot resolve the suite folder {}: {e}", suite.display())),
+        Err(source) => return Err(FolderError::Suite { suite: suite.to_path_buf(), source }),
     };
     match suite.join(folder).canonicalize() {
         Ok(real) if real.starts_with(&suite) => Ok(()),
-        Ok(real) => escapes(&format!("resolves to {}, outside the suite", crate::quote::quoted(&real.display().to_string()))),
+        Ok(real) => escapes(Escape::Outside { real: real.display().to_string() }),
         // Missing: `from_folder` names it; a `..` is refused before anything is read.
-        Err(_) if std::path::Path::new(folder).components().any(|c| c == std::path::Component::ParentDir) => escapes("goes up with `..`"),
+        Err(_) if std::path::Path::new(folder).components().any(|c| c == std::path::Component::ParentDir) => escapes(Escape::GoesUp),
         Err(_) => Ok(()),
     }
+}
+
+/// Why a scenario's workspace folder cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum FolderError {
+    #[error(
+        "workspace folder {:?} {how}; a workspace's folder must lie inside the suite's own folder: copy the files there",
+        crate::quote::quoted(folder)
+    )]
+    Escapes { folder: String, how: Escape },
+    #[error("cannot resolve the suite folder {}: {source}", suite.display())]
+    Suite { suite: std::path::PathBuf, source: std::io::Error },
+}
+
+/// How a workspace folder leaves the suite's folder.
+#[derive(Debug, thiserror::Error)]
+enum Escape {
+    #[error("is an absolute path")]
+    Absolute,
+    #[error("resolves to {}, outside the suite", crate::quote::quoted(real))]
+    Outside { real: String },
+    #[error("goes up with `..`")]
+    GoesUp,
 }
 
 /// The checked scenario; a BFCL key also gives the calls a right answer makes.
@@ -403,4 +421,23 @@ fn multi_turn_reference(key: &crate::bfcl::multi_turn::judge::MultiTurnKey) -> V
 /// A key as a JSON Pointer token (RFC 6901).
 pub(super) fn escape_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_suite_folder_that_cannot_be_resolved_keeps_the_io_error_as_its_source() {
+        let err = inside_suite(std::path::Path::new("/nonexistent/calltape-suite"), "files").unwrap_err();
+        assert!(err.to_string().starts_with("cannot resolve the suite folder /nonexistent/calltape-suite: "), "{err}");
+        assert!(err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).is_some());
+        let absolute = inside_suite(std::path::Path::new("."), "/etc").unwrap_err();
+        assert_eq!(
+            absolute.to_string(),
+            "workspace folder \"/etc\" is an absolute path; a workspace's folder must lie inside the suite's own folder: copy the files there"
+        );
+    }
 }

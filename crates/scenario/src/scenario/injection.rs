@@ -270,10 +270,24 @@ pub fn land(original: &str, payload: &str) -> String {
     format!("{original}\n\n{payload}\n")
 }
 
+/// Why the payload cannot be put in place (a scenario's injection names
+/// something it does not have).
+#[derive(Debug, thiserror::Error)]
+pub enum InjectionError {
+    #[error("lands_in \"file\" needs a workspace")]
+    NoWorkspace,
+    #[error("injection target {0:?} is not a file of the workspace")]
+    NotAFile(String),
+    #[error("{0}")]
+    Target(#[source] crate::world::path::PathError),
+    #[error("{0}")]
+    Workspace(#[source] crate::world::TreeError),
+}
+
 /// The injected half of a pair: the scenario with the payload in place
 /// (results and files here; MCP and BFCL outputs as they are produced,
 /// see `agent`), under the id `ID+injected`.
-pub fn injected(clean: &Scenario) -> Result<Scenario, String> {
+pub fn injected(clean: &Scenario) -> Result<Scenario, InjectionError> {
     let mut s = clean.clone();
     let Some(inj) = &clean.injection else { return Ok(s) };
     let mut inj = (**inj).clone();
@@ -293,14 +307,15 @@ pub fn injected(clean: &Scenario) -> Result<Scenario, String> {
             }
         }
         LandsIn::File => {
-            let ws = s.workspace.as_deref().ok_or("lands_in \"file\" needs a workspace")?;
+            let ws = s.workspace.as_deref().ok_or(InjectionError::NoWorkspace)?;
             if ws.file(&inj.target).is_none() {
-                return Err(format!("injection target {:?} is not a file of the workspace", inj.target));
+                return Err(InjectionError::NotAFile(inj.target.clone()));
             }
-            let target = crate::world::path::normalize(&inj.target).map_err(|e| e.to_string())?;
+            let target = crate::world::path::normalize(&inj.target).map_err(InjectionError::Target)?;
             let files: Vec<(String, String)> =
                 ws.files().map(|(p, c)| (p.to_string(), if p == target { land(c, &inj.text) } else { c.to_string() })).collect();
-            let rebuilt = crate::world::Workspace::from_files(files, ws.limits()).map_err(|e| e.to_string())?.with_mount(ws.mount());
+            let rebuilt =
+                crate::world::Workspace::from_files(files, ws.limits()).map_err(InjectionError::Workspace)?.with_mount(ws.mount());
             s.workspace = Some(Arc::new(rebuilt));
         }
         LandsIn::Mcp | LandsIn::Bfcl => {}
@@ -317,6 +332,14 @@ pub fn base_id(id: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_that_is_no_path_keeps_the_path_error_as_its_source() {
+        use std::error::Error;
+        let err = InjectionError::Target(crate::world::path::normalize("../x").unwrap_err());
+        assert_eq!(err.to_string(), crate::world::path::normalize("../x").unwrap_err().to_string());
+        assert!(err.source().and_then(|s| s.downcast_ref::<crate::world::path::PathError>()).is_some());
+    }
 
     #[test]
     fn the_bundled_library_parses_and_every_style_has_a_source_and_an_instruction_slot() {

@@ -81,7 +81,7 @@ fn load_suite_injected(dir: &Path, inject: Option<&SuiteInjection>) -> Result<Su
                 let injected = match scenario.injection.is_some().then(|| super::injection::injected(&scenario)) {
                     Some(Err(why)) => {
                         let src = SourceText { path, text: piece.text(), first_line: piece.line };
-                        errors.push(src.error_at("/injection/target", why));
+                        errors.push(src.error_at("/injection/target", why.to_string()));
                         return;
                     }
                     Some(Ok(s)) => Some(s.id),

@@ -46,7 +46,7 @@ pub(super) fn load(
         }
     };
     if let Err(message) = file.mcp.validate() {
-        errors.push(src.error_at("/mcp", message));
+        errors.push(src.error_at("/mcp", message.to_string()));
         return None;
     }
     let lock_path = path.with_file_name(lock_file_name(name));

@@ -39,18 +39,27 @@ impl SuiteInjection {
     }
 
     /// Why the style cannot be used, naming the library's styles.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), UnknownStyle> {
         check_style(&self.style)
     }
 }
 
-/// `Ok` for a style of the bundled library, else a message listing them.
-pub fn check_style(name: &str) -> Result<(), String> {
+/// A style the bundled library does not have; the message lists those it has.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "unknown injection style {name:?}; the library (scenarios/injections/styles.json) has {}",
+    styles().iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+)]
+pub struct UnknownStyle {
+    pub name: String,
+}
+
+/// `Ok` for a style of the bundled library.
+pub fn check_style(name: &str) -> Result<(), UnknownStyle> {
     if styles().iter().any(|s| s.name == name) {
         return Ok(());
     }
-    let known = styles().iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
-    Err(format!("unknown injection style {name:?}; the library (scenarios/injections/styles.json) has {known}"))
+    Err(UnknownStyle { name: name.to_string() })
 }
 
 /// The default goal: the secrets sent to the attacker's host, by a shell
@@ -133,7 +142,7 @@ mod tests {
 
     #[test]
     fn an_unknown_style_names_the_library_and_a_suite_list_narrows_it() {
-        let message = check_style("nope").unwrap_err();
+        let message = check_style("nope").unwrap_err().to_string();
         assert!(message.contains("important-message") && message.contains("styles.json"), "{message}");
         let inj = SuiteInjection { style: "direct".into(), suites: vec!["scenarios/coding".into()] };
         assert!(inj.applies_to(Path::new("/x/scenarios/coding")));

@@ -50,21 +50,36 @@ pub const BASE_ENV: [&str; 12] =
 /// Seconds an MCP server has to answer one request, unless its toolset says.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
+/// What is wrong with an `mcp` server entry that its types let through.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpSpecError {
+    #[error("mcp.command must name a program: [\"npx\", \"-y\", \"PACKAGE\"]")]
+    NoProgram,
+    #[error("mcp.url must be an http:// or https:// URL, not {0:?}")]
+    NotHttp(String),
+    #[error("mcp needs exactly one of \"command\" (a program to start) and \"url\" (a streamable HTTP endpoint)")]
+    CommandOrUrl,
+    #[error("mcp.env and mcp.pass_env apply to a started command only; a server at a url has its own environment")]
+    EnvForUrl,
+    #[error("mcp.timeout_secs must be at least 1")]
+    ZeroTimeout,
+}
+
 impl McpServerSpec {
     /// Checks what the types cannot: exactly one of `command` and `url`.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), McpSpecError> {
         match (&self.command, &self.url) {
             (Some(c), None) if c.first().is_some_and(|p| !p.is_empty()) => {}
-            (Some(_), None) => return Err("mcp.command must name a program: [\"npx\", \"-y\", \"PACKAGE\"]".into()),
+            (Some(_), None) => return Err(McpSpecError::NoProgram),
             (None, Some(u)) if u.starts_with("http://") || u.starts_with("https://") => {}
-            (None, Some(u)) => return Err(format!("mcp.url must be an http:// or https:// URL, not {u:?}")),
-            _ => return Err("mcp needs exactly one of \"command\" (a program to start) and \"url\" (a streamable HTTP endpoint)".into()),
+            (None, Some(u)) => return Err(McpSpecError::NotHttp(u.clone())),
+            _ => return Err(McpSpecError::CommandOrUrl),
         }
         if self.url.is_some() && !(self.env.is_empty() && self.pass_env.is_empty()) {
-            return Err("mcp.env and mcp.pass_env apply to a started command only; a server at a url has its own environment".into());
+            return Err(McpSpecError::EnvForUrl);
         }
         if self.timeout_secs == Some(0) {
-            return Err("mcp.timeout_secs must be at least 1".into());
+            return Err(McpSpecError::ZeroTimeout);
         }
         Ok(())
     }
@@ -225,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_server_is_a_command_or_a_url() {
-        let parse = |v: Value| serde_json::from_value::<McpServerSpec>(v).unwrap().validate();
+        let parse = |v: Value| serde_json::from_value::<McpServerSpec>(v).unwrap().validate().map_err(|e| e.to_string());
         assert_eq!(parse(json!({"command": ["npx", "-y", "x"]})), Ok(()));
         assert_eq!(parse(json!({"url": "http://127.0.0.1:3001/mcp"})), Ok(()));
         assert!(parse(json!({})).unwrap_err().contains("exactly one of"));

@@ -44,6 +44,9 @@ pub enum ImportError {
     },
     #[error("{0}")]
     Usage(String),
+    /// BFCL's multi-turn function docs cannot be read.
+    #[error("{0}")]
+    FuncDocs(#[source] super::multi_turn::import::FuncDocsError),
 }
 
 /// Why a line of an answer file is not an answer.
@@ -83,7 +86,7 @@ pub enum EntryError {
     MultiTurn { id: String, turns: usize },
     /// A multi-turn entry that cannot become a scenario; the text says why.
     #[error("{0}")]
-    MultiTurnEntry(String),
+    MultiTurnEntry(#[source] super::multi_turn::import::MultiTurnEntryError),
     #[error("{id}: message role {role:?} (only system, user and assistant messages are supported)")]
     Role { id: String, role: String },
     #[error("{id}: a message has no text content")]
@@ -175,7 +178,7 @@ fn import_multi_turn(
         truth.insert(id, turns);
     }
     let docs_dir = options.func_docs.map_or_else(|| mt::default_func_docs(data), Path::to_path_buf);
-    let docs = mt::read_func_docs(&docs_dir).map_err(ImportError::Usage)?;
+    let docs = mt::read_func_docs(&docs_dir).map_err(ImportError::FuncDocs)?;
     let text = std::fs::read_to_string(data).map_err(|source| ImportError::Read { path: data.to_path_buf(), source })?;
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
     let chosen = selection.chosen(count, category);

@@ -107,6 +107,18 @@ pub struct PathPattern {
     pub home: Option<String>,
 }
 
+/// Why a command pattern cannot match as written.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandPatternError {
+    #[error("command pattern: program {0:?} must be program names without a directory (\"rm\", not \"/bin/rm\")")]
+    Program(Vec<String>),
+    #[error("command pattern: {0}")]
+    Glob(#[source] crate::core::glob::GlobError),
+    #[error("command pattern: flag {0:?} must be written with its dashes: \"-r\", \"--force\" or \"-delete\"")]
+    Flag(String),
+}
+
+/// serde's `try_from` edge: the error is text, placed by the scenario loader.
 impl TryFrom<Value> for Condition {
     type Error = String;
 
@@ -114,7 +126,7 @@ impl TryFrom<Value> for Condition {
         if let Value::Object(map) = &v {
             if map.contains_key("program") {
                 let pattern: CommandPattern = serde_json::from_value(v).map_err(|e| format!("command pattern: {e}"))?;
-                return pattern.validate().map(|()| Condition::Command(pattern));
+                return pattern.validate().map(|()| Condition::Command(pattern)).map_err(|e| e.to_string());
             }
             if ["writes_outside", "unreadable", "patch_outside"].iter().any(|k| map.contains_key(*k)) {
                 let pattern: EffectPattern = serde_json::from_value(v).map_err(|e| format!("effect pattern: {e}"))?;
@@ -209,19 +221,16 @@ fn resolve_pointer<'a>(value: &'a Value, pointer: &str, out: &mut Vec<Option<&'a
 }
 
 impl CommandPattern {
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), CommandPatternError> {
         if self.program.is_empty() || self.program.iter().any(|p| p.is_empty() || p.contains('/')) {
-            return Err(format!(
-                "command pattern: program {:?} must be program names without a directory (\"rm\", not \"/bin/rm\")",
-                self.program
-            ));
+            return Err(CommandPatternError::Program(self.program.clone()));
         }
         for glob in self.program.iter().chain(&self.any_arg) {
-            crate::core::glob::glob_check(glob).map_err(|e| format!("command pattern: {e}"))?;
+            crate::core::glob::glob_check(glob).map_err(CommandPatternError::Glob)?;
         }
         for flag in self.flags.iter().chain(&self.any_flag) {
             if flag.len() < 2 || !flag.starts_with('-') || flag == "--" {
-                return Err(format!("command pattern: flag {flag:?} must be written with its dashes: \"-r\", \"--force\" or \"-delete\""));
+                return Err(CommandPatternError::Flag(flag.clone()));
             }
         }
         Ok(())
@@ -498,5 +507,21 @@ mod tests {
         let both = condition(json!({"path_under": "/srv", "path_outside": "/srv/public", "workspace": "/srv/app"}));
         assert!(both.matches_key("p", &json!({"p": "config.toml"}), InDoubt::Match));
         assert!(!both.matches_key("p", &json!({"p": "../public/x"}), InDoubt::Match));
+    }
+}
+
+#[cfg(test)]
+mod pattern_error_tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_bad_glob_in_a_command_pattern_keeps_the_glob_error_as_its_source() {
+        let pattern =
+            CommandPattern { program: vec!["rm[".into()], ..serde_json::from_value(serde_json::json!({"program": "rm"})).unwrap() };
+        let err = pattern.validate().unwrap_err();
+        assert!(err.to_string().starts_with("command pattern: invalid glob \"rm[\""), "{err}");
+        assert!(err.source().and_then(|s| s.downcast_ref::<crate::core::glob::GlobError>()).is_some());
     }
 }

@@ -115,36 +115,32 @@ fn compact(interactions: &mut [Interaction]) {
 
 /// Restores every request's full body; `Err` names the interaction (from 1)
 /// that refers to what its previous request does not have.
-fn expand(interactions: &mut [Interaction]) -> Result<(), String> {
+fn expand(interactions: &mut [Interaction]) -> Result<(), CompactedError> {
     for i in 1..interactions.len() {
         let (before, rest) = interactions.split_at_mut(i);
         let RecordedRequest { body, as_before, continues, .. } = &mut rest[0].request;
         if as_before.is_empty() && continues.is_empty() {
             continue;
         }
-        let bad = |what: String| format!("interaction {}: {what}; the file is damaged or was edited: record the unit again", i + 1);
+        let bad = |problem: CompactedProblem| CompactedError::Interaction { number: i + 1, problem };
         let (Value::Object(previous), Value::Object(body)) = (&before[i - 1].request.body, body) else {
-            return Err(bad("a request body (this one or the previous) that is not an object".into()));
+            return Err(bad(CompactedProblem::NotObjects));
         };
         for field in std::mem::take(as_before) {
-            let old = previous.get(&field).ok_or_else(|| bad(format!("`{field}` is as before, and the previous request has none")))?;
+            let old = previous.get(&field).ok_or_else(|| bad(CompactedProblem::NoPrevious { field: field.clone() }))?;
             body.insert(field, old.clone());
         }
         for (field, len) in std::mem::take(continues) {
             let old = previous.get(&field).and_then(Value::as_array).filter(|items| items.len() == len);
-            let old =
-                old.ok_or_else(|| bad(format!("`{field}` continues {len} items of the previous request, which has no such array")))?;
+            let old = old.ok_or_else(|| bad(CompactedProblem::NoPreviousArray { field: field.clone(), len }))?;
             let Some(Value::Array(new_items)) = body.get_mut(&field) else {
-                return Err(bad(format!("`{field}` continues an array but is not one")));
+                return Err(bad(CompactedProblem::NotAnArray { field }));
             };
             new_items.splice(0..0, old.iter().cloned());
         }
     }
     match interactions.first().map(|i| &i.request) {
-        Some(first) if !first.as_before.is_empty() || !first.continues.is_empty() => {
-            Err("interaction 1: refers to a previous request, and there is none; the file is damaged or was edited: record the unit again"
-                .into())
-        }
+        Some(first) if !first.as_before.is_empty() || !first.continues.is_empty() => Err(CompactedError::First),
         _ => Ok(()),
     }
 }
@@ -330,7 +326,30 @@ pub enum FormatError {
     Time(#[source] RecordedTimeError),
     /// A request written as changes to the previous one that does not fit it.
     #[error("{0}")]
-    Compacted(String),
+    Compacted(#[source] CompactedError),
+}
+
+/// A request written as changes to the previous one that does not fit it.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactedError {
+    /// Interaction `number` (from 1) refers to what its previous request does not have.
+    #[error("interaction {number}: {problem}; the file is damaged or was edited: record the unit again")]
+    Interaction { number: usize, problem: CompactedProblem },
+    #[error("interaction 1: refers to a previous request, and there is none; the file is damaged or was edited: record the unit again")]
+    First,
+}
+
+/// What a compacted request refers to that is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactedProblem {
+    #[error("a request body (this one or the previous) that is not an object")]
+    NotObjects,
+    #[error("`{field}` is as before, and the previous request has none")]
+    NoPrevious { field: String },
+    #[error("`{field}` continues {len} items of the previous request, which has no such array")]
+    NoPreviousArray { field: String, len: usize },
+    #[error("`{field}` continues an array but is not one")]
+    NotAnArray { field: String },
 }
 
 /// A recorded time that is not a number of milliseconds from 0 to
@@ -457,6 +476,15 @@ mod tests {
             format!("c.json: interaction 1 (key {key}): latency_ms is -5.0, not a time from 0 to 86400000 ms; the file is damaged or was edited: record the unit again")
         );
         assert!(std::error::Error::source(&err).is_some(), "the time error is kept as the source");
+        // A first request that refers to a previous one: the compaction error is the source.
+        let text = good.to_text().replacen("\"body\":", "\"as_before\": [\"model\"], \"body\":", 1);
+        let err = Cassette::parse(&text, p).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "c.json: interaction 1: refers to a previous request, and there is none; the file is damaged or was edited: record the unit again"
+        );
+        let source = std::error::Error::source(&err).and_then(std::error::Error::source).expect("the compaction error");
+        assert!(matches!(source.downcast_ref::<CompactedError>(), Some(CompactedError::First)), "{source:?}");
         // JSON has no NaN or infinity: such a file is not JSON, and says where.
         for bad in ["NaN", "Infinity", "1e400"] {
             let text = good.to_text().replace("\"latency_ms\": 6.0", &format!("\"latency_ms\": {bad}"));

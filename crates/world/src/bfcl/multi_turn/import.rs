@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::judge::MultiTurnKey;
-use super::pycall::parse_call;
+use super::pycall::{parse_call, CallSyntaxError};
 use crate::bfcl::pyvalue::Py;
 use crate::bfcl::{schema, tool_name, Language};
 
@@ -98,18 +98,72 @@ fn fit_schema_to_call(parameters: &mut Value, named: &[(String, Py)]) {
     }
 }
 
+/// Why BFCL's multi-turn function docs cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FuncDocsError {
+    #[error("cannot read {path}: {source}; multi-turn entries need BFCL's function docs (pass --func-docs DIR)")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: not JSON: {source}")]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Why a multi-turn entry cannot become a scenario; all but the first
+/// three name the entry's id.
+#[derive(Debug, thiserror::Error)]
+pub enum MultiTurnEntryError {
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("initial_config: {0}")]
+    InitialConfig(#[source] serde_json::Error),
+    #[error("entry has no \"id\"")]
+    NoId,
+    #[error("{id}: no \"involved_classes\" list")]
+    NoClasses { id: String },
+    #[error("{id}: class {class} is not one calltape executes (it has {}); memory and web-search classes are not supported", super::CLASSES.join(", "))]
+    UnsupportedClass { id: String, class: String },
+    #[error("{id}: no \"question\" list")]
+    NoQuestion { id: String },
+    #[error("{id}: missed_function turn {turn:?} is not a number")]
+    MissedTurn { id: String, turn: String },
+    #[error("{id}: the first turn has no user message")]
+    NoFirstMessage { id: String },
+    #[error("{id}: held-out function {name:?} is not among the classes' functions")]
+    UnknownHeldOut { id: String, name: String },
+    #[error("{id}: no answer for this entry in the answer file")]
+    NoAnswer { id: String },
+    #[error("{id}: ground_truth must be a list of turns, each a list of calls: {source}")]
+    GroundTruthShape { id: String, source: serde_json::Error },
+    #[error("{id}: {questions} turns but a ground truth of {truth}")]
+    TurnCount { id: String, questions: usize, truth: usize },
+    /// A ground truth call that is not Python call syntax.
+    #[error("{id}: ground truth of turn {turn}: {source}")]
+    GroundTruthSyntax { id: String, turn: usize, source: CallSyntaxError },
+    /// A ground truth call of no method of the entry's classes.
+    #[error("{id}: ground truth of turn {turn}: {call} names no method of {}", classes.join(", "))]
+    GroundTruthMethod { id: String, turn: usize, call: String, classes: Vec<String> },
+    #[error("{0}")]
+    Serialise(#[source] serde_json::Error),
+}
+
 /// Reads the function docs of every class, by class name.
-pub fn read_func_docs(dir: &Path) -> Result<HashMap<&'static str, Vec<Value>>, String> {
+pub fn read_func_docs(dir: &Path) -> Result<HashMap<&'static str, Vec<Value>>, FuncDocsError> {
     let mut docs = HashMap::new();
     for class in super::CLASSES {
         let Some(file) = func_doc_file(class) else { continue };
         let path = dir.join(file);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!("cannot read {}: {e}; multi-turn entries need BFCL's function docs (pass --func-docs DIR)", path.display())
-        })?;
+        let text = std::fs::read_to_string(&path).map_err(|source| FuncDocsError::Read { path: path.clone(), source })?;
         let mut functions = Vec::new();
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            functions.push(serde_json::from_str(line).map_err(|e| format!("{}:{}: not JSON: {e}", path.display(), i + 1))?);
+            functions.push(serde_json::from_str(line).map_err(|source| FuncDocsError::NotJson {
+                path: path.clone(),
+                line: i + 1,
+                source,
+            })?);
         }
         docs.insert(*class, functions);
     }
@@ -123,29 +177,26 @@ pub fn scenario_line(
     line: &str,
     ground_truth: Option<&Value>,
     docs: &HashMap<&'static str, Vec<Value>>,
-) -> Result<String, String> {
-    let entry: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-    let state: EntryState = serde_json::from_str(line).map_err(|e| format!("initial_config: {e}"))?;
-    let id = entry.get("id").and_then(Value::as_str).ok_or("entry has no \"id\"")?.to_string();
-    let fail = |m: String| format!("{id}: {m}");
+) -> Result<String, MultiTurnEntryError> {
+    use MultiTurnEntryError as E;
+    let entry: Value = serde_json::from_str(line).map_err(E::NotJson)?;
+    let state: EntryState = serde_json::from_str(line).map_err(E::InitialConfig)?;
+    let id = entry.get("id").and_then(Value::as_str).ok_or(E::NoId)?.to_string();
     let classes: Vec<String> = serde_json::from_value(entry.get("involved_classes").cloned().unwrap_or(Value::Null))
-        .map_err(|_| fail("no \"involved_classes\" list".into()))?;
+        .map_err(|_| E::NoClasses { id: id.clone() })?;
     for class in &classes {
         if !super::CLASSES.contains(&class.as_str()) {
-            return Err(fail(format!(
-                "class {class} is not one calltape executes (it has {}); memory and web-search classes are not supported",
-                super::CLASSES.join(", ")
-            )));
+            return Err(E::UnsupportedClass { id, class: class.clone() });
         }
     }
-    let questions = entry.get("question").and_then(Value::as_array).ok_or_else(|| fail("no \"question\" list".into()))?;
+    let questions = entry.get("question").and_then(Value::as_array).ok_or_else(|| E::NoQuestion { id: id.clone() })?;
     let excluded: Vec<&str> =
         entry.get("excluded_function").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     // Held-out functions by the turn that adds them.
     let mut held: HashMap<usize, Vec<String>> = HashMap::new();
     if let Some(missed) = entry.get("missed_function").and_then(Value::as_object) {
         for (turn, names) in missed {
-            let turn: usize = turn.parse().map_err(|_| fail(format!("missed_function turn {turn:?} is not a number")))?;
+            let turn: usize = turn.parse().map_err(|_| E::MissedTurn { id: id.clone(), turn: turn.clone() })?;
             let names = names.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
             held.insert(turn, names);
         }
@@ -173,7 +224,7 @@ pub fn scenario_line(
         let offer: Vec<String> = held.get(&turn).map(|names| names.iter().map(|n| tool_name(n)).collect()).unwrap_or_default();
         if turn == 0 {
             if said.is_empty() || !offer.is_empty() {
-                return Err(fail("the first turn has no user message".into()));
+                return Err(E::NoFirstMessage { id });
             }
             for m in question.as_array().into_iter().flatten() {
                 let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
@@ -187,21 +238,20 @@ pub fn scenario_line(
     for names in held.values() {
         for name in names {
             if !tools.iter().any(|t| t["name"] == tool_name(name).as_str()) {
-                return Err(fail(format!("held-out function {name:?} is not among the classes' functions")));
+                return Err(E::UnknownHeldOut { id, name: name.clone() });
             }
         }
     }
-    let truth = ground_truth.ok_or_else(|| fail("no answer for this entry in the answer file".into()))?;
-    let truth: Vec<Vec<String>> = serde_json::from_value(truth.clone())
-        .map_err(|e| fail(format!("ground_truth must be a list of turns, each a list of calls: {e}")))?;
+    let truth = ground_truth.ok_or_else(|| E::NoAnswer { id: id.clone() })?;
+    let truth: Vec<Vec<String>> = serde_json::from_value(truth.clone()).map_err(|source| E::GroundTruthShape { id: id.clone(), source })?;
     if truth.len() != questions.len() {
-        return Err(fail(format!("{} turns but a ground truth of {}", questions.len(), truth.len())));
+        return Err(E::TurnCount { id, questions: questions.len(), truth: truth.len() });
     }
     for (turn, calls) in truth.iter().enumerate() {
         for call in calls {
-            let parsed = parse_call(call).map_err(|e| fail(format!("ground truth of turn {turn}: {e}")))?;
+            let parsed = parse_call(call).map_err(|source| E::GroundTruthSyntax { id: id.clone(), turn, source })?;
             let Some(named) = super::named_args(&classes, &parsed) else {
-                return Err(fail(format!("ground truth of turn {turn}: {call} names no method of {}", classes.join(", "))));
+                return Err(E::GroundTruthMethod { id, turn, call: call.clone(), classes });
             };
             if let Some(tool) = tools.iter_mut().find(|t| t["name"] == tool_name(&parsed.name).as_str()) {
                 fit_schema_to_call(&mut tool["parameters"], &named);
@@ -229,5 +279,30 @@ pub fn scenario_line(
             bfcl_multi_turn: key,
         },
     };
-    serde_json::to_string(&scenario).map_err(|e| e.to_string())
+    serde_json::to_string(&scenario).map_err(E::Serialise)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_ground_truth_call_that_is_no_call_keeps_the_syntax_error_as_its_source() {
+        let line =
+            r#"{"id": "multi_turn_base_0", "involved_classes": ["GorillaFileSystem"], "question": [[{"role": "user", "content": "ls"}]]}"#;
+        let truth = json!([["ls("]]);
+        let err = scenario_line("multi_turn_base", line, Some(&truth), &HashMap::new()).unwrap_err();
+        assert!(err.to_string().starts_with("multi_turn_base_0: ground truth of turn 0: expected "), "{err}");
+        let source = err.source().expect("a source");
+        assert!(source.downcast_ref::<CallSyntaxError>().is_some(), "{source:?}");
+    }
+
+    #[test]
+    fn unreadable_function_docs_keep_the_io_error_as_their_source() {
+        let err = read_func_docs(Path::new("/nonexistent/calltape-func-docs")).unwrap_err();
+        assert!(err.to_string().ends_with("multi-turn entries need BFCL's function docs (pass --func-docs DIR)"), "{err}");
+        assert!(err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).is_some());
+    }
 }

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pycall::{parse_call, Call};
+use super::pycall::{parse_call, Call, CallSyntaxError};
 use super::World;
 use crate::bfcl::pyvalue::Py;
 
@@ -38,7 +38,7 @@ pub struct MultiTurnKey {
 /// against many answers reads its call texts once. Not part of the key's
 /// identity: clones start empty, and two caches are always equal.
 #[derive(Default)]
-pub struct ReadCache(std::sync::OnceLock<Result<Vec<Vec<Call>>, String>>);
+pub struct ReadCache(std::sync::OnceLock<Result<Vec<Vec<Call>>, CallSyntaxError>>);
 
 impl Clone for ReadCache {
     fn clone(&self) -> ReadCache {
@@ -60,12 +60,12 @@ impl std::fmt::Debug for ReadCache {
 
 impl MultiTurnKey {
     /// A fresh world for this entry.
-    pub fn world(&self) -> Result<World, String> {
+    pub fn world(&self) -> Result<World, super::UnknownClass> {
         World::new(&self.involved_classes, &self.initial_config, self.long_context)
     }
 
     /// The ground truth's calls, read (`Err` names a call that is not Python call syntax).
-    pub fn ground_truth_calls(&self) -> Result<Vec<Vec<Call>>, String> {
+    pub fn ground_truth_calls(&self) -> Result<Vec<Vec<Call>>, CallSyntaxError> {
         self.ground_truth.iter().map(|turn| turn.iter().map(|c| parse_call(c)).collect()).collect()
     }
 }
@@ -133,7 +133,7 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
         turn: None,
         detail: format!("the ground truth cannot be read: {e}"),
     })?;
-    let unloadable = |e: String| Failure { kind: FailureType::StateMismatch, turn: None, detail: e };
+    let unloadable = |e: super::UnknownClass| Failure { kind: FailureType::StateMismatch, turn: None, detail: e.to_string() };
     let mut model_world = key.world().map_err(unloadable)?;
     let mut truth_world = key.world().map_err(unloadable)?;
     truth_world.share_defaults_with(&model_world);

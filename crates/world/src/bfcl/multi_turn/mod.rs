@@ -110,6 +110,11 @@ const REFUSED: &[&str] = &["kill", "exit", "quit", "remove", "unlink", "popen", 
 /// How BFCL's executor starts the text of a call that raised.
 pub const EXECUTION_ERROR: &str = "Error during execution: ";
 
+/// A class an entry involves that calltape does not execute.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("unknown BFCL class `{0}`")]
+pub struct UnknownClass(pub String);
+
 /// One entry's instances, loaded with its initial configuration.
 pub struct World {
     instances: Vec<Box<dyn ApiClass>>,
@@ -124,10 +129,10 @@ impl std::fmt::Debug for World {
 impl World {
     /// The involved classes, each loaded from its part of `initial_config`
     /// (a dict by class name). `Err` names a class calltape does not know.
-    pub fn new(involved: &[String], initial_config: &Py, long_context: bool) -> Result<World, String> {
+    pub fn new(involved: &[String], initial_config: &Py, long_context: bool) -> Result<World, UnknownClass> {
         let mut instances = Vec::with_capacity(involved.len());
         for name in involved {
-            let mut instance = new_class(name).ok_or_else(|| format!("unknown BFCL class `{name}`"))?;
+            let mut instance = new_class(name).ok_or_else(|| UnknownClass(name.clone()))?;
             if !STATELESS.contains(&name.as_str()) {
                 let config = initial_config.get(name).cloned().unwrap_or(Py::Dict(Vec::new()));
                 instance.load(&config, long_context);
@@ -283,9 +288,9 @@ pub struct Trace {
     pub states: Vec<Vec<(String, Py)>>,
 }
 
-/// Executes a trajectory on a fresh world (`Err`: an unknown class or a call
-/// that is not Python call syntax).
-pub fn trace(t: &Trajectory) -> Result<Trace, String> {
+/// Executes a trajectory on a fresh world (`Err`: an unknown class; a call
+/// that is not Python call syntax fails as BFCL's executor fails it).
+pub fn trace(t: &Trajectory) -> Result<Trace, UnknownClass> {
     let config = t.initial_config.clone().unwrap_or(Py::Dict(Vec::new()));
     let mut world = World::new(&t.involved_classes, &config, t.long_context)?;
     let mut trace = Trace { results: Vec::new(), states: Vec::new() };

@@ -55,8 +55,20 @@ impl Call {
     }
 }
 
+/// Why a text is no call expression: what the parser wanted, where.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("expected {wanted} at character {at} of `{text}`")]
+pub struct CallSyntaxError {
+    /// What the parser expected there (`` `,` or `)` ``, `a number`).
+    pub wanted: String,
+    /// The 1-based character (byte) position.
+    pub at: usize,
+    /// The whole call text.
+    pub text: String,
+}
+
 /// Reads `text` as one call expression.
-pub fn parse_call(text: &str) -> Result<Call, String> {
+pub fn parse_call(text: &str) -> Result<Call, CallSyntaxError> {
     let mut p = Parser { s: text.as_bytes(), i: 0, text };
     p.ws();
     let name = p.ident().ok_or_else(|| p.error("a function name"))?;
@@ -113,8 +125,8 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn error(&self, wanted: &str) -> String {
-        format!("expected {wanted} at character {} of `{}`", self.i + 1, self.text)
+    fn error(&self, wanted: &str) -> CallSyntaxError {
+        CallSyntaxError { wanted: wanted.to_string(), at: self.i + 1, text: self.text.to_string() }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -127,7 +139,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), String> {
+    fn expect(&mut self, c: u8) -> Result<(), CallSyntaxError> {
         if self.peek() == Some(c) {
             self.i += 1;
             Ok(())
@@ -153,7 +165,7 @@ impl<'a> Parser<'a> {
         Some(word)
     }
 
-    fn value(&mut self) -> Result<Py, String> {
+    fn value(&mut self) -> Result<Py, CallSyntaxError> {
         self.ws();
         let value = match self.peek() {
             _ if self.at_string() => Py::Str(self.strings()?),
@@ -172,7 +184,7 @@ impl<'a> Parser<'a> {
         Ok(value)
     }
 
-    fn items(&mut self, open: u8, close: u8) -> Result<Vec<Py>, String> {
+    fn items(&mut self, open: u8, close: u8) -> Result<Vec<Py>, CallSyntaxError> {
         self.expect(open)?;
         let mut items = Vec::new();
         loop {
@@ -191,7 +203,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(a, b)` and `(a,)` are tuples, `()` the empty one; `(a)` is `a`.
-    fn parenthesized(&mut self) -> Result<Py, String> {
+    fn parenthesized(&mut self) -> Result<Py, CallSyntaxError> {
         self.expect(b'(')?;
         let mut items = Vec::new();
         let mut comma = false;
@@ -215,7 +227,7 @@ impl<'a> Parser<'a> {
         Ok(Py::Tuple(items))
     }
 
-    fn dict(&mut self) -> Result<Py, String> {
+    fn dict(&mut self) -> Result<Py, CallSyntaxError> {
         self.expect(b'{')?;
         let mut entries: Vec<(String, Py)> = Vec::new();
         loop {
@@ -244,7 +256,7 @@ impl<'a> Parser<'a> {
 
     /// A number in any of Python's literal forms: `1_000`, `0x1F`, `0o17`,
     /// `0b101`, `1.5e3`, `.5`, `5.`.
-    fn number(&mut self) -> Result<Py, String> {
+    fn number(&mut self) -> Result<Py, CallSyntaxError> {
         let start = self.i;
         let negative = self.peek() == Some(b'-');
         if matches!(self.peek(), Some(b'-' | b'+')) {
@@ -344,7 +356,7 @@ impl<'a> Parser<'a> {
     }
 
     /// One string literal, or several written side by side (`'a' "b"` is `'ab'`).
-    fn strings(&mut self) -> Result<String, String> {
+    fn strings(&mut self) -> Result<String, CallSyntaxError> {
         let mut out = String::new();
         loop {
             let raw = match self.string_prefix() {
@@ -364,7 +376,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn string(&mut self, raw: bool, out: &mut String) -> Result<(), String> {
+    fn string(&mut self, raw: bool, out: &mut String) -> Result<(), CallSyntaxError> {
         let quote = self.s[self.i];
         let triple = self.s[self.i..].starts_with(&[quote; 3]);
         self.i += if triple { 3 } else { 1 };

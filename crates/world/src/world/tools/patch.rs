@@ -9,8 +9,68 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::ToolReply;
-use crate::world::path::resolve;
-use crate::world::tree::Workspace;
+use crate::world::path::{resolve, PathError};
+use crate::world::tree::{Workspace, WriteError};
+
+/// Why a text is no patch.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchSyntaxError {
+    #[error("invalid patch: the first line must be '{BEGIN}'")]
+    NoBegin,
+    #[error("invalid patch: the last line must be '{END}'")]
+    NoEnd,
+    /// A line at fault (1-based, counting the begin line).
+    #[error("invalid patch: line {line}: {problem}")]
+    Line { line: usize, problem: PatchLineProblem },
+    #[error("invalid patch: it changes no file")]
+    NoChanges,
+}
+
+/// What is wrong with a line of a patch.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchLineProblem {
+    #[error("every line of an added file starts with '+', found {0:?}")]
+    AddedLine(String),
+    #[error("unexpected line in an update hunk: {0:?}; hunk lines start with ' ', '-', '+' or '@@'")]
+    HunkLine(String),
+    #[error("'*** Update File: {0}' has no hunks")]
+    NoHunks(String),
+    #[error("expected '*** Add File: ', '*** Update File: ' or '*** Delete File: ', found {0:?}")]
+    Operation(String),
+}
+
+/// Why a patch was not applied; every case but the missing input leaves
+/// the tree as it was, and says so.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error("missing required argument `input` (the patch text, from '*** Begin Patch' to '*** End Patch')")]
+    MissingInput,
+    #[error("{0}")]
+    Syntax(#[from] PatchSyntaxError),
+    #[error("{path:?} is the workspace root, not a file; name a file. No file was changed.")]
+    Root { path: String },
+    #[error("{0}. No file was changed.")]
+    Path(#[source] PathError),
+    #[error("cannot add {path}: the file already exists; use '*** Update File: {path}' to change it. No file was changed.")]
+    AddExisting { path: String },
+    #[error("cannot delete {path}: no such file. No file was changed.")]
+    DeleteMissing { path: String },
+    #[error("cannot update {path}: no such file (use '*** Add File: {path}' to create it). No file was changed.")]
+    UpdateMissing { path: String },
+    #[error(
+        "could not find the line {anchor:?} (after @@ in hunk {hunk}) in {path}. No file was changed; \
+         read the file again and copy the line exactly."
+    )]
+    AnchorNotFound { anchor: String, hunk: usize, path: String },
+    #[error(
+        "could not find the lines of hunk {hunk} in {path}:\n{}\nNo file was changed; read the file again \
+         and make the context and '-' lines match it exactly.",
+        old.join("\n")
+    )]
+    HunkNotFound { hunk: usize, path: String, old: Vec<String> },
+    #[error("{0}. No file was changed.")]
+    Write(#[source] WriteError),
+}
 
 /// A parsed patch: its operations in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,18 +127,18 @@ const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
 
 /// Parses a patch; the error names the line at fault (1-based) and what was expected.
-pub fn parse_patch(text: &str) -> Result<Patch, String> {
+pub fn parse_patch(text: &str) -> Result<Patch, PatchSyntaxError> {
     let lines: Vec<&str> = text.trim().lines().collect();
     if lines.first().map(|l| l.trim()) != Some(BEGIN) {
-        return Err(format!("invalid patch: the first line must be '{BEGIN}'"));
+        return Err(PatchSyntaxError::NoBegin);
     }
     if lines.len() < 2 || lines.last().map(|l| l.trim()) != Some(END) {
-        return Err(format!("invalid patch: the last line must be '{END}'"));
+        return Err(PatchSyntaxError::NoEnd);
     }
     let body = &lines[1..lines.len() - 1];
     let mut ops = Vec::new();
     let mut i = 0;
-    let bad = |i: usize, what: String| format!("invalid patch: line {}: {what}", i + 2);
+    let bad = |i: usize, problem: PatchLineProblem| PatchSyntaxError::Line { line: i + 2, problem };
     while i < body.len() {
         let line = body[i];
         if line.trim().is_empty() {
@@ -92,7 +152,7 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
                         content.push_str(l);
                         content.push('\n');
                     }
-                    None => return Err(bad(i, format!("every line of an added file starts with '+', found {:?}", body[i]))),
+                    None => return Err(bad(i, PatchLineProblem::AddedLine(body[i].to_string()))),
                 }
                 i += 1;
             }
@@ -130,7 +190,7 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
                 } else if let Some(a) = l.strip_prefix('+') {
                     hunk.lines.push(HunkLine::Add(a.to_string()));
                 } else {
-                    return Err(bad(i, format!("unexpected line in an update hunk: {l:?}; hunk lines start with ' ', '-', '+' or '@@'")));
+                    return Err(bad(i, PatchLineProblem::HunkLine(l.to_string())));
                 }
                 i += 1;
             }
@@ -138,15 +198,15 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
                 hunks.push(hunk);
             }
             if hunks.is_empty() && move_to.is_none() {
-                return Err(bad(start, format!("'*** Update File: {}' has no hunks", path.trim())));
+                return Err(bad(start, PatchLineProblem::NoHunks(path.trim().to_string())));
             }
             ops.push(PatchOp::Update { path: path.trim().to_string(), move_to, hunks });
         } else {
-            return Err(bad(i, format!("expected '*** Add File: ', '*** Update File: ' or '*** Delete File: ', found {line:?}")));
+            return Err(bad(i, PatchLineProblem::Operation(line.to_string())));
         }
     }
     if ops.is_empty() {
-        return Err("invalid patch: it changes no file".to_string());
+        return Err(PatchSyntaxError::NoChanges);
     }
     Ok(Patch { ops })
 }
@@ -180,17 +240,15 @@ fn added(line: &HunkLine) -> Option<String> {
 }
 
 /// A file's text after its hunks.
-fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, String> {
+fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, PatchError> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut cursor = 0;
     for (k, hunk) in hunks.iter().enumerate() {
         if let Some(anchor) = &hunk.anchor {
-            let found = seek(&lines, std::slice::from_ref(anchor), cursor, false).ok_or_else(|| {
-                format!(
-                    "could not find the line {anchor:?} (after @@ in hunk {}) in {path}. No file was changed; \
-                     read the file again and copy the line exactly.",
-                    k + 1
-                )
+            let found = seek(&lines, std::slice::from_ref(anchor), cursor, false).ok_or_else(|| PatchError::AnchorNotFound {
+                anchor: anchor.clone(),
+                hunk: k + 1,
+                path: path.to_string(),
             })?;
             cursor = found + 1;
         }
@@ -212,12 +270,7 @@ fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, String>
             found = seek(&lines, want, cursor, hunk.end_of_file);
         }
         let Some(at) = found else {
-            return Err(format!(
-                "could not find the lines of hunk {} in {path}:\n{}\nNo file was changed; read the file again \
-                 and make the context and '-' lines match it exactly.",
-                k + 1,
-                old.join("\n")
-            ));
+            return Err(PatchError::HunkNotFound { hunk: k + 1, path: path.to_string(), old });
         };
         // Context lines keep the file's own text; removed lines go; added lines come in.
         let mut matched = lines[at..at + want.len()].iter();
@@ -243,15 +296,19 @@ fn apply_hunks(path: &str, text: &str, hunks: &[Hunk]) -> Result<String, String>
 
 /// `ApplyPatch`: the patch in `input` (Codex's name; `patch` is accepted too).
 pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
+    Ok(patched(ws, args)?)
+}
+
+fn patched(ws: &mut Workspace, args: &Value) -> Result<String, PatchError> {
     let text = match args.get("input").or_else(|| args.get("patch")) {
         Some(Value::String(s)) => s,
-        _ => return Err("missing required argument `input` (the patch text, from '*** Begin Patch' to '*** End Patch')".to_string()),
+        _ => return Err(PatchError::MissingInput),
     };
     let patch = parse_patch(text)?;
     let rel = |p: &str| match resolve(ws.mount(), p) {
-        Ok(rel) if rel.is_empty() => Err(format!("{p:?} is the workspace root, not a file; name a file. No file was changed.")),
+        Ok(rel) if rel.is_empty() => Err(PatchError::Root { path: p.to_string() }),
         Ok(rel) => Ok(rel),
-        Err(e) => Err(format!("{e}. No file was changed.")),
+        Err(e) => Err(PatchError::Path(e)),
     };
     // The files as the patch has left them so far: later operations see earlier ones.
     let mut view: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -265,9 +322,7 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
             PatchOp::Add { path, content } => {
                 let p = rel(path)?;
                 if current(&view, &p).is_some() {
-                    return Err(format!(
-                        "cannot add {path}: the file already exists; use '*** Update File: {path}' to change it. No file was changed."
-                    ));
+                    return Err(PatchError::AddExisting { path: path.clone() });
                 }
                 view.insert(p, Some(content.clone()));
                 report.push(format!("A {path}"));
@@ -275,7 +330,7 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
             PatchOp::Delete { path } => {
                 let p = rel(path)?;
                 if current(&view, &p).is_none() {
-                    return Err(format!("cannot delete {path}: no such file. No file was changed."));
+                    return Err(PatchError::DeleteMissing { path: path.clone() });
                 }
                 view.insert(p, None);
                 report.push(format!("D {path}"));
@@ -283,9 +338,7 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
             PatchOp::Update { path, move_to, hunks } => {
                 let p = rel(path)?;
                 let Some(old) = current(&view, &p) else {
-                    return Err(format!(
-                        "cannot update {path}: no such file (use '*** Add File: {path}' to create it). No file was changed."
-                    ));
+                    return Err(PatchError::UpdateMissing { path: path.clone() });
                 };
                 let new = apply_hunks(path, &old, hunks)?;
                 match move_to {
@@ -304,6 +357,6 @@ pub fn apply_patch(ws: &mut Workspace, args: &Value) -> ToolReply {
         }
     }
     let changes: Vec<(String, Option<String>)> = view.into_iter().collect();
-    ws.apply(&changes).map_err(|e| format!("{e}. No file was changed."))?;
+    ws.apply(&changes).map_err(PatchError::Write)?;
     Ok(format!("Success. Updated the following files:\n{}", report.join("\n")))
 }

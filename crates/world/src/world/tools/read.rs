@@ -8,6 +8,27 @@ use crate::core::glob::glob_matches;
 use crate::world::path::resolve;
 use crate::world::tree::Workspace;
 
+/// What a reading tool refuses, in the words the model reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{rel} is a directory, not a file; use list_dir to see what it holds.")]
+    NotAFile { rel: String },
+    #[error("File not found: {raw}. Use list_dir or grep_search to find the right path.")]
+    FileNotFound { raw: String },
+    #[error("start_line_one_indexed is {from}, but {rel} has only {total} lines.")]
+    StartPastEnd { from: usize, rel: String, total: usize },
+    #[error("end_line_one_indexed_inclusive ({to}) is before start_line_one_indexed ({from}).")]
+    EndBeforeStart { from: usize, to: usize },
+    #[error("offset is {offset}, but {shown} has only {lines} lines.")]
+    OffsetPastEnd { offset: usize, shown: String, lines: usize },
+    #[error("{name} is a file, not a directory; use read_file to read it.")]
+    NotADirectory { name: String },
+    #[error("Directory not found: {raw}. List the parent directory to see what exists.")]
+    DirectoryNotFound { raw: String },
+    #[error("invalid regex {query:?}: {source}\nEscape special characters (( ) [ ] {{ }} + * ? ^ $ | . \\) with \\ to search for them literally.")]
+    BadRegex { query: String, source: regex::Error },
+}
+
 /// Most lines `read_file` shows at once unless the whole file is asked for.
 pub const READ_FILE_MAX_LINES: usize = 250;
 /// Most lines `Read` shows unless given a limit.
@@ -21,16 +42,12 @@ const GREP_MAX_LINE: usize = 250;
 /// a time unless `should_read_entire_file`, with what was left out.
 pub fn read_file(ws: &mut Workspace, args: &Value) -> ToolReply {
     let raw = str_arg(args, "target_file")?;
-    let rel = resolve(ws.mount(), raw).map_err(|e| e.to_string())?;
+    let rel = resolve(ws.mount(), raw)?;
     let entire = bool_arg(args, "should_read_entire_file")?;
     let start = line_arg(args, "start_line_one_indexed")?;
     let end = line_arg(args, "end_line_one_indexed_inclusive")?;
     let Some(text) = ws.file(&rel) else {
-        return Err(if ws.is_dir(&rel) {
-            format!("{rel} is a directory, not a file; use list_dir to see what it holds.")
-        } else {
-            format!("File not found: {raw}. Use list_dir or grep_search to find the right path.")
-        });
+        return Err(if ws.is_dir(&rel) { ReadError::NotAFile { rel } } else { ReadError::FileNotFound { raw: raw.to_string() } }.into());
     };
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
@@ -42,11 +59,11 @@ pub fn read_file(ws: &mut Workspace, args: &Value) -> ToolReply {
     } else {
         let from = start.unwrap_or(1);
         if from > total {
-            return Err(format!("start_line_one_indexed is {from}, but {rel} has only {total} lines."));
+            return Err(ReadError::StartPastEnd { from, rel, total }.into());
         }
         let to = end.unwrap_or(from + READ_FILE_MAX_LINES - 1);
         if to < from {
-            return Err(format!("end_line_one_indexed_inclusive ({to}) is before start_line_one_indexed ({from})."));
+            return Err(ReadError::EndBeforeStart { from, to }.into());
         }
         (from, to.min(total).min(from + READ_FILE_MAX_LINES - 1))
     };
@@ -75,7 +92,7 @@ pub fn read_numbered(ws: &mut Workspace, args: &Value) -> ToolReply {
         return Ok(format!("The file {shown} exists but is empty."));
     }
     if offset > lines.len() {
-        return Err(format!("offset is {offset}, but {shown} has only {} lines.", lines.len()));
+        return Err(ReadError::OffsetPastEnd { offset, shown, lines: lines.len() }.into());
     }
     let numbered: Vec<String> = lines.iter().enumerate().skip(offset - 1).take(limit).map(|(i, l)| format!("{:>6}\t{l}", i + 1)).collect();
     Ok(numbered.join("\n"))
@@ -84,14 +101,15 @@ pub fn read_numbered(ws: &mut Workspace, args: &Value) -> ToolReply {
 /// `list_dir`: a folder's children, folders first, with sizes and counts.
 pub fn list_dir(ws: &mut Workspace, args: &Value) -> ToolReply {
     let raw = str_arg(args, "relative_workspace_path")?;
-    let rel = resolve(ws.mount(), raw).map_err(|e| e.to_string())?;
+    let rel = resolve(ws.mount(), raw)?;
     let name = if rel.is_empty() { ".".to_string() } else { rel.clone() };
     let Some(entries) = ws.entries(&rel) else {
         return Err(if ws.file(&rel).is_some() {
-            format!("{name} is a file, not a directory; use read_file to read it.")
+            ReadError::NotADirectory { name }
         } else {
-            format!("Directory not found: {raw}. List the parent directory to see what exists.")
-        });
+            ReadError::DirectoryNotFound { raw: raw.to_string() }
+        }
+        .into());
     };
     if entries.is_empty() {
         return Ok(format!("Directory {name} is empty."));
@@ -141,9 +159,11 @@ pub fn grep_search(ws: &mut Workspace, args: &Value) -> ToolReply {
     };
     let include = args.get("include_pattern").and_then(Value::as_str).filter(|s| !s.is_empty());
     let exclude = args.get("exclude_pattern").and_then(Value::as_str).filter(|s| !s.is_empty());
-    let re = regex::RegexBuilder::new(query).case_insensitive(!case_sensitive).size_limit(1 << 20).build().map_err(|e| {
-        format!("invalid regex {query:?}: {e}\nEscape special characters (( ) [ ] {{ }} + * ? ^ $ | . \\) with \\ to search for them literally.")
-    })?;
+    let re = regex::RegexBuilder::new(query)
+        .case_insensitive(!case_sensitive)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|source| ReadError::BadRegex { query: query.to_string(), source })?;
     let mut out = Vec::new();
     let mut capped = false;
     'files: for (path, text) in ws.files_under("") {

@@ -17,8 +17,9 @@ fn ws() -> Workspace {
     .unwrap()
 }
 
-fn run(w: &mut Workspace, tool: &str, args: Value) -> ToolReply {
-    call(w, tool, &args).expect("a workspace tool")
+/// A tool's reply with the error as the text the model reads.
+fn run(w: &mut Workspace, tool: &str, args: Value) -> Result<String, String> {
+    call(w, tool, &args).expect("a workspace tool").map_err(|e| e.to_string())
 }
 
 #[test]
@@ -327,7 +328,7 @@ fn apply_patch_mismatch_changes_nothing() {
 
 #[test]
 fn apply_patch_format_errors_name_the_line() {
-    let e = |p: &str| parse_patch(p).unwrap_err();
+    let e = |p: &str| parse_patch(p).unwrap_err().to_string();
     assert_eq!(e("--- a/x\n+++ b/x"), "invalid patch: the first line must be '*** Begin Patch'");
     assert_eq!(e("*** Begin Patch\n*** Add File: a\n+x"), "invalid patch: the last line must be '*** End Patch'");
     assert_eq!(
@@ -349,4 +350,24 @@ fn apply_patch_format_errors_name_the_line() {
         run(&mut w, "ApplyPatch", json!({})).unwrap_err(),
         "missing required argument `input` (the patch text, from '*** Begin Patch' to '*** End Patch')"
     );
+}
+
+#[test]
+fn tool_errors_keep_their_cause_as_source() {
+    use std::error::Error;
+    let mut w = ws();
+    let bad_regex = call(&mut w, "grep_search", &json!({"query": "fn main("})).unwrap().unwrap_err();
+    let source = bad_regex.source().expect("the read error");
+    assert!(source.source().and_then(|s| s.downcast_ref::<regex::Error>()).is_some(), "{source:?}");
+    let escaping = call(&mut w, "Read", &json!({"file_path": "../etc/passwd"})).unwrap().unwrap_err();
+    assert!(escaping.source().and_then(|s| s.downcast_ref::<crate::world::path::PathError>()).is_some(), "{escaping:?}");
+    let edits = json!({"file_path": "README.md", "edits": [{"old_string": "nowhere", "new_string": "x"}]});
+    let multi = call(&mut w, "MultiEdit", &edits).unwrap().unwrap_err();
+    let WorkspaceToolError::Edit(EditError::InMultiEdit { source, .. }) = &multi else { panic!("{multi:?}") };
+    assert!(matches!(**source, WorkspaceToolError::Edit(EditError::NotFound { .. })), "{source:?}");
+    assert!(multi.source().and_then(|s| s.source()).is_some());
+    let patch = "*** Begin Patch\n*** Delete File: ../x\n*** End Patch";
+    let outside = call(&mut w, "ApplyPatch", &json!({"input": patch})).unwrap().unwrap_err();
+    assert_eq!(outside.to_string(), format!("{}. No file was changed.", crate::world::path::resolve("/workspace", "../x").unwrap_err()));
+    assert!(outside.source().and_then(|s| s.source()).and_then(|s| s.downcast_ref::<crate::world::path::PathError>()).is_some());
 }
