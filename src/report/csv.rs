@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::table_files::{self, TableFormat};
 use super::{encode, Exporter, ReportError};
-use crate::metrics::table::{Table, TableVisitor};
+use crate::metrics::table::Table;
 use crate::metrics::Tables;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -49,50 +50,20 @@ fn write_csv<T: Table>(rows: &[T], out: impl std::io::Write) -> std::io::Result<
     w.flush()
 }
 
-/// Writes each table into `dir/<stem>.csv`.
-struct Files<'a> {
-    dir: &'a Path,
-    written: Result<Vec<PathBuf>, ReportError>,
-}
-
-impl TableVisitor for Files<'_> {
-    fn table<T: Table>(&mut self, rows: &[T]) {
-        if let Ok(written) = &mut self.written {
-            match super::write_file(self.dir, &format!("{}.csv", T::STEM), |w| write_csv(rows, w)) {
-                Ok(path) => written.push(path),
-                Err(e) => self.written = Err(e),
-            }
-        }
-    }
-}
-
-/// Renders each table as `(<stem>.csv, bytes)`.
-struct Bytes(Result<Vec<(String, Vec<u8>)>, ReportError>);
-
-impl TableVisitor for Bytes {
-    fn table<T: Table>(&mut self, rows: &[T]) {
-        if let Ok(files) = &mut self.0 {
-            let name = format!("{}.csv", T::STEM);
-            let mut bytes = Vec::new();
-            match write_csv(rows, &mut bytes) {
-                Ok(()) => files.push((name, bytes)),
-                Err(e) => self.0 = Err(ReportError::Render { what: name, message: e.to_string() }),
-            }
-        }
+impl TableFormat for Csv {
+    const EXT: &'static str = "csv";
+    fn write_table<T: Table>(rows: &[T], out: impl std::io::Write) -> std::io::Result<()> {
+        write_csv(rows, out)
     }
 }
 
 impl Exporter for Csv {
     fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        let mut files = Files { dir, written: Ok(Vec::new()) };
-        tables.rows.visit(&mut files);
-        files.written
+        table_files::write_files::<Self>(tables, dir)
     }
 
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        let mut bytes = Bytes(Ok(Vec::new()));
-        tables.rows.visit(&mut bytes);
-        bytes.0
+        table_files::render_files::<Self>(tables)
     }
 }
 

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::table_files::{self, TableFormat};
 use super::{Exporter, ReportError};
-use crate::metrics::table::{Table, TableVisitor};
+use crate::metrics::table::Table;
 use crate::metrics::Tables;
 use crate::quote::{bounded, CELL_CHARS};
 
@@ -46,36 +47,10 @@ fn write_json<T: Table>(rows: &[T], mut out: impl Write) -> std::io::Result<()> 
     out.write_all(b"\n")
 }
 
-/// Writes each table into `dir/<stem>.json`.
-struct Files<'a> {
-    dir: &'a Path,
-    written: Result<Vec<PathBuf>, ReportError>,
-}
-
-impl TableVisitor for Files<'_> {
-    fn table<T: Table>(&mut self, rows: &[T]) {
-        if let Ok(written) = &mut self.written {
-            match super::write_file(self.dir, &format!("{}.json", T::STEM), |w| write_json(rows, w)) {
-                Ok(path) => written.push(path),
-                Err(e) => self.written = Err(e),
-            }
-        }
-    }
-}
-
-/// Renders each table as `(<stem>.json, bytes)`.
-struct Bytes(Result<Vec<(String, Vec<u8>)>, ReportError>);
-
-impl TableVisitor for Bytes {
-    fn table<T: Table>(&mut self, rows: &[T]) {
-        if let Ok(files) = &mut self.0 {
-            let name = format!("{}.json", T::STEM);
-            let mut bytes = Vec::new();
-            match write_json(rows, &mut bytes) {
-                Ok(()) => files.push((name, bytes)),
-                Err(e) => self.0 = Err(ReportError::Render { what: name, message: e.to_string() }),
-            }
-        }
+impl TableFormat for Json {
+    const EXT: &'static str = "json";
+    fn write_table<T: Table>(rows: &[T], out: impl std::io::Write) -> std::io::Result<()> {
+        write_json(rows, out)
     }
 }
 
@@ -83,14 +58,10 @@ impl Exporter for Json {
     /// Straight into each file: a run's per-unit tables are the largest
     /// reports, and need not be held as text too.
     fn write(&self, tables: &Tables, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-        let mut files = Files { dir, written: Ok(Vec::new()) };
-        tables.rows.visit(&mut files);
-        files.written
+        table_files::write_files::<Self>(tables, dir)
     }
 
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        let mut bytes = Bytes(Ok(Vec::new()));
-        tables.rows.visit(&mut bytes);
-        bytes.0
+        table_files::render_files::<Self>(tables)
     }
 }

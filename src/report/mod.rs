@@ -16,6 +16,7 @@ pub mod junit;
 pub mod markdown;
 pub mod paint;
 mod sections;
+mod table_files;
 pub mod terminal;
 mod text;
 
