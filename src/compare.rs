@@ -10,8 +10,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
-use polars::prelude::PolarsResult;
-
 use crate::core::gate::Gate;
 use crate::metrics::table::SummaryRow;
 use crate::metrics::Tables;
@@ -155,7 +153,7 @@ fn verdicts(t: &Tables) -> Verdicts {
 }
 
 /// Compares `current` with `base` under `gate`.
-pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Comparison> {
+pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> Comparison {
     let mut c = Comparison::default();
     let (vb, vc) = (verdicts(base), verdicts(current));
     let models = |t: &Tables| -> Vec<String> { t.rows.summary.iter().map(|r| r.model.clone()).collect() };
@@ -234,7 +232,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
         }
     }
     if gate.fail_on_errored {
-        for m in crate::metrics::errored::errored_models(current)? {
+        for m in crate::metrics::errored::errored_models(current) {
             // The flag comes before the error text: a terminal line is cut at its width.
             let first = crate::quote::bounded(&m.first, crate::quote::CELL_CHARS);
             c.uncompared.push(format!(
@@ -302,7 +300,7 @@ pub fn compare(base: &Tables, current: &Tables, gate: &Gate) -> PolarsResult<Com
             }
         }
     }
-    Ok(c)
+    c
 }
 
 /// Per-tool changes listed at most in the Markdown file (every row is in

@@ -13,9 +13,9 @@ use crate::{report, runner};
 /// with the command that prints every table of `run_dir`.
 pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_dir: &Path) -> Outcome {
     let view = output.view();
-    println!("{}", report::terminal::render_view(tables, &view).map_err(Failure::failed)?);
+    println!("{}", report::terminal::render_view(tables, &view));
     if !output.all {
-        for line in report::decision::terminal_lines(tables).map_err(Failure::failed)? {
+        for line in report::decision::terminal_lines(tables) {
             println!("{}", report::encode::terminal(&line));
         }
         // Printed whole, however wide: advice must run as printed.
@@ -30,7 +30,7 @@ pub fn print_tables(tables: &crate::metrics::Tables, output: &OutputArgs, run_di
 /// The events are streamed and only the listed units' are kept, so what
 /// this holds is bounded by `report::anchor::FAILURES_LISTED`, not by the run.
 pub fn write_transcripts(run_dir: &Path, tables: &crate::metrics::Tables) -> Outcome {
-    let (listed, total) = report::anchor::listed_failures(tables).map_err(Failure::failed)?;
+    let (listed, total) = report::anchor::listed_failures(tables);
     let path = run_dir.join(crate::run_folder::EVENTS_FILE);
     if !path.is_file() {
         return Err(Failure::bad(CommandError::NotARunFolder { dir: run_dir.to_path_buf() }));

@@ -10,8 +10,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use polars::prelude::PolarsResult;
-
 use super::Failure;
 use crate::metrics::Tables;
 use crate::paired::{self, Cluster};
@@ -40,7 +38,7 @@ pub struct Look {
 
 /// The paired clusters of two models from the per-run table: the trials
 /// both answered, grouped by (suite, scenario).
-fn clusters(tables: &Tables, a: &str, b: &str) -> PolarsResult<Vec<Cluster>> {
+fn clusters(tables: &Tables, a: &str, b: &str) -> Vec<Cluster> {
     let mut of_a: HashMap<(&str, &str, u64), bool> = HashMap::new();
     let mut of_b = HashMap::new();
     for r in tables.rows.scenarios.iter().filter(|r| !r.errored) {
@@ -62,14 +60,14 @@ fn clusters(tables: &Tables, a: &str, b: &str) -> PolarsResult<Vec<Cluster>> {
         };
         by_scenario.entry((key.0, key.1)).or_default().split[cell] += 1;
     }
-    Ok(by_scenario.into_values().collect())
+    by_scenario.into_values().collect()
 }
 
 /// Looks at every requested comparison with `trials_now` trials per scenario.
-pub fn look(tables: &Tables, until: &UntilDecisive, trials_now: u32) -> PolarsResult<Look> {
+pub fn look(tables: &Tables, until: &UntilDecisive, trials_now: u32) -> Look {
     let alpha = paired::look_alpha(ALPHA, until.looked_at, trials_now, until.max_trials);
     let mut out = Look { decided: until.decided.clone(), ..Look::default() };
-    for d in crate::report::decision::decisions(tables)? {
+    for d in crate::report::decision::decisions(tables) {
         let name = format!("{} vs {}", d.first, d.second);
         out.total += 1;
         if out.decided.contains(&name) {
@@ -77,7 +75,7 @@ pub fn look(tables: &Tables, until: &UntilDecisive, trials_now: u32) -> PolarsRe
             continue;
         }
         // The interval of second − first; its sign does not matter here.
-        let interval = if alpha > 0.0 { paired::paired_interval(&clusters(tables, &d.first, &d.second)?, alpha) } else { None };
+        let interval = if alpha > 0.0 { paired::paired_interval(&clusters(tables, &d.first, &d.second), alpha) } else { None };
         match interval {
             Some(i) if i.decisive(until.min_diff) => {
                 use crate::report::decision::{bound, points};
@@ -96,15 +94,15 @@ pub fn look(tables: &Tables, until: &UntilDecisive, trials_now: u32) -> PolarsRe
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// The run's cost so far, and what one more trial of `models` would add.
-fn costs(tables: &Tables, models: &BTreeSet<String>, trials_now: u32) -> PolarsResult<(f64, f64)> {
+fn costs(tables: &Tables, models: &BTreeSet<String>, trials_now: u32) -> (f64, f64) {
     let s = &tables.rows.summary;
     let spent = s.iter().map(|r| r.total_cost_usd).sum();
     let round = s.iter().filter(|r| models.contains(&r.model)).map(|r| r.total_cost_usd / f64::from(trials_now.max(1))).sum();
-    Ok((spent, round))
+    (spent, round)
 }
 
 /// Adds rounds of one trial to the run in `folder` until the plan's
@@ -113,14 +111,14 @@ pub async fn continue_run(plan: &mut RunPlan, mut folder: RunFolder, suites: &[S
     while let (Some(mut until), 0) = (plan.until_decisive.clone(), folder.remaining) {
         let trials_now = plan.config.run.trials;
         let tables = crate::metrics::tables_from_file(&folder.dir.join(crate::run_folder::EVENTS_FILE)).map_err(Failure::failed)?;
-        let look = look(&tables, &until, trials_now).map_err(Failure::failed)?;
+        let look = look(&tables, &until, trials_now);
         eprintln!("until decisive, {trials_now} trials per scenario: {} of {} comparisons decided", look.decided.len(), look.total);
         for line in &look.lines {
             eprintln!("{}", crate::report::encode::terminal(line));
         }
         until.looked_at = trials_now;
         until.decided = look.decided.clone();
-        let (spent, round) = costs(&tables, &look.undecided_models, trials_now).map_err(Failure::failed)?;
+        let (spent, round) = costs(&tables, &look.undecided_models, trials_now);
         let stop = if look.undecided_models.is_empty() {
             Some("every comparison is decided".to_string())
         } else if trials_now >= until.max_trials {

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use polars::prelude::PolarsResult;
-
 use super::Tables;
 use crate::events::UnitError;
 
@@ -27,7 +25,7 @@ pub struct ModelErrors {
 }
 
 /// Every model with at least one errored unit, in model order.
-pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
+pub fn errored_models(tables: &Tables) -> Vec<ModelErrors> {
     // Per model, per kind: how many, and the first reason.
     let mut kinds: BTreeMap<(&str, UnitError), (u64, &str)> = BTreeMap::new();
     let mut first: BTreeMap<&str, &str> = BTreeMap::new();
@@ -59,5 +57,5 @@ pub fn errored_models(tables: &Tables) -> PolarsResult<Vec<ModelErrors>> {
             first: first.get(model).copied().unwrap_or(example).to_string(),
         });
     }
-    Ok(out)
+    out
 }

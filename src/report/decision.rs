@@ -5,8 +5,6 @@
 //! planner columns (`paired`); the terminal's `report --all`, report.md and
 //! report.html show the same section, and `compare` the same words.
 
-use polars::prelude::*;
-
 use super::grid::Shown;
 use super::sections::Section;
 use crate::metrics::schema;
@@ -114,7 +112,7 @@ impl Decision {
 /// The comparisons a report states in words, in pairs-table order: every
 /// arm against its model's first arm, cheap against strong in the same arm,
 /// and, in a small run, every other two models in the same arm.
-pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
+pub fn decisions(tables: &Tables) -> Vec<Decision> {
     let summary = &tables.rows.summary;
     // A model's first arm is its first variant in model order.
     let first_arm = |m: &str| {
@@ -125,7 +123,7 @@ pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
     };
     let cheap = |m: &str| summary.iter().any(|r| r.model == m && r.tier == "cheap");
     let every_pair = summary.len() <= EVERY_PAIR_UP_TO;
-    let trials = trials_per_scenario(tables)? as f64;
+    let trials = trials_per_scenario(tables) as f64;
     let mut out = Vec::new();
     for pair in &tables.rows.pairs {
         let a_first = match pair.kind.as_str() {
@@ -136,30 +134,30 @@ pub fn decisions(tables: &Tables) -> PolarsResult<Vec<Decision>> {
         };
         out.extend(Decision::of_pair(pair, a_first, trials));
     }
-    Ok(out)
+    out
 }
 
 /// Under the default view's tables, in a small run with trials (at most
 /// `EVERY_PAIR_UP_TO` models), each comparison as one sentence; nothing
 /// otherwise (`report --all` has the table).
-pub fn terminal_lines(tables: &Tables) -> PolarsResult<Vec<String>> {
-    if trials_per_scenario(tables)? < 2 || tables.rows.summary.len() > EVERY_PAIR_UP_TO {
-        return Ok(Vec::new());
+pub fn terminal_lines(tables: &Tables) -> Vec<String> {
+    if trials_per_scenario(tables) < 2 || tables.rows.summary.len() > EVERY_PAIR_UP_TO {
+        return Vec::new();
     }
-    let decisions = decisions(tables)?;
+    let decisions = decisions(tables);
     if decisions.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let mut lines = vec!["Is each difference real? Paired 95% intervals over scenarios (docs/statistics.md)".to_string()];
     lines.extend(decisions.iter().map(|d| format!("  {}", d.sentence())));
-    Ok(lines)
+    lines
 }
 
 /// The most trials a scenario has (at least 1): `--until-decisive` adds
 /// trials after the run's own, which `run.trials` does not count.
-fn trials_per_scenario(tables: &Tables) -> PolarsResult<u64> {
+fn trials_per_scenario(tables: &Tables) -> u64 {
     let most = tables.rows.by_scenario.iter().map(|r| r.trials).max().unwrap_or(1);
-    Ok(most.max(u64::from(tables.run.trials)).max(1))
+    most.max(u64::from(tables.run.trials)).max(1)
 }
 
 /// Display columns of the decisions table.
@@ -168,10 +166,10 @@ const DIFFERENCE: &str = "difference";
 const VERDICT: &str = "verdict";
 
 /// The decisions as a report section, or `None` when nothing was paired.
-pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let decisions = decisions(tables)?;
+pub fn section(tables: &Tables) -> Option<Section> {
+    let decisions = decisions(tables);
     if decisions.is_empty() {
-        return Ok(None);
+        return None;
     }
     let listed = decisions.len() > TERMINAL_ROWS;
     let columns = vec![
@@ -185,7 +183,7 @@ pub fn section(tables: &Tables) -> PolarsResult<Option<Section>> {
         if listed { format!("; all {} in report.md and pairs.csv", decisions.len()) } else { String::new() }
     ));
     s.terminal_rows = Some(TERMINAL_ROWS);
-    Ok(Some(s))
+    Some(s)
 }
 
 #[cfg(test)]

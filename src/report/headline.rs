@@ -8,8 +8,6 @@
 //! `Comparison::evidence` are the one place that reads it, so the
 //! decisive-comparison intervals plug in there.
 
-use polars::prelude::*;
-
 use crate::metrics::table::{PairRow, SummaryRow};
 use crate::metrics::Tables;
 use crate::quote::bound_owned;
@@ -81,9 +79,9 @@ impl Comparison {
 }
 
 /// The run's variants from the summary table, in its order.
-pub fn variants(summary: &[SummaryRow]) -> PolarsResult<Vec<Variant>> {
+pub fn variants(summary: &[SummaryRow]) -> Vec<Variant> {
     let rate = |x: Option<f64>| finite(x.unwrap_or(0.0));
-    Ok(summary
+    summary
         .iter()
         .map(|r| Variant {
             model: bound_owned(r.model.clone(), NAME_CHARS),
@@ -96,12 +94,12 @@ pub fn variants(summary: &[SummaryRow]) -> PolarsResult<Vec<Variant>> {
             hi: rate(r.pass_rate_hi),
             cost: finite(r.total_cost_usd).max(0.0),
         })
-        .collect())
+        .collect()
 }
 
 /// The pairs table's rows as comparisons.
-pub fn comparisons(pairs: &[PairRow]) -> PolarsResult<Vec<Comparison>> {
-    Ok(pairs
+pub fn comparisons(pairs: &[PairRow]) -> Vec<Comparison> {
+    pairs
         .iter()
         .map(|r| Comparison {
             model_a: bound_owned(r.model_a.clone(), NAME_CHARS),
@@ -112,7 +110,7 @@ pub fn comparisons(pairs: &[PairRow]) -> PolarsResult<Vec<Comparison>> {
             interval: r.diff_lo.zip(r.diff_hi).filter(|(l, h)| l.is_finite() && h.is_finite()),
             decisive: Some(r.decisive),
         })
-        .collect())
+        .collect()
 }
 
 fn finite(x: f64) -> f64 {
@@ -124,8 +122,8 @@ fn finite(x: f64) -> f64 {
 }
 
 /// The headline's sentences, plain text (each sink escapes them).
-pub fn headline(tables: &Tables) -> PolarsResult<Vec<String>> {
-    Ok(sentences(&variants(&tables.rows.summary)?, &comparisons(&tables.rows.pairs)?))
+pub fn headline(tables: &Tables) -> Vec<String> {
+    sentences(&variants(&tables.rows.summary), &comparisons(&tables.rows.pairs))
 }
 
 /// The sentences for these variants and comparisons.
@@ -370,6 +368,6 @@ mod tests {
     #[test]
     fn reads_the_tables_of_an_empty_run() {
         let tables = crate::metrics::build_tables(&[]).unwrap();
-        assert_eq!(headline(&tables).unwrap(), ["No model ran, so nothing is decided."]);
+        assert_eq!(headline(&tables), ["No model ran, so nothing is decided."]);
     }
 }

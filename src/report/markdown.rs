@@ -15,14 +15,14 @@ pub struct Markdown;
 
 /// A section as a Markdown table; with `links`, one per row, a last column
 /// links each row there.
-fn markdown_section(section: &Section, links: &[String]) -> polars::error::PolarsResult<String> {
+fn markdown_section(section: &Section, links: &[String]) -> String {
     let t = text_table(section);
     let mut labels: Vec<&str> = section.columns.iter().map(|c| c.label.as_str()).collect();
     if !links.is_empty() {
         labels.push("transcript");
     }
     if section.height == 0 {
-        return Ok(format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None.")));
+        return format!("## {}\n\n{}\n", section.title, section.note.as_deref().unwrap_or("None."));
     }
     let mut out = format!("## {}\n\n| {} |\n", section.title, labels.join(" | "));
     let mut rule: Vec<&str> = t.numeric.iter().map(|n| if *n { "---:" } else { "---" }).collect();
@@ -42,22 +42,21 @@ fn markdown_section(section: &Section, links: &[String]) -> polars::error::Polar
     if let Some(note) = &section.note {
         out.push_str(&format!("\n{note}\n"));
     }
-    Ok(out)
+    out
 }
 
 /// The whole report as Markdown text.
-pub fn render(tables: &Tables) -> Result<String, ReportError> {
-    let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.md".into(), message: e.to_string() };
+pub fn render(tables: &Tables) -> String {
     // Tall tables (many models, arms, tools) are cut to their first rows,
     // fewer until the sections leave room: the CSV files have every row.
-    let all = sections(tables).map_err(render_err)?;
-    let headline = headline_paragraph(tables).map_err(render_err)?;
+    let all = sections(tables);
+    let headline = headline_paragraph(tables);
     let mut cap = SECTION_ROWS;
     let mut parts = loop {
         let mut parts = vec!["# calltape report\n".to_string(), headline.clone()];
         parts.extend(fitted_note(tables));
         for section in &all {
-            parts.push(markdown_section(&first_rows(section, cap), &[]).map_err(render_err)?);
+            parts.push(markdown_section(&first_rows(section, cap), &[]));
         }
         let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
         if used <= MAX_CHARS * 3 / 4 || cap <= 5 {
@@ -68,28 +67,28 @@ pub fn render(tables: &Tables) -> Result<String, ReportError> {
     // The failed runs fill what is left of the budget, fewer if their
     // reasons are long: a pull-request comment takes the whole file.
     let used: usize = parts.iter().map(|p| p.chars().count() + 1).sum();
-    let fits = |listed: usize| -> Result<Option<String>, ReportError> {
-        let failed = first_failures(tables, listed).map_err(render_err)?;
+    let fits = |listed: usize| -> Option<String> {
+        let failed = first_failures(tables, listed);
         let links: Vec<String> = failed.units.iter().map(transcript_link).collect();
-        let text = markdown_section(&failed, &links).map_err(render_err)?;
-        Ok((used + text.chars().count() <= MAX_CHARS).then_some(text))
+        let text = markdown_section(&failed, &links);
+        (used + text.chars().count() <= MAX_CHARS).then_some(text)
     };
     let (mut fitting, mut over) = (0, FAILURES_LISTED + 1);
-    let mut best = fits(0)?.unwrap_or_default();
-    if let Some(all) = fits(FAILURES_LISTED)? {
+    let mut best = fits(0).unwrap_or_default();
+    if let Some(all) = fits(FAILURES_LISTED) {
         best = all;
     } else {
         // The most rows that fit: fitting fits, over does not.
         while over - fitting > 1 {
             let mid = (fitting + over) / 2;
-            match fits(mid)? {
+            match fits(mid) {
                 Some(text) => (fitting, best) = (mid, text),
                 None => over = mid,
             }
         }
     }
     parts.push(best);
-    Ok(parts.join("\n"))
+    parts.join("\n")
 }
 
 /// Which models are fitted simulators, and of what: a model of a model is
@@ -104,9 +103,9 @@ fn fitted_note(tables: &Tables) -> Option<String> {
 
 /// The headline (`report::headline`) as one Markdown paragraph, each
 /// sentence escaped: it quotes model names.
-fn headline_paragraph(tables: &Tables) -> polars::error::PolarsResult<String> {
-    let sentences = super::headline::headline(tables)?;
-    Ok(format!("{}\n", sentences.iter().map(|s| encode::markdown(s)).collect::<Vec<_>>().join(" ")))
+fn headline_paragraph(tables: &Tables) -> String {
+    let sentences = super::headline::headline(tables);
+    format!("{}\n", sentences.iter().map(|s| encode::markdown(s)).collect::<Vec<_>>().join(" "))
 }
 
 /// Rows of a section in `report.md` at most (fewer when the report would
@@ -130,7 +129,7 @@ pub const MAX_CHARS: usize = 60_000;
 
 impl Exporter for Markdown {
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        Ok(vec![("report.md".into(), render(tables)?.into_bytes())])
+        Ok(vec![("report.md".into(), render(tables).into_bytes())])
     }
 }
 
@@ -156,7 +155,7 @@ mod tests {
             }),
         };
         let events: Vec<Event> = (0..FAILURES_LISTED + 50).map(failed).collect();
-        let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();
+        let text = render(&crate::metrics::build_tables(&events).unwrap());
         assert!(text.contains(&format!("## Failed scenarios ({})", FAILURES_LISTED + 50)), "{text}");
         assert_eq!(text.lines().filter(|l| l.contains("| wrong |")).count(), FAILURES_LISTED);
         assert!(text.contains(&format!("The first {FAILURES_LISTED} of {}", FAILURES_LISTED + 50)));
@@ -178,7 +177,7 @@ mod tests {
             }),
         };
         let events: Vec<Event> = (0..FAILURES_LISTED).map(failed).collect();
-        let text = render(&crate::metrics::build_tables(&events).unwrap()).unwrap();
+        let text = render(&crate::metrics::build_tables(&events).unwrap());
         let listed = text.lines().filter(|l| l.contains("| wrong: ")).count();
         assert!(text.chars().count() <= MAX_CHARS, "{} characters", text.chars().count());
         assert!(listed > 10 && listed < FAILURES_LISTED, "{listed} listed");
@@ -188,7 +187,7 @@ mod tests {
     #[test]
     fn model_text_cannot_add_markup_links_mentions_or_break_a_row() {
         let texts: Vec<String> = crate::report::encode::HOSTILE.iter().map(|s| s.to_string()).collect();
-        let md = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        let md = render(&crate::fuzz_targets::tables_with_texts(&texts));
         assert!(!md.contains('<') && !md.contains("://"), "{md}");
         assert!(md.contains("| &lt;img src=x onerror=alert(1)&gt; |") && md.contains("![x\\](http:&#8203;//evil.example/p.png)"), "{md}");
         assert!(md.contains("@&#8203;channel @&#8203;here #&#8203;123"), "{md}");

@@ -3,8 +3,6 @@
 //! terminal and a pull-request comment. The terminal and Markdown renderers
 //! both draw these; CSV and JSON carry every column.
 
-use polars::prelude::PolarsResult;
-
 use std::collections::HashMap;
 
 pub use super::grid::Section;
@@ -72,10 +70,10 @@ fn never_answered(summary: &[SummaryRow]) -> Option<Vec<bool>> {
 
 /// The models with errored units (no answer: neither passed nor failed),
 /// each with how many and its first error; `None` when every unit answered.
-pub fn errored(tables: &Tables) -> PolarsResult<Option<Section>> {
-    let errored = crate::metrics::errored::errored_models(tables)?;
+pub fn errored(tables: &Tables) -> Option<Section> {
+    let errored = crate::metrics::errored::errored_models(tables);
     if errored.is_empty() {
-        return Ok(None);
+        return None;
     }
     let mut s = Section::new(
         "Errored units: no answer, so neither passed nor failed",
@@ -90,7 +88,7 @@ pub fn errored(tables: &Tables) -> PolarsResult<Option<Section>> {
     );
     s.never_answered = Some(errored.iter().map(|m| m.answered == 0 && m.errored > 0).collect());
     s.note = Some("Pass rates count answered units only; \"errored\": none answered (no rate, off the Pareto front)".into());
-    Ok(Some(s))
+    Some(s)
 }
 
 /// Rows of the pairs table of one kind (`schema::PAIR_*`) that `keep` accepts.
@@ -179,7 +177,7 @@ fn per_model(title: &str, summary: &[SummaryRow], columns: Vec<Shown>) -> Sectio
 }
 
 /// The sections of a report, in reading order.
-pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
+pub fn sections(tables: &Tables) -> Vec<Section> {
     let s = &tables.rows.summary[..];
     let model = || Shown::of(schema::MODEL, "model", s, |r| r.model.clone());
     // The errored column only when some unit errored: honest runs keep their table.
@@ -199,7 +197,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         Shown::of(schema::STILL_INVALID, "still invalid", s, |r| r.still_invalid),
     ]);
     let mut out = vec![per_model("Per model: calls and outcomes", s, outcomes)];
-    out.extend(errored(tables)?);
+    out.extend(errored(tables));
     out.push(per_model(
         "Per model: tokens, cost and latency (* on the pass-rate/cost Pareto front)",
         s,
@@ -217,7 +215,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
     ));
     out.extend(arms(tables));
     out.extend(cheap_vs_strong(tables));
-    out.extend(super::decision::section(tables)?);
+    out.extend(super::decision::section(tables));
     if s.iter().any(|r| r.approvals.approvals_requested > 0) {
         let warnings = s.iter().any(|r| r.approvals.approval_warnings > 0);
         let mut columns = vec![
@@ -291,7 +289,7 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
         per_tool.terminal = false;
         out.push(per_tool);
     }
-    Ok(out)
+    out
 }
 
 /// How many failed runs the Markdown and HTML reports list: enough to see
@@ -300,13 +298,13 @@ pub fn sections(tables: &Tables) -> PolarsResult<Vec<Section>> {
 pub const FAILURES_LISTED: usize = 200;
 
 /// The failed runs, with why (the first `FAILURES_LISTED`).
-pub fn failures(tables: &Tables) -> PolarsResult<Section> {
+pub fn failures(tables: &Tables) -> Section {
     first_failures(tables, FAILURES_LISTED)
 }
 
 /// The failed runs, with why (the first `listed`). An errored run got no
 /// answer: it did not fail, and is listed apart (`errored`).
-pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
+pub fn first_failures(tables: &Tables, listed: usize) -> Section {
     // Only the listed rows are copied out of the per-run table.
     let failed = tables.rows.scenarios.iter().filter(|r| !r.passed && !r.errored);
     let total = failed.clone().count();
@@ -334,5 +332,5 @@ pub fn first_failures(tables: &Tables, listed: usize) -> PolarsResult<Section> {
     if total > listed {
         section.note = Some(format!("The first {listed} of {total}; every one is in scenarios.csv (`passed` and `errored` false)."));
     }
-    Ok(section)
+    section
 }

@@ -6,8 +6,6 @@
 
 use std::borrow::Cow;
 
-use polars::prelude::*;
-
 use super::encode;
 use super::fit::{self, Column, Keep};
 use super::paint::Paint;
@@ -29,7 +27,7 @@ pub struct View {
 /// One section as aligned text no wider than `width`: names are cut with
 /// `…`, then columns that do not fit are left off from the right (they are
 /// all in report.md and the CSV files). `keep` says which columns give way first.
-pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsResult<String> {
+pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> String {
     let width = view.width;
     let shown = section.terminal_rows.map_or_else(|| section.clone(), |n| section.head(n));
     let more_rows = section.height - shown.height;
@@ -45,7 +43,7 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
     let title = view.paint.bold(&fit::cut(&section.title, width));
     let note = |text: &str| fit::cut(text, width) + "\n";
     if section.height == 0 {
-        return Ok(format!("{title}\n{}", note(section.note.as_deref().unwrap_or("(none)"))));
+        return format!("{title}\n{}", note(section.note.as_deref().unwrap_or("(none)")));
     }
     let columns: Vec<Column> = section
         .columns
@@ -75,19 +73,18 @@ pub(super) fn render(section: &Section, keep: &[Keep], view: &View) -> PolarsRes
         let more = crate::core::plural::count(fitted.hidden.len(), "more column");
         out.push_str(&note(&format!("({more}: {}; --wide shows every column)", fitted.hidden.join(", "))));
     }
-    Ok(out)
+    out
 }
 
 /// Every section as terminal text, each at most `width` columns wide.
-pub fn render_tables(tables: &Tables, width: usize) -> PolarsResult<String> {
+pub fn render_tables(tables: &Tables, width: usize) -> String {
     render_all(tables, &View { all: true, width, paint: Paint::default() })
 }
 
 /// Every section shown on the terminal, as `view` asks.
-pub fn render_all(tables: &Tables, view: &View) -> PolarsResult<String> {
-    let rendered: Vec<String> =
-        sections(tables)?.iter().filter(|s| s.terminal).map(|s| render(s, &[], view)).collect::<PolarsResult<_>>()?;
-    Ok(rendered.join("\n"))
+pub fn render_all(tables: &Tables, view: &View) -> String {
+    let rendered: Vec<String> = sections(tables).iter().filter(|s| s.terminal).map(|s| render(s, &[], view)).collect::<_>();
+    rendered.join("\n")
 }
 
 #[cfg(test)]
@@ -99,7 +96,7 @@ mod tests {
     #[test]
     fn model_text_prints_escaped_and_the_columns_still_line_up() {
         let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
-        let text = render_tables(&crate::fuzz_targets::tables_with_texts(&texts), 1000).unwrap();
+        let text = render_tables(&crate::fuzz_targets::tables_with_texts(&texts), 1000);
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert!(text.contains("\\x1b]8;;http://evil.example\\x07click") && text.contains("abc\\u{202e}fdp.exe"), "{text}");
         // The per-tool rows end in a right-aligned number: equal widths mean aligned columns.
@@ -115,7 +112,7 @@ mod tests {
         let texts: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
         let tables = crate::fuzz_targets::tables_with_texts(&texts);
         for width in [60, 80, 100] {
-            let text = render_view(&tables, &View { all: false, width, paint: Paint::default() }).unwrap();
+            let text = render_view(&tables, &View { all: false, width, paint: Paint::default() });
             assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
             assert!(text.lines().all(|l| l.chars().count() <= width), "{text}");
         }

@@ -5,8 +5,6 @@
 
 use std::fmt::Write;
 
-use polars::prelude::PolarsResult;
-
 use super::scale::Scale;
 use super::svg::{duration_us, escape, finite, label_room, num, text_width, Area, Svg, INK, PALETTE};
 use crate::metrics::schema;
@@ -24,11 +22,11 @@ pub struct KindCounts {
 }
 
 /// Kind counts from the summary table.
-pub fn kind_counts(summary: &[SummaryRow]) -> PolarsResult<Vec<KindCounts>> {
-    Ok(summary
+pub fn kind_counts(summary: &[SummaryRow]) -> Vec<KindCounts> {
+    summary
         .iter()
         .map(|r| KindCounts { model: super::name(&r.model), calls: r.calls, invalid: r.invalid, kinds: r.kinds.counts().to_vec() })
-        .collect())
+        .collect()
 }
 
 // The kinds chart gives each kind its own colour: a new kind needs one.
@@ -107,7 +105,7 @@ pub struct RepairGroup {
 }
 
 /// Repairs grouped by model, every model of the summary in its order.
-pub fn repair_points(summary: &[SummaryRow], repairs: &[RepairRow]) -> PolarsResult<Vec<RepairGroup>> {
+pub fn repair_points(summary: &[SummaryRow], repairs: &[RepairRow]) -> Vec<RepairGroup> {
     let mut grouped: Vec<RepairGroup> = summary
         .iter()
         .map(|r| RepairGroup {
@@ -126,7 +124,7 @@ pub fn repair_points(summary: &[SummaryRow], repairs: &[RepairRow]) -> PolarsRes
             None => grouped.push(RepairGroup { model: model.clone(), base: model, arm: String::new(), points: vec![point] }),
         }
     }
-    Ok(grouped)
+    grouped
 }
 
 /// The variants that made no repair (they get no lane), for the caption.
@@ -282,7 +280,7 @@ mod tests {
 
     #[test]
     fn kinds_stack_per_model_with_only_the_kinds_that_occurred() {
-        let rows = kind_counts(&summary()).unwrap();
+        let rows = kind_counts(&summary());
         assert_eq!(rows[1].kinds, [1, 0, 3, 4, 0, 0, 0, 0, 0, 2]);
         let svg = kinds_chart(&rows);
         assert!(svg.contains("<title>cheap: 4 wrong type</title>") && svg.contains("<title>cheap: 3 missing required</title>"));
@@ -330,7 +328,7 @@ mod tests {
             repair("cheap", "b", "model", 481_000.0, false),
             repair("ghost", "a", "local", f64::NAN, true),
         ];
-        let groups = repair_points(&summary(), &repairs).unwrap();
+        let groups = repair_points(&summary(), &repairs);
         assert_eq!(
             groups.iter().map(|g| (g.model.as_str(), g.points.len())).collect::<Vec<_>>(),
             [("strong", 0), ("cheap", 3), ("ghost", 1)]
@@ -342,7 +340,7 @@ mod tests {
         assert!(svg.contains(">1 µs</text>") && svg.contains(">1 s</text>"));
         assert!(svg.contains("fill=\"#fff\" stroke=\"#D55E00\""), "the failed model repair is hollow");
         assert!(!svg.contains("NaN"));
-        let none = latency_chart(&repair_points(&summary(), &[]).unwrap());
+        let none = latency_chart(&repair_points(&summary(), &[]));
         assert!(none.contains("No repairs in this run."));
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
     }

@@ -4,8 +4,6 @@
 //! variants no other beats on both, and one label per model, placed by
 //! `place` so no two labels and no label and the legend overlap.
 
-use polars::prelude::PolarsResult;
-
 use super::place::{leader_end, place, Rect, Wanted};
 use super::scale::Scale;
 use super::svg::{escape, num, percent, text_width, usd, usd_tick, Area, Svg, MUTED};
@@ -38,8 +36,8 @@ pub struct ModelPoint {
 
 /// The points of the summary table, in its model order: the models that
 /// answered some unit (one that answered none has no pass rate to place).
-pub fn points(summary: &[SummaryRow]) -> PolarsResult<Vec<ModelPoint>> {
-    Ok(summary
+pub fn points(summary: &[SummaryRow]) -> Vec<ModelPoint> {
+    summary
         .iter()
         .filter(|r| r.scenarios > 0)
         .map(|r| ModelPoint {
@@ -52,12 +50,12 @@ pub fn points(summary: &[SummaryRow]) -> PolarsResult<Vec<ModelPoint>> {
             hi: r.pass_rate_hi.unwrap_or(0.0),
             pareto: r.pareto,
         })
-        .collect())
+        .collect()
 }
 
 /// The models left off the chart: every unit of theirs errored (no answer).
-pub fn errored_models(summary: &[SummaryRow]) -> PolarsResult<Vec<String>> {
-    Ok(summary.iter().filter(|r| r.scenarios == 0 && r.errored > 0).map(|r| super::name(&r.model)).collect())
+pub fn errored_models(summary: &[SummaryRow]) -> Vec<String> {
+    summary.iter().filter(|r| r.scenarios == 0 && r.errored > 0).map(|r| super::name(&r.model)).collect()
 }
 
 /// The cost axis: linear from zero, or log when costs spread over a decade

@@ -6,8 +6,6 @@
 
 use std::collections::HashMap;
 
-use polars::prelude::PolarsResult;
-
 use super::svg::{escape, label_room, num, percent, ramp, text_width, Svg, MUTED};
 use crate::metrics::table::{SummaryRow, ToolRow};
 
@@ -23,7 +21,7 @@ pub struct ToolCell {
 pub type HeatMap = (Vec<(String, String)>, Vec<String>, HashMap<(String, String), ToolCell>);
 
 /// The heat map's data from the summary and per-tool tables.
-pub fn tool_cells(summary: &[SummaryRow], by_tool: &[ToolRow]) -> PolarsResult<HeatMap> {
+pub fn tool_cells(summary: &[SummaryRow], by_tool: &[ToolRow]) -> HeatMap {
     let models = summary
         .iter()
         .map(|r| {
@@ -45,7 +43,7 @@ pub fn tool_cells(summary: &[SummaryRow], by_tool: &[ToolRow]) -> PolarsResult<H
             ((super::name(&r.model), super::name(&r.tool)), cell)
         })
         .collect();
-    Ok((models, tools, cells))
+    (models, tools, cells)
 }
 
 /// The widest the map is drawn: it fits a 1,200 px page without scrolling.
@@ -249,7 +247,7 @@ mod tests {
     #[test]
     fn heat_map_prints_each_rate_and_marks_missing_cells() {
         let by_tool = by_tool(&[("strong", "read_file", 4, 0, 0, 0), ("cheap", "Bash", 10, 5, 4, 1), ("cheap", "read_file", 5, 1, 1, 0)]);
-        let map = tool_cells(&summary(), &by_tool).unwrap();
+        let map = tool_cells(&summary(), &by_tool);
         assert_eq!(map.1, ["Bash", "read_file"]);
         let (svg, wide) = heat_map(&map);
         assert!(!wide);
@@ -260,7 +258,7 @@ mod tests {
         assert!(svg.contains("fill=\"#08306b\"><title>cheap × Bash") && svg.contains("style=\"fill:#fff\">50%</text>"));
         // Models run down the side, tool names up each column.
         assert!(svg.contains(">model \\ tool</text>") && svg.contains("rotate(-90"), "{svg}");
-        let (empty, _) = heat_map(&tool_cells(&summary(), &[]).unwrap());
+        let (empty, _) = heat_map(&tool_cells(&summary(), &[]));
         assert!(empty.contains("No tool calls in this run."));
     }
 
@@ -272,7 +270,7 @@ mod tests {
         let rows: Vec<(&str, &str, u64, u64, u64, u64)> =
             tools.iter().zip(0..n as u64).map(|(t, i)| ("cheap", t.as_str(), 50, i, 0, 0)).collect();
         let by_tool = by_tool(&rows);
-        let (svg, _) = heat_map(&tool_cells(&summary(), &by_tool).unwrap());
+        let (svg, _) = heat_map(&tool_cells(&summary(), &by_tool));
         assert!(svg.contains(">tool_44</text>") && svg.contains(">tool_21</text>"), "the 24 worst that fit: 21..=44");
         assert!(!svg.contains(">tool_20</text>") && !svg.contains(">tool_00</text>"));
         assert!(svg.contains("The 24 tools with the most invalid calls of 45; 21 more in the per-tool table"), "{svg}");

@@ -26,22 +26,22 @@ fn name(text: &str) -> String {
 }
 
 /// The four charts, each in its figure.
-fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
-    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.rows.summary)?);
+fn figures(tables: &Tables) -> Vec<String> {
+    let (pass_cost, unlabelled) = frontier::chart(&frontier::points(&tables.rows.summary));
     let unlabelled = match unlabelled.as_slice() {
         [] => String::new(),
         models => format!(" No room for the labels of {} (hover their points).", models.join(", ")),
     };
     // A model that never answered has no point; the caption names it.
-    let off_chart = match frontier::errored_models(&tables.rows.summary)?.as_slice() {
+    let off_chart = match frontier::errored_models(&tables.rows.summary).as_slice() {
         [] => String::new(),
         models => format!(
             " Not on the chart, errored (every unit got no answer, so no pass rate): {}; see the errored units below.",
             models.join(", ")
         ),
     };
-    let kinds = charts::kinds_chart(&charts::kind_counts(&tables.rows.summary)?);
-    let repair_groups = charts::repair_points(&tables.rows.summary, &tables.rows.repairs)?;
+    let kinds = charts::kinds_chart(&charts::kind_counts(&tables.rows.summary));
+    let repair_groups = charts::repair_points(&tables.rows.summary, &tables.rows.repairs);
     let latency = charts::latency_chart(&repair_groups);
     let no_lane = match charts::without_repairs(&repair_groups).as_slice() {
         [] => String::new(),
@@ -54,8 +54,8 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
             many.len() - 4
         ),
     };
-    let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.rows.summary, &tables.rows.by_tool)?);
-    Ok(vec![
+    let (heat, heat_wide) = heat::heat_map(&heat::tool_cells(&tables.rows.summary, &tables.rows.by_tool));
+    vec![
         page::figure(
             "Pass rate against cost",
             &pass_cost,
@@ -88,18 +88,17 @@ fn figures(tables: &Tables) -> polars::error::PolarsResult<Vec<String>> {
              A dot: the model never called that tool.",
             heat_wide,
         ),
-    ])
+    ]
 }
 
 /// The whole page as HTML text.
-pub fn render(tables: &Tables) -> Result<String, ReportError> {
-    let render_err = |e: polars::error::PolarsError| ReportError::Render { what: "report.html".into(), message: e.to_string() };
-    page::page(tables, &figures(tables).map_err(render_err)?).map_err(render_err)
+pub fn render(tables: &Tables) -> String {
+    page::page(tables, &figures(tables))
 }
 
 impl Exporter for Html {
     fn export(&self, tables: &Tables) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        Ok(vec![("report.html".into(), render(tables)?.into_bytes())])
+        Ok(vec![("report.html".into(), render(tables).into_bytes())])
     }
 }
 
@@ -110,7 +109,7 @@ mod tests {
     #[test]
     fn an_empty_run_renders_every_chart_without_nan() {
         let tables = crate::metrics::build_tables(&[]).unwrap();
-        let html = render(&tables).unwrap();
+        let html = render(&tables);
         assert!(html.starts_with("<!DOCTYPE html>"));
         for id in ["chart-pass-cost", "chart-invalid-kinds", "chart-repair-latency", "chart-tool-heat"] {
             assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
@@ -123,7 +122,7 @@ mod tests {
     #[test]
     fn model_chosen_names_and_reasons_are_escaped_everywhere_on_the_page() {
         let texts: Vec<String> = crate::report::encode::HOSTILE.iter().map(|s| s.to_string()).collect();
-        let html = render(&crate::fuzz_targets::tables_with_texts(&texts)).unwrap();
+        let html = render(&crate::fuzz_targets::tables_with_texts(&texts));
         for raw in ["<img", "<script", "<!--", "<x/>"] {
             assert!(!html.contains(raw), "{raw}");
         }

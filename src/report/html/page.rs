@@ -5,8 +5,6 @@
 
 use std::fmt::Write;
 
-use polars::prelude::PolarsResult;
-
 use super::svg::escape;
 use crate::metrics::schema;
 use crate::metrics::{RunInfo, Tables};
@@ -66,9 +64,9 @@ fn head(run: &RunInfo) -> String {
 }
 
 /// What the run was: id, models, suites, trials, seed.
-fn header(tables: &Tables) -> PolarsResult<String> {
+fn header(tables: &Tables) -> String {
     let run = &tables.run;
-    let models = model_count(tables)?;
+    let models = model_count(tables);
     let runs = tables.rows.scenarios.len();
     let mut rows = vec![
         ("run id", if run.run_id.is_empty() { "—".into() } else { quoted(&run.run_id).into_owned() }),
@@ -86,19 +84,19 @@ fn header(tables: &Tables) -> PolarsResult<String> {
     }
     let mut out = String::from("<header>\n<h1>calltape report</h1>\n");
     // The answer first; the run's particulars under it.
-    let headline = crate::report::headline::headline(tables)?;
+    let headline = crate::report::headline::headline(tables);
     let _ = writeln!(out, "<p class=\"headline\" id=\"headline\">{}</p>", escape(&headline.join(" ")));
     out.push_str("<dl class=\"run\">\n");
     for (term, value) in rows {
         let _ = writeln!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
     }
     out.push_str("</dl>\n</header>\n");
-    Ok(out)
+    out
 }
 
 /// How many models ran, in a few words: the names are in the tables, and
 /// 29 of them filled the header. With arms, the base models and the arms.
-fn model_count(tables: &Tables) -> PolarsResult<String> {
+fn model_count(tables: &Tables) -> String {
     let summary = &tables.rows.summary;
     let bases: Vec<String> = summary.iter().map(|r| super::name(&r.base_model)).collect();
     let arms: Vec<String> = summary.iter().map(|r| super::name(&r.arm)).collect();
@@ -112,12 +110,12 @@ fn model_count(tables: &Tables) -> PolarsResult<String> {
             distinct_arms.push(arm);
         }
     }
-    Ok(if distinct_arms.is_empty() {
+    if distinct_arms.is_empty() {
         format!("{}", bases.len())
     } else {
         let arms: Vec<&str> = distinct_arms.iter().map(|a| a.as_str()).collect();
         format!("{} variants: {} models under the arms {}", bases.len(), distinct_bases.len(), arms.join(", "))
-    })
+    }
 }
 
 /// A run's wall time in the unit that reads best: a replayed run takes
@@ -142,14 +140,14 @@ pub fn figure(title: &str, svg: &str, caption: &str, wide: bool) -> String {
 
 /// A report section as an HTML table (the same cells the Markdown shows);
 /// with `links`, one per row, a last column links each row there.
-fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<String> {
+fn table(section: &Section, heading: bool, links: &[String]) -> String {
     let mut out = String::new();
     if heading {
         let _ = writeln!(out, "<h2>{}</h2>", escape(&section.title));
     }
     if section.height == 0 {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(section.note.as_deref().unwrap_or("None.")));
-        return Ok(out);
+        return out;
     }
     let t = text_table(section);
     let align = |numeric: bool| if numeric { " class=\"num\"" } else { "" };
@@ -177,7 +175,7 @@ fn table(section: &Section, heading: bool, links: &[String]) -> PolarsResult<Str
     if let Some(note) = &section.note {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(note));
     }
-    Ok(out)
+    out
 }
 
 /// Rows a table on the page shows at most; longer ones (a row per model ×
@@ -204,44 +202,44 @@ fn csv_of(section: &Section) -> &'static str {
 
 /// A section as a table, cut to its first rows with a link to its CSV
 /// when it is long.
-fn long_table(section: &Section) -> PolarsResult<String> {
+fn long_table(section: &Section) -> String {
     let height = section.height;
     if height <= TABLE_ROWS {
         return table(section, true, &[]);
     }
     let cut = section.head(TABLE_FIRST_ROWS);
     let csv = csv_of(section);
-    let mut out = table(&cut, true, &[])?;
+    let mut out = table(&cut, true, &[]);
     let _ =
         writeln!(out, "<p class=\"note\">The first {TABLE_FIRST_ROWS} of {height} rows; every row is in <a href=\"{csv}\">{csv}</a>.</p>");
-    Ok(out)
+    out
 }
 
 /// The whole page around already drawn chart figures.
-pub fn page(tables: &Tables, figures: &[String]) -> PolarsResult<String> {
+pub fn page(tables: &Tables, figures: &[String]) -> String {
     let mut out = head(&tables.run);
     out.push_str("<body>\n");
-    out.push_str(&header(tables)?);
+    out.push_str(&header(tables));
     out.push_str("<main>\n<section class=\"charts\">\n");
     for f in figures {
         out.push_str(f);
     }
     out.push_str("</section>\n<section class=\"tables\">\n");
-    for section in sections(tables)? {
-        out.push_str(&long_table(&section)?);
+    for section in sections(tables) {
+        out.push_str(&long_table(&section));
     }
     out.push_str("</section>\n");
-    let failed = failures(tables)?;
+    let failed = failures(tables);
     let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(&failed.title));
     // Each listed failure links to its transcript in transcripts.html.
     let links: Vec<String> = failed.units.iter().map(transcript_link).collect();
-    out.push_str(&table(&failed, false, &links)?);
+    out.push_str(&table(&failed, false, &links));
     out.push_str("</details>\n</main>\n");
     out.push_str(
         "<footer>Written by calltape from this run's events.jsonl; every table is also in the CSV and JSON files beside this page.</footer>\n",
     );
     out.push_str("</body>\n</html>\n");
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
