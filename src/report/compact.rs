@@ -1,7 +1,7 @@
 //! The default terminal view: one screen with the core figures first — a
 //! row per model (pass rate, invalid rate, fixed, still invalid, cost,
 //! latency) and the tools with the most invalid calls. `--all` prints every
-//! section instead. A column is one line of `MODEL_COLUMNS`.
+//! section instead. A column is one line of `model_columns`.
 
 use super::fit::Keep;
 use super::grid::Shown;
@@ -19,77 +19,51 @@ const FIXED: &str = "fixed";
 /// Calls cut off by the output limit (`InvalidKind::Truncated`'s column).
 const TRUNCATED: &str = InvalidKind::Truncated.as_str();
 
-/// The per-model table: (column, label, keep). Core figures first; the
-/// `Extra` ones are shown when the width allows.
-const MODEL_COLUMNS: &[(&str, &str, Keep)] = &[
-    (schema::MODEL, "model", Keep::Core),
-    (schema::SCENARIOS, "runs", Keep::Core),
-    (schema::ERRORED, "errored", Keep::Core),
-    (schema::PASS_RATE, "pass", Keep::Core),
-    (schema::INVALID_RATE, "invalid", Keep::Core),
-    (FIXED, "fixed", Keep::Core),
-    (schema::STILL_INVALID, "still inv", Keep::Core),
-    (TRUNCATED, "truncated", Keep::Core),
-    (schema::TOTAL_COST_USD, "cost $", Keep::Core),
-    (schema::LATENCY_P95_MS, "p95 ms", Keep::Core),
-    (schema::PASS_RATE_NO_REPAIR, "w/o repair", Keep::Extra),
-    (schema::CALLS, "calls", Keep::Extra),
-    (schema::LATENCY_P50_MS, "p50 ms", Keep::Extra),
-];
-
-/// Columns shown only when some model has a count above zero.
-const WHEN_ANY: [&str; 2] = [schema::ERRORED, TRUNCATED];
-
-/// A column of the per-model table, by its `MODEL_COLUMNS` key.
-fn model_column(key: &str, label: &str, s: &[SummaryRow]) -> Shown {
-    match key {
-        schema::MODEL => Shown::of(key, label, s, |r| r.model.clone()),
-        schema::SCENARIOS => Shown::of(key, label, s, |r| r.scenarios),
-        schema::ERRORED => Shown::of(key, label, s, |r| r.errored),
-        schema::PASS_RATE => Shown::of(key, label, s, |r| r.pass_rate),
-        schema::INVALID_RATE => Shown::of(key, label, s, |r| r.invalid_rate),
-        FIXED => Shown::of(key, label, s, |r| r.repaired_local + r.repaired_model),
-        schema::STILL_INVALID => Shown::of(key, label, s, |r| r.still_invalid),
-        TRUNCATED => Shown::of(key, label, s, |r| r.kinds.truncated),
-        schema::TOTAL_COST_USD => Shown::of(key, label, s, |r| r.total_cost_usd),
-        schema::LATENCY_P95_MS => Shown::of(key, label, s, |r| r.latency_p95_ms),
-        schema::PASS_RATE_NO_REPAIR => Shown::of(key, label, s, |r| r.pass_rate_no_repair),
-        schema::CALLS => Shown::of(key, label, s, |r| r.calls),
-        schema::LATENCY_P50_MS => Shown::of(key, label, s, |r| r.latency_p50_ms),
-        other => unreachable!("{other} is not in MODEL_COLUMNS"),
+/// The per-model table's columns: core figures first; the `Extra` ones are
+/// shown when the width allows. Errored units and truncated calls are core
+/// figures when a run has any; a column of zeros is left out.
+fn model_columns(s: &[SummaryRow]) -> Vec<(Shown, Keep)> {
+    let any = |count: fn(&SummaryRow) -> u64| s.iter().any(|r| count(r) > 0);
+    let mut columns = vec![
+        (Shown::of(schema::MODEL, "model", s, |r| r.model.clone()), Keep::Core),
+        (Shown::of(schema::SCENARIOS, "runs", s, |r| r.scenarios), Keep::Core),
+    ];
+    if any(|r| r.errored) {
+        columns.push((Shown::of(schema::ERRORED, "errored", s, |r| r.errored), Keep::Core));
     }
+    columns.extend([
+        (Shown::of(schema::PASS_RATE, "pass", s, |r| r.pass_rate), Keep::Core),
+        (Shown::of(schema::INVALID_RATE, "invalid", s, |r| r.invalid_rate), Keep::Core),
+        (Shown::of(FIXED, "fixed", s, |r| r.repaired_local + r.repaired_model), Keep::Core),
+        (Shown::of(schema::STILL_INVALID, "still inv", s, |r| r.still_invalid), Keep::Core),
+    ]);
+    if any(|r| r.kinds.truncated) {
+        columns.push((Shown::of(TRUNCATED, "truncated", s, |r| r.kinds.truncated), Keep::Core));
+    }
+    columns.extend([
+        (Shown::of(schema::TOTAL_COST_USD, "cost $", s, |r| r.total_cost_usd), Keep::Core),
+        (Shown::of(schema::LATENCY_P95_MS, "p95 ms", s, |r| r.latency_p95_ms), Keep::Core),
+        (Shown::of(schema::PASS_RATE_NO_REPAIR, "w/o repair", s, |r| r.pass_rate_no_repair), Keep::Extra),
+        (Shown::of(schema::CALLS, "calls", s, |r| r.calls), Keep::Extra),
+        (Shown::of(schema::LATENCY_P50_MS, "p50 ms", s, |r| r.latency_p50_ms), Keep::Extra),
+    ]);
+    columns
 }
 
-/// Whether a `WHEN_ANY` count is above zero for some model.
-fn any_above_zero(s: &[SummaryRow], column: &str) -> bool {
-    s.iter().any(|r| if column == schema::ERRORED { r.errored > 0 } else { r.kinds.truncated > 0 })
+/// The per-tool table's columns: the tools with the most invalid calls.
+fn tool_columns(t: &[ToolRow]) -> Vec<(Shown, Keep)> {
+    vec![
+        (Shown::of(schema::MODEL, "model", t, |r| r.model.clone()), Keep::Core),
+        (Shown::of(schema::TOOL, "tool", t, |r| r.tool.clone()), Keep::Core),
+        (Shown::of(schema::CALLS, "calls", t, |r| r.calls), Keep::Core),
+        (Shown::of(schema::INVALID, "invalid", t, |r| r.invalid), Keep::Core),
+        (Shown::of(FIXED, "fixed", t, |r| r.repaired_local + r.repaired_model), Keep::Core),
+        (Shown::of(schema::STILL_INVALID, "still inv", t, |r| r.still_invalid), Keep::Core),
+    ]
 }
-
-/// The per-tool table: the tools with the most invalid calls.
-const TOOL_COLUMNS: &[(&str, &str, Keep)] = &[
-    (schema::MODEL, "model", Keep::Core),
-    (schema::TOOL, "tool", Keep::Core),
-    (schema::CALLS, "calls", Keep::Core),
-    (schema::INVALID, "invalid", Keep::Core),
-    (FIXED, "fixed", Keep::Core),
-    (schema::STILL_INVALID, "still inv", Keep::Core),
-];
 
 /// Rows of the per-tool table in the default view.
 pub const TOOL_ROWS: usize = 6;
-
-/// A column of the per-tool table, by its `TOOL_COLUMNS` key.
-fn tool_column(key: &str, label: &str, t: &[ToolRow]) -> Shown {
-    match key {
-        schema::MODEL => Shown::of(key, label, t, |r| r.model.clone()),
-        schema::TOOL => Shown::of(key, label, t, |r| r.tool.clone()),
-        schema::CALLS => Shown::of(key, label, t, |r| r.calls),
-        schema::INVALID => Shown::of(key, label, t, |r| r.invalid),
-        FIXED => Shown::of(key, label, t, |r| r.repaired_local + r.repaired_model),
-        schema::STILL_INVALID => Shown::of(key, label, t, |r| r.still_invalid),
-        other => unreachable!("{other} is not in TOOL_COLUMNS"),
-    }
-}
 
 /// A section of the given columns, and which give way first.
 fn section(title: String, height: usize, columns: Vec<(Shown, Keep)>, rows: Option<usize>, note: Option<String>) -> (Section, Vec<Keep>) {
@@ -221,27 +195,19 @@ const ARM_DIFF: &str = "last_minus_first";
 /// The default view's tables as text, each at most `view.width` wide.
 pub fn render_compact(tables: &Tables, view: &View) -> Vec<String> {
     let models = &tables.rows.summary[..];
-    // Errored units and truncated calls are core figures when a run has
-    // any; a column of zeros is left out.
     // With arms the "w/o repair" bound gives way to the measured arms below.
     let has_arms = models.iter().any(|r| !r.arm.is_empty());
     let per_model = if has_arms {
         per_model_by_arm(tables)
     } else {
-        let shown: Vec<(Shown, Keep)> = MODEL_COLUMNS
-            .iter()
-            .filter(|(column, _, _)| !WHEN_ANY.contains(column) || any_above_zero(models, column))
-            .map(|(column, label, keep)| (model_column(column, label, models), *keep))
-            .collect();
-        let (mut section, keep) = section(format!("Per model ({})", models.len()), models.len(), shown, None, None);
+        let (mut section, keep) = section(format!("Per model ({})", models.len()), models.len(), model_columns(models), None, None);
         section.never_answered = Some(models.iter().map(|r| r.scenarios == 0 && r.errored > 0).collect());
         (section, keep)
     };
     let mut tools: Vec<ToolRow> = tables.rows.by_tool.iter().filter(|r| r.invalid > 0).cloned().collect();
     tools.sort_by_key(|r| std::cmp::Reverse((r.invalid, r.still_invalid)));
     let note = tools.is_empty().then(|| "No invalid calls.".to_string());
-    let columns = TOOL_COLUMNS.iter().map(|(column, label, keep)| (tool_column(column, label, &tools), *keep)).collect();
-    let per_tool = section("Per model × tool: the most invalid calls".into(), tools.len(), columns, Some(TOOL_ROWS), note);
+    let per_tool = section("Per model × tool: the most invalid calls".into(), tools.len(), tool_columns(&tools), Some(TOOL_ROWS), note);
     // The errored models, with their first error, right under their rows.
     let errored = super::sections::errored(tables).map(|s| (s, vec![]));
     [Some(per_model), errored, Some(per_tool)].iter().flatten().map(|(s, keep)| terminal::render(s, keep, view)).collect()
