@@ -115,7 +115,8 @@ fn uses(code: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// The paths a file's code (outside `use` items) names from `starts`.
+/// The paths a file's code names from `starts` (`use` items included; the
+/// graph reads them through `uses` as well, which adds no edge twice).
 fn inline_paths(code: &str, starts: &BTreeSet<String>) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let bytes: Vec<char> = code.chars().collect();
