@@ -170,9 +170,10 @@ fn unescaped_quotes_inside_strings() {
         LenientFix::UnescapedQuote,
     );
     // https://github.com/mangiucugna/json_repair/issues/23: a stray quote after unquoted values
+    // (a number stays a number, issue 48)
     assert_eq!(
         read("{\n  \"words\": abcdef\",\n  \"numbers\": 12345\",\n  \"words2\": ghijkl\"\n}").0,
-        json!({"words": "abcdef", "numbers": "12345", "words2": "ghijkl"})
+        json!({"words": "abcdef", "numbers": 12345, "words2": "ghijkl"})
     );
     // https://github.com/mangiucugna/json_repair/blob/main/tests/test_parse_string.py:
     // an unquoted value ends where the next quoted key starts; a stray word before a key is dropped
@@ -336,4 +337,97 @@ fn long_file_contents_cut_off_after_a_brace() {
     let (got, fixes) = read(&text);
     assert_eq!(got, json!({"file_path": "a.py", "content": "def show(d):\n    print(f\"{d!r} → {d.keys()"}));
     assert!(fixes.contains(&LenientFix::MissingQuote), "{fixes:?}");
+}
+
+#[test]
+fn a_stray_quote_after_a_number_or_keyword() {
+    // the quote closes no string: the value stays a number or a keyword
+    check_all(
+        &[(r#"{"count": 42", "ok": true", "ratio": 0.5"}"#, json!({"count": 42, "ok": true, "ratio": 0.5})), (r#"[7", 8]"#, json!([7, 8]))],
+        LenientFix::MissingQuote,
+    );
+    // a quote opening the next key is no stray one
+    assert_eq!(read(r#"{"a": 1 "b": 2}"#).0, json!({"a": 1, "b": 2}));
+}
+
+#[test]
+fn a_word_after_an_array_items_end_quote_is_the_next_item() {
+    check_all(
+        &[
+            (r#"["red" green", "blue"]"#, json!(["red", "green", "blue"])),
+            (r#"{"tags": ["north" south]}"#, json!({"tags": ["north", "south"]})),
+        ],
+        LenientFix::MissingComma,
+    );
+    // quotes around a word inside an item, and in a member's string, stay content
+    assert_eq!(read(r#"["she wrote "yes" twice"]"#).0, json!(["she wrote \"yes\" twice"]));
+    assert_eq!(read(r#"{"t": "65" inches"}"#).0, json!({"t": "65\" inches"}));
+}
+
+#[test]
+fn a_hash_comment_ends_before_a_closing_bracket_on_its_line() {
+    check_all(
+        &[
+            (r#"{"retry": {"max": 3 # attempts }, "wait": 2}"#, json!({"retry": {"max": 3}, "wait": 2})),
+            ("[1, 2 # small ]", json!([1, 2])),
+            // a bracket the comment opens is the comment's
+            ("{\"a\": 1 # see [docs]\n}", json!({"a": 1})),
+        ],
+        LenientFix::Comment,
+    );
+}
+
+#[test]
+fn quotes_doubled_as_in_csv() {
+    check_all(
+        &[
+            (r#"{""city"":""Oslo"",""zip"":""0150""}"#, json!({"city": "Oslo", "zip": "0150"})),
+            ("{''mode'':''fast''}", json!({"mode": "fast"})),
+        ],
+        LenientFix::DoubledQuote,
+    );
+}
+
+#[test]
+fn several_fenced_blocks_read_as_an_array() {
+    check_all(
+        &[
+            ("First:\n```json\n{\"step\": 1}\n```\nthen\n```json\n[\"a\"]\n```\ndone", json!([{"step": 1}, ["a"]])),
+            ("```json\n{\"a\": 1}\n```\n\n```json\n{\"b\": 2}\n```", json!([{"a": 1}, {"b": 2}])),
+        ],
+        LenientFix::CodeFence,
+    );
+    // a later block that holds no JSON value is left out
+    assert_eq!(read("Here:\n```json\n{\"a\": 1}\n```\nRun ```sh\nls -la\n```").0, json!({"a": 1}));
+}
+
+#[test]
+fn a_fenced_json_document_written_as_a_string_value() {
+    // its quotes unescaped, it is no string: the document is the value
+    check_all(
+        &[("{\"config\": \"```json\n{\"port\": 8080, \"tls\": true}\n```\"}", json!({"config": {"port": 8080, "tls": true}}))],
+        LenientFix::CodeFence,
+    );
+    // a fenced block that is a valid string stays a string
+    assert_eq!(read("{\"note\": \"```json\n{\\\"port\\\": 8080}\n```\"}").0, json!({"note": "```json\n{\"port\": 8080}\n```"}));
+}
+
+#[test]
+fn a_table_row_missing_its_opening_bracket() {
+    check_all(
+        &[(r#"{"grid": [[1, 2], [3, 4], 5, 6], [7, 8]]}"#, json!({"grid": [[1, 2], [3, 4], [5, 6], [7, 8]]}))],
+        LenientFix::UnbalancedBracket,
+    );
+    // items of another length than the rows: the arrays after join the array
+    assert_eq!(read(r#"{"k": [[1, 2, 3], "x"], [[4]]}"#).0, json!({"k": [[1, 2, 3], "x", [4]]}));
+}
+
+#[test]
+fn quoted_words_inside_a_member_string_cut_off_before_its_brace() {
+    check_all(
+        &[(r#"{"msg": "the "fast" path, then "slow " mode}"#, json!({"msg": "the \"fast\" path, then \"slow \" mode"}))],
+        LenientFix::MissingQuote,
+    );
+    // a quote ending a word no quote opened still ends the string
+    assert_eq!(read(r#"{"a": "data" junk}"#).0, json!({"a": "data"}));
 }

@@ -35,8 +35,10 @@ impl Parser<'_> {
         }
         let next = self.at(self.i);
         // At the end, the usual case, no value starts: no call.
+        // (another fenced block is no value: the caller reads the blocks)
         let concat = self.i < self.len()
             && self.is_start_of_value(self.i)
+            && !self.starts_with(self.i, b"```")
             && if prefix {
                 next == b'{' && root.is_object()
             } else {
@@ -170,6 +172,11 @@ impl Parser<'_> {
     #[inline(never)]
     pub(super) fn parse_scalar(&mut self, ctx: Ctx) -> R<Option<Value>> {
         self.last_unquoted = false;
+        if self.at(self.i + 1) == b'`' && self.at(self.i) == b'"' {
+            if let Some(v) = self.fenced_value_in_string() {
+                return Ok(Some(v));
+            }
+        }
         if let Some(s) = self.parse_string_concat()? {
             return Ok(Some(Value::String(s)));
         }
@@ -554,21 +561,46 @@ impl Parser<'_> {
         let mut items = if self.i >= self.len() || self.at(self.i) == close { Vec::new() } else { Vec::with_capacity(4) };
         let mut initial = true;
         let mut commas = false;
+        let outer_items = self.item_depth;
+        self.item_depth = self.depth + 1;
+        loop {
+            self.read_items(&mut items, close, closing, &mut initial, &mut commas)?;
+            // `[[1, 2], 3, 4], [5, 6]]`: a run of plain items after rows,
+            // closed by a `]` with more rows after it, lost its `[`
+            let run_after_arrays =
+                items.first().is_some_and(Value::is_array) && items.last().is_some_and(|v| !v.is_array() && !v.is_object());
+            if !(close == b']' && run_after_arrays && self.at(self.i) == b']' && self.wrap_run_missing_its_bracket(&mut items)) {
+                break;
+            }
+        }
+        self.item_depth = outer_items;
+        let closed = self.eat(close);
+        if !closed {
+            self.note(if self.i >= self.len() { LenientFix::Truncated } else { LenientFix::UnbalancedBracket });
+        }
+        self.last_end = self.i;
+        self.last_closed = closed;
+        Ok((items, commas))
+    }
+
+    /// The items of [`Self::parse_items`] up to its `close` bracket (or
+    /// where no item follows).
+    fn read_items(&mut self, items: &mut Vec<Value>, close: u8, closing: Close, initial: &mut bool, commas: &mut bool) -> R<()> {
         while self.i < self.len() && self.at(self.i) != close {
             let iter_start = self.i;
-            let had_comma = initial || self.eat(b',');
-            commas |= had_comma && !initial;
+            let had_comma = *initial || self.eat(b',');
+            *commas |= had_comma && !*initial;
             let ellipsis = self.skip_ellipsis();
             let value = if self.at(self.i) == close && close != b']' { None } else { self.parse_value(Ctx::Plain)? };
             let Some(v) = value else {
-                if !initial && had_comma && !ellipsis {
+                if !*initial && had_comma && !ellipsis {
                     self.note(LenientFix::TrailingComma);
                 }
                 // A `}` after a member's array of plain items (`"tags": ["a"},`)
                 // closes the array and the object around it: not stray.
                 let closes_member = closing == Close::MemberArray && !items.last().is_some_and(|v: &Value| v.is_object() || v.is_array());
                 if close == b']' && !closes_member && self.stray_brace_in_array() {
-                    initial = false;
+                    *initial = false;
                     continue;
                 }
                 break;
@@ -581,18 +613,12 @@ impl Parser<'_> {
                 v => v,
             };
             items.push(v);
-            initial = false;
+            *initial = false;
             if self.i == iter_start {
                 break;
             }
         }
-        let closed = self.eat(close);
-        if !closed {
-            self.note(if self.i >= self.len() { LenientFix::Truncated } else { LenientFix::UnbalancedBracket });
-        }
-        self.last_end = self.i;
-        self.last_closed = closed;
-        Ok((items, commas))
+        Ok(())
     }
 
     /// At a `}` inside an array: a stray one (`[{..}},{..}]`, `[{..}}]`)
@@ -634,6 +660,8 @@ impl Parser<'_> {
     fn pair_in_array(&mut self, key: String) -> R<Value> {
         self.note(LenientFix::PairInArray);
         self.i += 1;
+        // the pair's value is a member's, not an array item
+        let item_depth = std::mem::take(&mut self.item_depth);
         let mut map = Map::new();
         if let Some(v) = self.parse_value(Ctx::Member)? {
             map.insert(key, v);
@@ -642,6 +670,7 @@ impl Parser<'_> {
             let _set = self.parse_members(&mut map, false, false)?;
             // a `]` left for the array: not the object's to report
         }
+        self.item_depth = item_depth;
         self.last_closed = true;
         Ok(Value::Object(map))
     }

@@ -21,6 +21,7 @@
 
 mod chars;
 mod containers;
+mod misplaced;
 mod parser;
 mod scalars;
 mod strings;
@@ -213,6 +214,7 @@ fn parse_inside(text: &str) -> Option<(Value, LenientFixes)> {
         if !container_ok {
             continue;
         }
+        let value = if n == 0 { misplaced::more_fenced_blocks(text, &q, value) } else { value };
         let mut fixes = LenientFixes::from_iter([LenientFix::SurroundingText]);
         for f in q.fixes {
             if !fixes.contains(&f) {

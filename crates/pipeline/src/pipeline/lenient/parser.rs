@@ -38,6 +38,9 @@ pub(super) struct Parser<'a> {
     /// A key is being read (its string ends at the first delimiter when
     /// its end quote is missing).
     pub(super) in_key: bool,
+    /// The depth at which an array's items are read (0: in no array); a
+    /// string read at this depth is an array item.
+    pub(super) item_depth: usize,
     /// Results about the root value, for the caller.
     pub(super) root_unquoted: bool,
     pub(super) root_closed: bool,
@@ -73,6 +76,7 @@ impl<'a> Parser<'a> {
             last_unquoted: false,
             last_closed: false,
             in_key: false,
+            item_depth: 0,
             root_unquoted: false,
             root_closed: false,
         }
@@ -185,8 +189,10 @@ impl<'a> Parser<'a> {
         let i = self.i;
         let end = if self.starts_with(i, b"/*") {
             comment_end(&self.b[i + 2..]).map_or(self.len(), |p| i + 2 + p + 2)
-        } else if self.starts_with(i, b"//") || self.is_hash_comment(i) {
+        } else if self.starts_with(i, b"//") {
             self.s.get(i..).and_then(|t| t.find('\n')).map_or(self.len(), |p| i + p)
+        } else if self.is_hash_comment(i) {
+            self.hash_comment_end(i)
         } else {
             return false;
         };
@@ -200,6 +206,25 @@ impl<'a> Parser<'a> {
     /// after whitespace (so `#fff` stays a value).
     pub(super) fn is_hash_comment(&self, i: usize) -> bool {
         self.at(i) == b'#' && self.at(i + 1) == b' ' && (i == 0 || is_ws(self.at(i - 1)))
+    }
+
+    /// Where the `#` comment at `i` ends: at its newline, or before a `}`
+    /// or `]` on its line that closes a bracket opened before the comment
+    /// (`{"a": 1 # one }`), as a one-line value is written.
+    fn hash_comment_end(&self, i: usize) -> usize {
+        let mut open = 0usize;
+        let mut k = i;
+        while k < self.len() {
+            match self.at(k) {
+                b'\n' => break,
+                b'{' | b'[' => open += 1,
+                b'}' | b']' if open == 0 => break,
+                b'}' | b']' => open -= 1,
+                _ => {}
+            }
+            k += 1;
+        }
+        k
     }
 
     /// Skips whitespace and comments; most calls stand at a plain byte and
@@ -341,7 +366,29 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn at_end_of_number(&self, i: usize) -> bool {
-        i >= self.len() || is_delim(self.at(i)) || is_ws(self.at(i)) || self.statement_end_at(i)
+        i >= self.len() || is_delim(self.at(i)) || is_ws(self.at(i)) || self.statement_end_at(i) || self.stray_quote_at(i)
+    }
+
+    /// A `"` that closes no string: right after a value (`12345"`,
+    /// `true"`) with the end of the item after it.
+    #[cold]
+    pub(super) fn stray_quote_at(&self, i: usize) -> bool {
+        if self.at(i) != b'"' {
+            return false;
+        }
+        let mut j = i + 1;
+        while matches!(self.at(j), b' ' | b'\t' | b'\r') {
+            j += 1;
+        }
+        j >= self.len() || matches!(self.at(j), b',' | b'}' | b']' | b'\n')
+    }
+
+    /// Steps over the stray quote at `self.i` after a number or keyword
+    /// (the caller has checked [`Self::stray_quote_at`]).
+    #[cold]
+    pub(super) fn skip_stray_quote(&mut self) {
+        self.i += 1;
+        self.note(LenientFix::MissingQuote);
     }
 
     /// A `;` ending the text (whitespace aside), as a statement ends:

@@ -100,6 +100,7 @@ impl Parser<'_> {
             return None;
         }
         let text = &self.s[start..i];
+        let repaired = invalid || num != text;
         // serde_json reads "-0" as a float: leave that to it
         let plain_int = text.len() < 19 && !invalid && num == text && !text.starts_with("-0") && !text.contains(['.', 'e', 'E']);
         let value = if let (true, Ok(n)) = (plain_int, text.parse::<i64>()) {
@@ -112,11 +113,14 @@ impl Parser<'_> {
                 Err(_) => Value::String(text.to_string()), // e.g. 1e999
             }
         };
-        if invalid || num != text {
+        if repaired {
             self.note(LenientFix::InvalidNumber);
         }
         self.i = i;
         self.last_end = i;
+        if self.at(i) == b'"' {
+            self.skip_stray_quote();
+        }
         Some(value)
     }
 
@@ -167,6 +171,9 @@ impl Parser<'_> {
         let n: i64 = self.s[start..i].parse().ok()?;
         self.i = i;
         self.last_end = i;
+        if self.at(i) == b'"' {
+            self.skip_stray_quote(); // `12345"`: the end check saw it is one
+        }
         Some(Some(Value::Number(n.into())))
     }
 
@@ -209,6 +216,9 @@ impl Parser<'_> {
         self.note(LenientFix::LiteralCase);
         self.i = end;
         self.last_end = end;
+        if self.stray_quote_at(end) {
+            self.skip_stray_quote();
+        }
         Some(value)
     }
 
@@ -242,6 +252,9 @@ impl Parser<'_> {
         }
         self.i = end;
         self.last_end = end;
+        if self.at(end) == b'"' && self.stray_quote_at(end) {
+            self.skip_stray_quote();
+        }
         Some(value.clone())
     }
 

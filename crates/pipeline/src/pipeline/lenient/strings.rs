@@ -68,8 +68,9 @@ impl Parser<'_> {
             }
         }
         let mark = self.fixes.len();
-        if q == '"' && !skip_escapes && self.doubled_quote_at(i) {
-            // `""value"`: the first quote is one too many
+        // `""value"`: the first quote is one too many
+        let doubled = matches!(q, '"' | '\'') && !skip_escapes && self.doubled_quote_at(i);
+        if doubled {
             i += 1;
             self.note(LenientFix::DoubledQuote);
         }
@@ -113,6 +114,7 @@ impl Parser<'_> {
         let mut brackets = [0usize; 6]; // ( ) [ ] { } seen raw in the string
                                         // only raw whitespace, with a raw newline, since the last other char
         let mut raw_tail_newline = false;
+        let mut inner_quotes = false; // a quote kept inside the string
         loop {
             self.tick()?;
             if i >= len {
@@ -138,7 +140,14 @@ impl Parser<'_> {
             let ch = if b < 0x80 { b as char } else { self.char_at(i).unwrap_or('\u{fffd}') };
             let clen = if b < 0x80 { 1 } else { self.char_len_at(i) };
             if kind.ends_with(ch) {
-                match self.quote_in_string(i, clen, stop_at_delim, &brackets, b) {
+                if doubled && self.at(i + 1) == b {
+                    // `""value""`, quotes doubled as in CSV: the pair ends it
+                    self.i = i + 2;
+                    self.skip_ws_comments(false);
+                    self.last_end = i + 2;
+                    return Ok(Some(out));
+                }
+                match self.quote_in_string(i, clen, stop_at_delim, &brackets, b, !inner_quotes) {
                     QuoteEnd::End => {
                         if raw_tail_newline {
                             // the end quote on a line of its own: layout, not content
@@ -152,6 +161,7 @@ impl Parser<'_> {
                         return self.parse_string(stop_at_delim, stop_at);
                     }
                     QuoteEnd::Inner => {
+                        inner_quotes = true;
                         out.push(ch);
                         spaces = 0;
                         raw_tail_newline = false;
@@ -209,7 +219,7 @@ impl Parser<'_> {
     /// At `""` followed (past spaces) by text that cannot follow an empty
     /// string: a doubled opening quote, as in `{"key": ""value"}`.
     fn doubled_quote_at(&self, i: usize) -> bool {
-        if self.at(i + 1) != b'"' {
+        if self.at(i + 1) != self.at(i) {
             return false;
         }
         let mut j = i + 2;
@@ -261,10 +271,28 @@ impl Parser<'_> {
         (is_delim(last) && last != b'/').then_some(MissingEnd::AtDelimiter)
     }
 
-    /// Whether `from..to` holds the quote byte (not escaped) or a comma
-    /// with a key after it (`"first, b: 1}`): signs that the string ended earlier.
+    /// Whether `from..to` holds the quote byte (not escaped) with a
+    /// delimiter after it or ending a word no quote opened, or a comma with
+    /// a key after it (`"first, b: 1}`): signs that the string ended
+    /// earlier. Quotes around words inside (`say "hi" now`, `a "b " c`)
+    /// are no such sign.
     fn quote_or_key_in(&self, from: usize, to: usize, quote: u8) -> bool {
-        (from..to).any(|k| (self.at(k) == quote && self.at(k - 1) != b'\\') || (self.at(k) == b',' && self.key_follows_after_ws(k + 1)))
+        let mut word_open = false; // a quote after a space opened a quoted word
+        for k in from..to {
+            if self.at(k) == quote && self.at(k - 1) != b'\\' {
+                if self.next_quote_is_end_quote(k) {
+                    return true;
+                }
+                if is_ws(self.at(k - 1)) {
+                    word_open = true;
+                } else if !std::mem::take(&mut word_open) {
+                    return true; // ends a word no quote opened: `"data" junk}`
+                }
+            } else if self.at(k) == b',' && self.key_follows_after_ws(k + 1) {
+                return true;
+            }
+        }
+        false
     }
 
     fn key_follows_after_ws(&self, mut k: usize) -> bool {
@@ -278,7 +306,15 @@ impl Parser<'_> {
     /// delimiter, the end or another string follows), a sign the first
     /// pass went wrong, or a quote inside the string.
     #[inline]
-    fn quote_in_string(&mut self, i_quote: usize, clen: usize, stop_at_delim: bool, brackets: &[usize; 6], quote: u8) -> QuoteEnd {
+    fn quote_in_string(
+        &mut self,
+        i_quote: usize,
+        clen: usize,
+        stop_at_delim: bool,
+        brackets: &[usize; 6],
+        quote: u8,
+        first: bool,
+    ) -> QuoteEnd {
         let fixes_at_quote = self.fixes.len();
         self.i = i_quote + clen;
         self.skip_ws_comments(false);
@@ -319,6 +355,12 @@ impl Parser<'_> {
                 return QuoteEnd::ReadAgain { stop_at_delim: true, stop_at: None };
             }
         }
+        if first && !embedded && self.depth == self.item_depth && self.word_item_follows(i_quote) {
+            // `["a" b", "c"]`: an array item's end quote, a word after it
+            // the next item (read unquoted)
+            self.last_end = i_quote + clen;
+            return QuoteEnd::End;
+        }
         // an unescaped quote inside the string: keep it and go on
         self.fixes.truncate(fixes_at_quote);
         self.note(LenientFix::UnescapedQuote);
@@ -343,6 +385,34 @@ impl Parser<'_> {
         // (a quote with a colon after it ends a key whose opening quote is
         // missing: `"foo",b":"bar"`)
         self.at(k) == quote && !self.key_colon_after(k + 1) && !self.key_follows(k)
+    }
+
+    /// At a quote inside an array item: does it close the item, with a
+    /// word after it standing as the next item? It does when it ends a
+    /// word (`"a" b`), spaces follow, and the words after them run to the
+    /// item's end: a `,` or `]`, or a quote with one of them after it.
+    /// (`"said "hi" to"` keeps its quotes: the first one opens a word.)
+    #[cold]
+    fn word_item_follows(&self, quote: usize) -> bool {
+        if quote == 0 || is_ws(self.at(quote - 1)) || !matches!(self.at(quote + 1), b' ' | b'\t') {
+            return false;
+        }
+        let mut k = quote + 1;
+        while matches!(self.at(k), b' ' | b'\t') {
+            k += 1;
+        }
+        let word = k;
+        while k < self.len() && !matches!(self.at(k), b',' | b']' | b'[' | b'{' | b'}' | b':' | b'\n' | b'"' | b'\'') {
+            k += 1;
+        }
+        if k == word {
+            return false;
+        }
+        match self.at(k) {
+            b',' | b']' => true,
+            b'"' => self.stray_quote_at(k),
+            _ => false,
+        }
     }
 
     fn key_colon_after(&self, mut k: usize) -> bool {
