@@ -431,3 +431,17 @@ fn quoted_words_inside_a_member_string_cut_off_before_its_brace() {
     // a quote ending a word no quote opened still ends the string
     assert_eq!(read(r#"{"a": "data" junk}"#).0, json!({"a": "data"}));
 }
+
+#[test]
+fn an_array_item_cut_off_at_its_opening_quote_is_dropped() {
+    check_all(&[(r#"[1, ""#, json!([1])), (r#"{"tags": ["a", ""#, json!({"tags": ["a"]}))], LenientFix::Truncated);
+    // an empty string that was written whole stays
+    assert_eq!(read(r#"[1, """#).0, json!([1, ""]));
+}
+
+#[test]
+fn a_stray_brace_before_a_member_without_its_colon() {
+    check_all(&[(r#"{"id": 7}, "name" "Ada"}"#, json!({"id": 7, "name": "Ada"}))], LenientFix::UnbalancedBracket);
+    // without a brace too many, the values after the object are several values
+    assert_eq!(read(r#"{"id": 7}, "name" "Ada""#).0, json!([{"id": 7}, "name", "Ada"]));
+}

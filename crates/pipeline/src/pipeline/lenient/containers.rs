@@ -89,7 +89,8 @@ impl Parser<'_> {
     }
 
     /// After a closed root object: `{"a": 1}, "b": 2}` (a stray `}` closed
-    /// the object early) reads on into the same object.
+    /// the object early) reads on into the same object; so does `{"a":
+    /// 1}, "b" 2}`, its colon missing too, when a brace too many closes the text.
     #[inline(never)]
     fn reopen_object(&mut self, map: &mut Map<String, Value>) -> R<()> {
         while self.last_closed && self.at(self.i) == b',' {
@@ -97,7 +98,8 @@ impl Parser<'_> {
             while is_ws(self.at(j)) {
                 j += 1;
             }
-            if !self.key_follows(j) {
+            let reopens = self.key_follows(j) || (self.at(j) == b'"' && self.one_brace_too_many(j));
+            if !reopens {
                 break;
             }
             self.note(LenientFix::UnbalancedBracket);
@@ -106,6 +108,36 @@ impl Parser<'_> {
             self.skip_ws_comments(true);
         }
         Ok(())
+    }
+
+    /// Whether the text from `j` closes one brace more than it opens
+    /// (outside strings): `{"a": 1}, "b" 2}` then has a stray `}` after
+    /// `1`, even with the colon after `"b"` missing.
+    #[cold]
+    fn one_brace_too_many(&mut self, j: usize) -> bool {
+        // a scan to the end each time: counted, so a chain of them stays in budget
+        self.work += self.len() - j;
+        if self.work > self.budget {
+            return false;
+        }
+        let (mut depth, mut in_string) = (0isize, false);
+        for k in j..self.len() {
+            match self.at(k) {
+                b'"' if self.at(k - 1) != b'\\' => in_string = !in_string,
+                b'{' if !in_string => depth += 1,
+                b'}' if !in_string => depth -= 1,
+                _ => {}
+            }
+        }
+        depth < 0
+    }
+
+    /// At the end of the text after an empty string item: was it only its
+    /// opening quote (`[1, "`), after a comma or the array's `[`?
+    #[cold]
+    fn cut_at_opening_quote(&self) -> bool {
+        let quote = self.prev_non_ws(self.len().saturating_sub(1));
+        self.quote_at(quote).is_some() && quote > 0 && matches!(self.at(self.prev_non_ws(quote - 1)), b',' | b'[')
     }
 
     // The recursive path is parse_value -> parse_object / parse_array /
@@ -612,6 +644,12 @@ impl Parser<'_> {
                 Value::String(key) if close == b']' && self.at(self.i) == b':' => self.pair_in_array(key)?,
                 v => v,
             };
+            if self.i >= self.len() && v.as_str() == Some("") && self.cut_at_opening_quote() {
+                // `[1, "`: an item cut off before anything was written, dropped
+                // as a key left without its value is
+                self.note(LenientFix::Truncated);
+                break;
+            }
             items.push(v);
             *initial = false;
             if self.i == iter_start {
