@@ -596,7 +596,45 @@ impl Parser<'_> {
         let outer_items = self.item_depth;
         self.item_depth = self.depth + 1;
         loop {
-            self.read_items(&mut items, close, closing, &mut initial, &mut commas)?;
+            while self.i < self.len() && self.at(self.i) != close {
+                let iter_start = self.i;
+                let had_comma = initial || self.eat(b',');
+                commas |= had_comma && !initial;
+                let ellipsis = self.skip_ellipsis();
+                let value = if self.at(self.i) == close && close != b']' { None } else { self.parse_value(Ctx::Plain)? };
+                let Some(v) = value else {
+                    if !initial && had_comma && !ellipsis {
+                        self.note(LenientFix::TrailingComma);
+                    }
+                    // A `}` after a member's array of plain items (`"tags": ["a"},`)
+                    // closes the array and the object around it: not stray.
+                    let closes_member =
+                        closing == Close::MemberArray && !items.last().is_some_and(|v: &Value| v.is_object() || v.is_array());
+                    if close == b']' && !closes_member && self.stray_brace_in_array() {
+                        initial = false;
+                        continue;
+                    }
+                    break;
+                };
+                if !had_comma {
+                    self.note(LenientFix::MissingComma);
+                }
+                let v = match v {
+                    Value::String(key) if close == b']' && self.at(self.i) == b':' => self.pair_in_array(key)?,
+                    v => v,
+                };
+                if self.i >= self.len() && v.as_str() == Some("") && self.cut_at_opening_quote() {
+                    // `[1, "`: an item cut off before anything was written, dropped
+                    // as a key left without its value is
+                    self.note(LenientFix::Truncated);
+                    break;
+                }
+                items.push(v);
+                initial = false;
+                if self.i == iter_start {
+                    break;
+                }
+            }
             // `[[1, 2], 3, 4], [5, 6]]`: a run of plain items after rows,
             // closed by a `]` with more rows after it, lost its `[`
             let run_after_arrays =
@@ -613,50 +651,6 @@ impl Parser<'_> {
         self.last_end = self.i;
         self.last_closed = closed;
         Ok((items, commas))
-    }
-
-    /// The items of [`Self::parse_items`] up to its `close` bracket (or
-    /// where no item follows).
-    fn read_items(&mut self, items: &mut Vec<Value>, close: u8, closing: Close, initial: &mut bool, commas: &mut bool) -> R<()> {
-        while self.i < self.len() && self.at(self.i) != close {
-            let iter_start = self.i;
-            let had_comma = *initial || self.eat(b',');
-            *commas |= had_comma && !*initial;
-            let ellipsis = self.skip_ellipsis();
-            let value = if self.at(self.i) == close && close != b']' { None } else { self.parse_value(Ctx::Plain)? };
-            let Some(v) = value else {
-                if !*initial && had_comma && !ellipsis {
-                    self.note(LenientFix::TrailingComma);
-                }
-                // A `}` after a member's array of plain items (`"tags": ["a"},`)
-                // closes the array and the object around it: not stray.
-                let closes_member = closing == Close::MemberArray && !items.last().is_some_and(|v: &Value| v.is_object() || v.is_array());
-                if close == b']' && !closes_member && self.stray_brace_in_array() {
-                    *initial = false;
-                    continue;
-                }
-                break;
-            };
-            if !had_comma {
-                self.note(LenientFix::MissingComma);
-            }
-            let v = match v {
-                Value::String(key) if close == b']' && self.at(self.i) == b':' => self.pair_in_array(key)?,
-                v => v,
-            };
-            if self.i >= self.len() && v.as_str() == Some("") && self.cut_at_opening_quote() {
-                // `[1, "`: an item cut off before anything was written, dropped
-                // as a key left without its value is
-                self.note(LenientFix::Truncated);
-                break;
-            }
-            items.push(v);
-            *initial = false;
-            if self.i == iter_start {
-                break;
-            }
-        }
-        Ok(())
     }
 
     /// At a `}` inside an array: a stray one (`[{..}},{..}]`, `[{..}}]`)
