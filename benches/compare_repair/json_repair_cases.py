@@ -108,13 +108,14 @@ def expected_case(text, options, want):
     """The scoring line for one comparison, or None when it cannot be scored."""
     if NOT_SCORED & options.keys() or want is None:
         return None
+    if want == "":
+        # json_repair's "no JSON here": its own convention for a text with
+        # no value in it (a bare word, a lone quote), as repaired text or,
+        # with return_objects, as the object.
+        return {"input": text, "expected": "", "outcome": "ok", "convention": "empty result"}
     if options.get("return_objects"):
         value = want
     elif isinstance(want, str):
-        if want == "":
-            # json_repair's "no JSON here": its own convention for a text
-            # with no value in it (a bare word, a lone quote).
-            return {"input": text, "expected": "", "outcome": "ok", "convention": "empty result"}
         try:
             value = json.loads(want)
         except ValueError:
