@@ -48,18 +48,23 @@ impl Parser<'_> {
     }
 
     /// At the `]` after a run of plain items that follows arrays in
-    /// `items`, each as long as the run (rows of a table): when a comma and
+    /// `items`, the first and the last as long as the run (rows of a table): when a comma and
     /// a `[` come next, the run is one more row whose `[` is missing; wraps
     /// it and steps to the comma. (Rows of other lengths are left to the
     /// array-run rule, `"k": [[1, 2]], [3]`.)
     #[cold]
     pub(super) fn wrap_run_missing_its_bracket(&mut self, items: &mut Vec<Value>) -> bool {
-        let Some(run) = items.iter().rposition(Value::is_array).map(|last| last + 1) else {
-            return false;
-        };
-        // rows of a table: the run as long as each row before it
+        // the run: the plain items at the end (the caller saw the first
+        // item is an array); looked at from the end only, as a table with
+        // many such rows would make a look at every row quadratic
+        let mut run = items.len();
+        while run > 0 && !items[run - 1].is_array() && !items[run - 1].is_object() {
+            run -= 1;
+        }
+        // rows of a table: the run as long as the first row and the last one
         let row = items.len() - run;
-        if !items[..run].iter().all(|v| v.as_array().is_some_and(|a| a.len() == row)) || items[run..].iter().any(Value::is_object) {
+        let is_row = |v: &Value| v.as_array().is_some_and(|a| a.len() == row);
+        if run == 0 || !is_row(&items[run - 1]) || !is_row(&items[0]) {
             return false;
         }
         let mut j = self.i + 1;
@@ -86,13 +91,13 @@ impl Parser<'_> {
 /// an array (several values are kept as one, as elsewhere); `first` alone
 /// when none follows. Each block must hold a whole object or array.
 pub(super) fn more_fenced_blocks(text: &str, q: &Parser, first: Value) -> Value {
-    let block_closed = |end: usize| text[..end].trim_end().ends_with("```");
+    let block_closed = |end: usize| text.as_bytes()[..end].trim_ascii_end().ends_with(b"```");
     if !block_closed(q.i) || !(first.is_object() || first.is_array()) {
         return first;
     }
     let mut values = vec![first];
     let mut from = q.i;
-    while let Some(at) = super::find_fence(&text[from..]).map(|p| from + p) {
+    while let Some(at) = text.get(from..).and_then(super::find_fence).map(|p| from + p) {
         let mut r = Parser::new(text, at);
         match r.parse_document(true) {
             Ok(v) if r.root_closed && (v.is_object() || v.is_array()) && block_closed(r.i) && r.i > at => {
