@@ -27,14 +27,16 @@ pub fn compact_len(value: &Value) -> usize {
 /// short forms of five control characters take two bytes, the other control
 /// characters six (`\u001f`), everything else itself.
 fn string_len(s: &str) -> usize {
-    2 + s
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\x08' | b'\t' | b'\n' | b'\x0c' | b'\r' => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
+    // Summed without branches, so the compiler vectorises the loop: counted
+    // byte by byte through a match, this was a tenth of the default run's CPU.
+    2 + s.len() + s.bytes().map(escape_extra).sum::<usize>()
+}
+
+/// The bytes an escape adds to `b`: one for the short forms, five for `\u00XX`.
+fn escape_extra(b: u8) -> usize {
+    let short = b == b'"' || b == b'\\' || b == 0x08 || b == b'\t' || b == b'\n' || b == 0x0c || b == b'\r';
+    let control = b < 0x20;
+    usize::from(short) + 5 * usize::from(control && !short)
 }
 
 /// Counts the bytes written to it.
