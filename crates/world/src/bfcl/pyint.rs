@@ -1,16 +1,15 @@
 //! Python's ints past 128 bits. Python keeps every int exact; calltape
-//! carries one that fits an `i128` as [`Py::Int`] (the common, fast path)
-//! and a larger one as [`Py::BigInt`], never the other way round, so two
-//! equal ints always have the same variant. This module holds what only
-//! big ints need: making one, reading one from a literal, turning one into
-//! a float, and comparing ints with floats exactly, as Python does.
+//! carries one that fits an `i128` as `Py::Int` (the common, fast path)
+//! and a larger one as `Py::BigInt` (made by `pyvalue::py_int`), never the
+//! other way round, so two equal ints always have the same variant. This
+//! module holds what only big ints need, on `BigInt` alone (below
+//! `pyvalue`): reading one from a literal, turning one into a float or
+//! text, and comparing ints with floats exactly, as Python does.
 
 use std::cmp::Ordering;
 
 use num_bigint::{BigInt, Sign};
 use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
-
-use crate::bfcl::pyvalue::Py;
 
 /// Python's `sys.get_int_max_str_digits()` default: longer decimal text is refused both ways.
 pub const INT_MAX_STR_DIGITS: usize = 4300;
@@ -26,24 +25,6 @@ pub fn too_many_digits() -> String {
     format!(
         "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"
     )
-}
-
-/// The Python int of this value: [`Py::Int`] when it fits, else [`Py::BigInt`].
-pub fn py_int(v: BigInt) -> Py {
-    match v.to_i128() {
-        Some(i) => Py::Int(i),
-        None => Py::BigInt(Box::new(v)),
-    }
-}
-
-/// The exact value of an int (a bool counts as its int), if `v` is one.
-pub fn exact(v: &Py) -> Option<BigInt> {
-    match v {
-        Py::Bool(b) => Some(BigInt::from(u8::from(*b))),
-        Py::Int(i) => Some(BigInt::from(*i)),
-        Py::BigInt(b) => Some((**b).clone()),
-        _ => None,
-    }
 }
 
 /// The int a literal's digits in `radix` make (no sign, no `_`), exactly.
@@ -154,16 +135,6 @@ mod tests {
 
     fn big(text: &str) -> BigInt {
         text.parse().unwrap()
-    }
-
-    #[test]
-    fn ints_that_fit_stay_on_the_fast_path() {
-        assert!(matches!(py_int(BigInt::from(5)), Py::Int(5)));
-        assert!(matches!(py_int(BigInt::from(i128::MIN)), Py::Int(i128::MIN)));
-        // Python: 2**127 is an int like any other; here it is the big variant.
-        assert!(matches!(py_int(big("170141183460469231731687303715884105728")), Py::BigInt(_)));
-        // The big variant is boxed: a Py stays as small as before.
-        assert_eq!(std::mem::size_of::<Py>(), 32);
     }
 
     #[test]

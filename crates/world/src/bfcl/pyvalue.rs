@@ -14,7 +14,7 @@ pub enum Py {
     /// An int that fits 128 bits: the common case, kept fast.
     Int(i128),
     /// An int past 128 bits, exact as Python keeps it; never one that fits
-    /// an `i128` (see [`crate::bfcl::pyint::py_int`]), so equal ints share a variant.
+    /// an `i128` (see [`crate::bfcl::pyvalue::py_int`]), so equal ints share a variant.
     BigInt(Box<num_bigint::BigInt>),
     Float(f64),
     Str(String),
@@ -401,6 +401,24 @@ fn json_str(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// The Python int of this value: [`Py::Int`] when it fits, else [`Py::BigInt`].
+pub fn py_int(v: num_bigint::BigInt) -> Py {
+    match num_traits::ToPrimitive::to_i128(&v) {
+        Some(i) => Py::Int(i),
+        None => Py::BigInt(Box::new(v)),
+    }
+}
+
+/// The exact value of an int (a bool counts as its int), if `v` is one.
+pub fn exact_int(v: &Py) -> Option<num_bigint::BigInt> {
+    match v {
+        Py::Bool(b) => Some(num_bigint::BigInt::from(u8::from(*b))),
+        Py::Int(i) => Some(num_bigint::BigInt::from(*i)),
+        Py::BigInt(b) => Some((**b).clone()),
+        _ => None,
+    }
+}
+
 /// Python's `repr` of a list of values.
 pub fn list_repr(items: &[Py]) -> String {
     Py::List(items.to_vec()).repr()
@@ -475,6 +493,16 @@ mod tests {
         assert!(a.py_eq(&b));
         assert_eq!(Py::from_json(&json!(5.0)).py_type(), PyType::Float);
         assert_eq!(Py::from_json(&json!(5)).py_type(), PyType::Int);
+    }
+
+    #[test]
+    fn ints_that_fit_stay_on_the_fast_path() {
+        assert!(matches!(py_int(num_bigint::BigInt::from(5)), Py::Int(5)));
+        assert!(matches!(py_int(num_bigint::BigInt::from(i128::MIN)), Py::Int(i128::MIN)));
+        // Python: 2**127 is an int like any other; here it is the big variant.
+        assert!(matches!(py_int("170141183460469231731687303715884105728".parse().unwrap()), Py::BigInt(_)));
+        // The big variant is boxed: a Py stays as small as before.
+        assert_eq!(std::mem::size_of::<Py>(), 32);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! arguments (strings, numbers, `True`/`False`/`None`, lists, tuples, dicts).
 
 use crate::bfcl::pyint;
-use crate::bfcl::pyvalue::Py;
+use crate::bfcl::pyvalue::{py_int, Py};
 use crate::bfcl::surrogate;
 
 /// A call: the name, positional arguments, then keyword arguments in order.
@@ -335,7 +335,7 @@ impl<'a> Parser<'a> {
         let Some(magnitude) = pyint::parse_digits(digits.0, digits.1) else {
             return fail(self);
         };
-        Ok(pyint::py_int(if negative { -magnitude } else { magnitude }))
+        Ok(py_int(if negative { -magnitude } else { magnitude }))
     }
 
     fn radix_prefixed(&self, digits_start: usize) -> bool {

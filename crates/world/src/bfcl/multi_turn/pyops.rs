@@ -15,8 +15,8 @@ use num_integer::Integer;
 use num_traits::{FromPrimitive, Signed, ToPrimitive};
 
 use crate::bfcl::multi_turn::PyError;
-use crate::bfcl::pyint::{self, py_int};
-use crate::bfcl::pyvalue::{str_repr, Py};
+use crate::bfcl::pyint;
+use crate::bfcl::pyvalue::{py_int, str_repr, Py};
 
 /// Python's `OverflowError` for an int past 64 bits where C wants a `Py_ssize_t`
 /// (`len`, a slice bound read as a size, `Decimal`'s precision).

@@ -9,7 +9,7 @@ mod mpnum;
 use crate::bfcl::multi_turn::pyops::{self, error, Cmp, Num, Op};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyint;
-use crate::bfcl::pyvalue::{float_repr, Py};
+use crate::bfcl::pyvalue::{self, float_repr, Py};
 
 /// BFCL's `MathAPI`.
 #[derive(Debug, Clone, Default)]
@@ -127,7 +127,7 @@ fn big_pow(b: &num_bigint::BigInt, e: &num_bigint::BigInt) -> Result<Py, PyError
     if pyint::exceeds_str_digits(&value) {
         return Err(pyint::too_many_digits());
     }
-    Ok(pyint::py_int(value))
+    Ok(pyvalue::py_int(value))
 }
 
 /// Python's `base ** exponent` for two numbers.
@@ -145,7 +145,7 @@ fn py_pow(base: Num, exponent: Num) -> Result<Py, PyError> {
             }
         }
     }
-    if let (Some(b), Some(e)) = (pyint::exact(&base.clone().to_py()), pyint::exact(&exponent.clone().to_py())) {
+    if let (Some(b), Some(e)) = (pyvalue::exact_int(&base.clone().to_py()), pyvalue::exact_int(&exponent.clone().to_py())) {
         if !num_traits::Signed::is_negative(&e) {
             return big_pow(&b, &e);
         }
@@ -506,13 +506,13 @@ mod tests {
     }
 
     fn big(text: &str) -> Py {
-        pyint::py_int(text.parse().unwrap())
+        pyvalue::py_int(text.parse().unwrap())
     }
 
     #[test]
     fn big_ints_as_python_computes_them() {
         let two_130 = big("1361129467683753853853498429727072845824");
-        let two_1024 = pyint::py_int(num_bigint::BigInt::from(1) << 1024);
+        let two_1024 = pyvalue::py_int(num_bigint::BigInt::from(1) << 1024);
         // Python: MathAPI().add(2**130, 1) == {'result': 1361129467683753853853498429727072845825}.
         assert_eq!(run("add", &[("a", two_130.clone()), ("b", Py::Int(1))]), r#"{"result": 1361129467683753853853498429727072845825}"#);
         // Python: MathAPI().add(2**1024, 0.5) raises OverflowError (the method catches only TypeError).
