@@ -547,9 +547,17 @@ mod tests {
         assert_eq!(si(two_1024.clone()), r#"{"error": "Conversion resulted in a value too large to represent"}"#);
         // Python: square_root(2, 2**130) raises OverflowError: Python int too large to convert to C ssize_t.
         assert_eq!(
-            run("square_root", &[("number", Py::Int(2)), ("precision", two_130)]),
+            run("square_root", &[("number", Py::Int(2)), ("precision", two_130.clone())]),
             "ERR Python int too large to convert to C ssize_t"
         );
+        // Python (mpmath 1.3): logarithm(36.0, 6.0, precision=-2**130) gives mpf('2.0') at prec 1;
+        // precision=2**130 'too many digits in integer'; -(2**1100) 'int too large to convert to float';
+        // 2**1023 'cannot convert float infinity to integer' (all caught into the error dict).
+        let log = |p: Py| run("logarithm", &[("value", Py::Float(36.0)), ("base", Py::Float(6.0)), ("precision", p)]);
+        assert_eq!(log(big("-1361129467683753853853498429727072845824")), "{'result': mpf('2.0')}");
+        assert_eq!(log(two_130), r#"{"error": "too many digits in integer"}"#);
+        assert_eq!(log(pyvalue::py_int(-(num_bigint::BigInt::from(1) << 1100usize))), r#"{"error": "int too large to convert to float"}"#);
+        assert_eq!(log(pyvalue::py_int(num_bigint::BigInt::from(1) << 1023)), r#"{"error": "cannot convert float infinity to integer"}"#);
     }
 
     #[test]

@@ -168,9 +168,21 @@ fn mp_log(x: f64, prec: i64) -> (f64, f64) {
 /// value). `Err`: the text of the exception (a division by zero has none).
 pub fn log_ratio(value: &Py, base: &Py, precision: &Py) -> Result<String, PyError> {
     let dps = match pyops::int(precision)? {
+        Py::BigInt(n) => {
+            // mpmath's dps_to_prec computes `(n + 1) * 3.32…` in floats: past
+            // 2**1024 `float(n)` overflows, past ~2**1022 the product is infinite.
+            let f = crate::bfcl::pyint::to_float(&n)?;
+            if ((f + 1.0) * 3.321_928_094_887_362_6).is_infinite() {
+                return Err("cannot convert float infinity to integer".into());
+            }
+            // Otherwise the refusal past 2**65 below, or (negative) the lowest precision.
+            if num_traits::Signed::is_negative(&*n) {
+                i128::MIN
+            } else {
+                i128::MAX
+            }
+        }
         Py::Int(i) => i,
-        // Past i128: the same refusal as past 2**65 below, or the lowest precision.
-        Py::BigInt(n) if num_traits::Signed::is_negative(&*n) => i128::MIN,
         _ => return Err("too many digits in integer".into()),
     };
     // mpmath 1.3 with bfcl-eval 2026.3.23: `mp.dps = 2**65` (or 2**130) and the
