@@ -18,7 +18,8 @@ Each trajectory is an entry's ground truth with one call argument rewritten
 - `surrogate`: a string with a lone surrogate escape (`'\\ud800'`), a
   surrogate pair written as two escapes, or a lone surrogate in the call
   text itself (JSON allows it; Python's `eval` refuses to encode it);
-- `bigint`: an int beyond 128 bits (`2**130`, `-10**45`) in any literal form;
+- `bigint`: an int beyond 128 bits (`2**130`, `-10**45`, `2**1100` past the
+  largest float) in any literal form (decimal, hex, octal, binary, `_`-grouped);
 - `literal_form`: the same value written another way: hex, octal, binary
   and `_`-grouped ints, exponent floats, every string escape Python knows
   (`\\x41`, `\\101`, `\\N{...}`, `\\u0041`, `\\a`), raw and concatenated
@@ -161,10 +162,11 @@ def rewrite(kind, node, value, rng):
         return None
     if kind == "bigint":
         if is_int:
-            big = rng.choice([2**130, 2**128, 10**45, 2**200 + 7, 2**127])
+            # 2**1100 is past the largest float: float(x) and x + 0.5 raise OverflowError.
+            big = rng.choice([2**130, 2**128, 10**45, 2**200 + 7, 2**127, 2**1100 + 3])
             sign = rng.choice([1, -1])
             v = sign * big + value
-            return rng.choice([str(v), hex(v), f"{v:_}"])
+            return rng.choice([str(v), hex(v), oct(v), bin(v), f"{v:_}"])
         return None
     if kind == "literal_form":
         if is_int:

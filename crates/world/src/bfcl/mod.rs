@@ -14,6 +14,7 @@ pub mod convert;
 pub mod encode;
 pub mod import;
 pub mod multi_turn;
+pub mod pyint;
 pub mod pyvalue;
 pub mod schema;
 pub mod surrogate;

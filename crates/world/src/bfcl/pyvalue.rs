@@ -4,12 +4,18 @@
 
 use serde_json::Value;
 
+use super::pyint;
+
 /// A Python value that JSON or BFCL's Java/JavaScript converters can produce.
 #[derive(Debug, Clone)]
 pub enum Py {
     None,
     Bool(bool),
+    /// An int that fits 128 bits: the common case, kept fast.
     Int(i128),
+    /// An int past 128 bits, exact as Python keeps it; never one that fits
+    /// an `i128` (see [`crate::bfcl::pyvalue::py_int`]), so equal ints share a variant.
+    BigInt(Box<num_bigint::BigInt>),
     Float(f64),
     Str(String),
     List(Vec<Py>),
@@ -92,6 +98,8 @@ impl serde::Serialize for Py {
                 Ok(i) => serializer.serialize_i64(i),
                 Err(_) => serializer.serialize_f64(*i as f64),
             },
+            // JSON here has no ints past 64 bits: the nearest float, as for an i128 past i64.
+            Py::BigInt(n) => serializer.serialize_f64(num_traits::ToPrimitive::to_f64(&**n).unwrap_or(f64::INFINITY)),
             Py::Float(f) => serializer.serialize_f64(*f),
             Py::Str(s) => serializer.serialize_str(s),
             Py::List(items) | Py::Tuple(items) => {
@@ -189,6 +197,9 @@ impl Py {
                 Ok(i) => Value::from(i),
                 Err(_) => Value::from(*i as f64),
             },
+            Py::BigInt(n) => {
+                num_traits::ToPrimitive::to_f64(&**n).and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+            }
             Py::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
             Py::Str(s) => Value::String(s.clone()),
             Py::List(items) | Py::Tuple(items) => Value::Array(items.iter().map(Py::to_json).collect()),
@@ -201,7 +212,7 @@ impl Py {
         match self {
             Py::None => PyType::None,
             Py::Bool(_) => PyType::Bool,
-            Py::Int(_) => PyType::Int,
+            Py::Int(_) | Py::BigInt(_) => PyType::Int,
             Py::Float(_) => PyType::Float,
             Py::Str(_) => PyType::Str,
             Py::List(_) => PyType::List,
@@ -231,29 +242,33 @@ impl Py {
         }
     }
 
-    fn number(&self) -> Option<f64> {
-        match self {
-            Py::Bool(b) => Some(f64::from(u8::from(*b))),
-            Py::Int(i) => Some(*i as f64),
-            Py::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
-
     /// Python's `self == other`.
     pub fn py_eq(&self, other: &Py) -> bool {
         match (self, other) {
             (Py::Int(a), Py::Int(b)) => a == b,
             (Py::Bool(a), Py::Bool(b)) => a == b,
             (Py::Int(a), Py::Bool(b)) | (Py::Bool(b), Py::Int(a)) => *a == i128::from(*b),
-            (Py::Float(_), _) | (_, Py::Float(_)) => match (self.number(), other.number()) {
-                (Some(a), Some(b)) => a == b,
-                _ => false,
-            },
+            (Py::Float(a), Py::Float(b)) => a == b,
+            // An int equals a float only when the float is exactly that int.
+            (Py::Float(f), Py::Int(i)) | (Py::Int(i), Py::Float(f)) => pyint::int_eq_float(*i, *f),
+            (Py::Float(f), Py::Bool(b)) | (Py::Bool(b), Py::Float(f)) => *f == f64::from(u8::from(*b)),
+            (Py::Float(f), Py::BigInt(n)) | (Py::BigInt(n), Py::Float(f)) => pyint::big_eq_float(n, *f),
+            // Big ints never fit an i128, so they equal only each other.
+            (Py::BigInt(a), Py::BigInt(b)) => a == b,
             (Py::None, Py::None) => true,
             (Py::Str(a), Py::Str(b)) => a == b,
             (Py::List(a), Py::List(b)) | (Py::Tuple(a), Py::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.py_eq(y)),
             (Py::Dict(a), Py::Dict(b)) => a.len() == b.len() && a.iter().all(|(k, x)| b.iter().any(|(kb, y)| kb == k && x.py_eq(y))),
+            _ => false,
+        }
+    }
+
+    /// Whether an int inside has more decimal digits than Python's `str` writes (4300).
+    pub fn has_int_past_str_limit(&self) -> bool {
+        match self {
+            Py::BigInt(n) => pyint::exceeds_str_digits(n),
+            Py::List(items) | Py::Tuple(items) => items.iter().any(Py::has_int_past_str_limit),
+            Py::Dict(entries) => entries.iter().any(|(_, v)| v.has_int_past_str_limit()),
             _ => false,
         }
     }
@@ -279,6 +294,7 @@ impl Py {
             (Py::Bool(b), Written::Repr) => out.push_str(if *b { "True" } else { "False" }),
             (Py::Bool(b), Written::Json) => out.push_str(if *b { "true" } else { "false" }),
             (Py::Int(i), _) => out.push_str(&i.to_string()),
+            (Py::BigInt(n), _) => out.push_str(&pyint::decimal(n)),
             (Py::Float(f), Written::Json) if f.is_nan() => out.push_str("NaN"),
             (Py::Float(f), Written::Json) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
             (Py::Float(f), _) => out.push_str(&float_repr(*f)),
@@ -385,6 +401,24 @@ fn json_str(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// The Python int of this value: [`Py::Int`] when it fits, else [`Py::BigInt`].
+pub fn py_int(v: num_bigint::BigInt) -> Py {
+    match num_traits::ToPrimitive::to_i128(&v) {
+        Some(i) => Py::Int(i),
+        None => Py::BigInt(Box::new(v)),
+    }
+}
+
+/// The exact value of an int (a bool counts as its int), if `v` is one.
+pub fn exact_int(v: &Py) -> Option<num_bigint::BigInt> {
+    match v {
+        Py::Bool(b) => Some(num_bigint::BigInt::from(u8::from(*b))),
+        Py::Int(i) => Some(num_bigint::BigInt::from(*i)),
+        Py::BigInt(b) => Some((**b).clone()),
+        _ => None,
+    }
+}
+
 /// Python's `repr` of a list of values.
 pub fn list_repr(items: &[Py]) -> String {
     Py::List(items.to_vec()).repr()
@@ -459,6 +493,16 @@ mod tests {
         assert!(a.py_eq(&b));
         assert_eq!(Py::from_json(&json!(5.0)).py_type(), PyType::Float);
         assert_eq!(Py::from_json(&json!(5)).py_type(), PyType::Int);
+    }
+
+    #[test]
+    fn ints_that_fit_stay_on_the_fast_path() {
+        assert!(matches!(py_int(num_bigint::BigInt::from(5)), Py::Int(5)));
+        assert!(matches!(py_int(num_bigint::BigInt::from(i128::MIN)), Py::Int(i128::MIN)));
+        // Python: 2**127 is an int like any other; here it is the big variant.
+        assert!(matches!(py_int("170141183460469231731687303715884105728".parse().unwrap()), Py::BigInt(_)));
+        // The big variant is boxed: a Py stays as small as before.
+        assert_eq!(std::mem::size_of::<Py>(), 32);
     }
 
     #[test]

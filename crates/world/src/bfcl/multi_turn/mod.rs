@@ -260,6 +260,10 @@ fn bind(class: &str, method: &Method, call: &pycall::Call) -> Result<Args, PyErr
 /// What BFCL's executor makes of a return value: a string as it is, a dict
 /// as `json.dumps` writes it, anything else as `str()`.
 pub fn result_text(value: &Py) -> String {
+    // An int past 4300 digits: `json.dumps`, then `str`, raise Python's ValueError.
+    if !matches!(value, Py::Str(_)) && value.has_int_past_str_limit() {
+        return format!("{EXECUTION_ERROR}{}", crate::bfcl::pyint::too_many_digits());
+    }
     match value {
         Py::Str(s) => s.clone(),
         Py::Dict(_) => value.json_dumps(),

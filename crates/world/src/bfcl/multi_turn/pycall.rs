@@ -3,7 +3,8 @@
 //! This reads one into a [`Call`]: the function's name and its literal
 //! arguments (strings, numbers, `True`/`False`/`None`, lists, tuples, dicts).
 
-use crate::bfcl::pyvalue::Py;
+use crate::bfcl::pyint;
+use crate::bfcl::pyvalue::{py_int, Py};
 use crate::bfcl::surrogate;
 
 /// A call: the name, positional arguments, then keyword arguments in order.
@@ -288,20 +289,20 @@ impl<'a> Parser<'a> {
             Some("0b") => Some(2),
             _ => None,
         };
-        let magnitude = match radix {
+        let digits = match radix {
             Some(radix) => {
                 let digits = &plain[2..];
                 if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
                     return fail(self);
                 }
-                u128::from_str_radix(digits, radix).ok()
+                (digits, radix)
             }
             None if !plain.is_empty() && plain.bytes().all(|c| c.is_ascii_digit()) => {
                 // Python refuses `007` (only zeros may lead).
                 if plain.len() > 1 && plain.starts_with('0') && plain.bytes().any(|c| c != b'0') {
                     return fail(self);
                 }
-                plain.parse::<u128>().ok()
+                (plain.as_str(), 10)
             }
             None => {
                 let float = if lower.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-')) {
@@ -315,22 +316,26 @@ impl<'a> Parser<'a> {
                 };
             }
         };
-        // calltape's ints are 128-bit: a larger one (Python keeps it exact) is
-        // clamped to the nearest, which keeps what BFCL's classes do with one
-        // (slice a list, compare, look up a key: `lines[-2**130:]` is every
-        // line) but not its digits or arithmetic on it.
-        let value = match magnitude {
-            Some(m) if negative => 0i128.checked_sub_unsigned(m).unwrap_or(i128::MIN),
-            Some(m) => i128::try_from(m).unwrap_or(i128::MAX),
-            None => {
-                if negative {
-                    i128::MIN
-                } else {
-                    i128::MAX
-                }
+        // An int fits an i128 (the fast path) or is kept exact as Python keeps it.
+        if let Ok(m) = u128::from_str_radix(digits.0, digits.1) {
+            let value = if negative { 0i128.checked_sub_unsigned(m) } else { i128::try_from(m).ok() };
+            if let Some(value) = value {
+                return Ok(Py::Int(value));
             }
+        }
+        if digits.1 == 10 && digits.0.len() > pyint::INT_MAX_STR_DIGITS {
+            // Python's compiler refuses a decimal literal past 4300 digits.
+            self.i = start;
+            return Err(self.error(&format!(
+                "a decimal int of at most {} digits (this has {})",
+                pyint::INT_MAX_STR_DIGITS,
+                digits.0.len()
+            )));
+        }
+        let Some(magnitude) = pyint::parse_digits(digits.0, digits.1) else {
+            return fail(self);
         };
-        Ok(Py::Int(value))
+        Ok(py_int(if negative { -magnitude } else { magnitude }))
     }
 
     fn radix_prefixed(&self, digits_start: usize) -> bool {
@@ -520,9 +525,9 @@ mod tests {
             ("-2.5E-1", "-0.25"),
             ("0", "0"),
             ("00", "0"),
-            // Beyond 128 bits: clamped (see `number`).
-            ("0x80000000000000000000000000000001", &i128::MAX.to_string()),
-            ("-1_000_000_000_000_000_000_000_000_000_000_000_000_000", &i128::MIN.to_string()),
+            // i128's ends stay on the fast path.
+            ("170141183460469231731687303715884105727", "170141183460469231731687303715884105727"),
+            ("-170141183460469231731687303715884105728", "-170141183460469231731687303715884105728"),
         ] {
             assert_eq!(arg(written).as_deref(), Ok(value), "{written}");
         }
@@ -530,6 +535,37 @@ mod tests {
         for bad in ["007", "1__0", "1_", "0x", "0b2", "5j"] {
             assert!(arg(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn ints_past_128_bits_stay_exact_in_every_literal_form() {
+        // Python: 0x80000000000000000000000000000001 == 170141183460469231731687303715884105729;
+        // -1_000_000_000_000_000_000_000_000_000_000_000_000_000 == -10**39;
+        // 0o7777777777777777777777777777777777777777777777 == 348449143727040986586495598010130648530943;
+        // -0b1 followed by 133 zeros == -(2**133); 2**127 and -2**127 - 1 are just past i128.
+        let arg = |t: &str| parse_call(&format!("f(x={t})")).map(|c| c.keywords[0].1.clone());
+        let zeros = "0".repeat(133);
+        for (written, value) in [
+            ("0x80000000000000000000000000000001", "170141183460469231731687303715884105729"),
+            ("-1_000_000_000_000_000_000_000_000_000_000_000_000_000", "-1000000000000000000000000000000000000000"),
+            ("0o7777777777777777777777777777777777777777777777", "348449143727040986586495598010130648530943"),
+            (&format!("-0b1_{zeros}"), "-10889035741470030830827987437816582766592"),
+            ("+ 170141183460469231731687303715884105728", "170141183460469231731687303715884105728"),
+            ("-170141183460469231731687303715884105729", "-170141183460469231731687303715884105729"),
+        ] {
+            let value_read = arg(written).unwrap();
+            assert!(matches!(value_read, Py::BigInt(_)), "{written}");
+            assert_eq!(value_read.repr(), value);
+        }
+        // Python: json.dumps({'a': (2**130,)}) == '{"a": [1361129467683753853853498429727072845824]}'.
+        let c = parse_call("f(a=(0x4_0000000000000000_0000000000000000,))").unwrap();
+        assert_eq!(c.write(), "f(a=(1361129467683753853853498429727072845824,))");
+        assert_eq!(Py::Dict(c.keywords).json_dumps(), r#"{"a": [1361129467683753853853498429727072845824]}"#);
+        // Python: eval("f(" + "1" * 5000 + ")") raises SyntaxError (Exceeds the limit (4300 digits)
+        // for integer string conversion); a hexadecimal literal has no such limit.
+        assert!(parse_call(&format!("f({})", "1".repeat(5000))).is_err());
+        assert!(parse_call(&format!("f({})", "1".repeat(4300))).is_ok());
+        assert!(matches!(arg(&format!("0x{}", "f".repeat(5000))), Ok(Py::BigInt(_))));
     }
 
     #[test]

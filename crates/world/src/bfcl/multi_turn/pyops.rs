@@ -8,22 +8,56 @@
 
 pub mod datetime;
 
+use std::cmp::Ordering;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{FromPrimitive, Signed, ToPrimitive};
+
 use crate::bfcl::multi_turn::PyError;
-use crate::bfcl::pyvalue::{str_repr, Py};
+use crate::bfcl::pyint;
+use crate::bfcl::pyvalue::{py_int, str_repr, Py};
+
+/// Python's `OverflowError` for an int past 64 bits where C wants a `Py_ssize_t`
+/// (`len`, a slice bound read as a size, `Decimal`'s precision).
+pub const NO_SSIZE_T: &str = "Python int too large to convert to C ssize_t";
+
+/// Whether `e` is the text of an `OverflowError` (an int too large for a
+/// float or a C size): BFCL's methods that catch only `TypeError` let it through.
+pub fn is_overflow(e: &str) -> bool {
+    [pyint::TOO_LARGE_FOR_FLOAT, pyint::DIVISION_TOO_LARGE, NO_INDEX, NO_SSIZE_T, "(34, 'Numerical result out of range')"].contains(&e)
+}
+
+/// Python's `OverflowError` for a repeat count or index past 64 bits.
+pub const NO_INDEX: &str = "cannot fit 'int' into an index-sized integer";
 
 /// A Python number (`bool` already counted as the int it is).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Num {
+    /// An int that fits 128 bits.
     Int(i128),
+    /// An int past 128 bits (never one that fits).
+    Big(BigInt),
     Float(f64),
 }
 
 impl Num {
-    /// The value as a float, as Python's `float(x)` makes it.
+    /// The value as the nearest float, infinite for an int past the largest
+    /// float; [`Num::to_float`] raises where Python does.
     pub fn as_f64(self) -> f64 {
         match self {
             Num::Int(i) => i as f64,
+            Num::Big(n) => n.to_f64().unwrap_or(f64::INFINITY),
             Num::Float(f) => f,
+        }
+    }
+
+    /// Python's `float(x)`: an int past the largest float is an `OverflowError`.
+    pub fn to_float(&self) -> Result<f64, PyError> {
+        match self {
+            Num::Int(i) => Ok(*i as f64),
+            Num::Big(n) => pyint::to_float(n),
+            Num::Float(f) => Ok(*f),
         }
     }
 
@@ -31,8 +65,26 @@ impl Num {
     pub fn to_py(self) -> Py {
         match self {
             Num::Int(i) => Py::Int(i),
+            Num::Big(n) => py_int(n),
             Num::Float(f) => Py::Float(f),
         }
+    }
+
+    /// The exact int, if this is one.
+    fn exact(&self) -> Option<BigInt> {
+        match self {
+            Num::Int(i) => Some(BigInt::from(*i)),
+            Num::Big(n) => Some(n.clone()),
+            Num::Float(_) => None,
+        }
+    }
+}
+
+/// An exact int as a [`Num`]: [`Num::Int`] when it fits.
+fn int_num(n: BigInt) -> Num {
+    match n.to_i128() {
+        Some(i) => Num::Int(i),
+        None => Num::Big(n),
     }
 }
 
@@ -41,6 +93,7 @@ pub fn num(v: &Py) -> Option<Num> {
     match v {
         Py::Bool(b) => Some(Num::Int(i128::from(*b))),
         Py::Int(i) => Some(Num::Int(*i)),
+        Py::BigInt(n) => Some(Num::Big((**n).clone())),
         Py::Float(f) => Some(Num::Float(*f)),
         _ => None,
     }
@@ -57,6 +110,7 @@ pub fn truthy(v: &Py) -> bool {
         Py::None => false,
         Py::Bool(b) => *b,
         Py::Int(i) => *i != 0,
+        Py::BigInt(_) => true,
         Py::Float(f) => *f != 0.0,
         Py::Str(s) => !s.is_empty(),
         Py::List(items) | Py::Tuple(items) => !items.is_empty(),
@@ -142,8 +196,8 @@ pub fn arith(op: Op, a: &Py, b: &Py, augmented: bool) -> Result<Py, PyError> {
             let t = type_name(a);
             Err(format!("can only concatenate {t} (not \"{}\") to {t}", type_name(b)))
         }
-        (Op::Mul, Py::Str(_) | Py::List(_) | Py::Tuple(_), Py::Int(_) | Py::Bool(_)) => repeat(a, b),
-        (Op::Mul, Py::Int(_) | Py::Bool(_), Py::Str(_) | Py::List(_) | Py::Tuple(_)) => repeat(b, a),
+        (Op::Mul, Py::Str(_) | Py::List(_) | Py::Tuple(_), Py::Int(_) | Py::BigInt(_) | Py::Bool(_)) => repeat(a, b),
+        (Op::Mul, Py::Int(_) | Py::BigInt(_) | Py::Bool(_), Py::Str(_) | Py::List(_) | Py::Tuple(_)) => repeat(b, a),
         (Op::Mul, Py::Str(_) | Py::List(_) | Py::Tuple(_), _) | (Op::Mul, _, Py::Str(_) | Py::List(_) | Py::Tuple(_)) => {
             // Python names the operand that is not an int.
             let other = if matches!(a, Py::Str(_) | Py::List(_) | Py::Tuple(_)) { b } else { a };
@@ -161,7 +215,10 @@ pub fn increment(v: &Py) -> Result<Py, PyError> {
 /// `seq * n` for a string or a list.
 fn repeat(seq: &Py, n: &Py) -> Result<Py, PyError> {
     let times = match num(n) {
-        Some(Num::Int(i)) => usize::try_from(i.max(0)).map_err(|_| "cannot fit 'int' into an index-sized integer".to_string())?,
+        // Python: "ab" * 2**130 and "ab" * -2**130 both raise OverflowError.
+        Some(Num::Int(i)) if isize::try_from(i).is_err() => return Err(NO_INDEX.into()),
+        Some(Num::Int(i)) => usize::try_from(i.max(0)).unwrap_or(0),
+        Some(Num::Big(_)) => return Err(NO_INDEX.into()),
         _ => 0,
     };
     Ok(match seq {
@@ -172,23 +229,37 @@ fn repeat(seq: &Py, n: &Py) -> Result<Py, PyError> {
     })
 }
 
-/// Python's arithmetic on two numbers: ints stay ints except for `/`.
+/// Python's arithmetic on two numbers: ints stay ints, exact at any size,
+/// except for `/`; an int meeting a float becomes one (`OverflowError` past
+/// the largest float).
 pub fn num_arith(op: Op, a: Num, b: Num) -> Result<Num, PyError> {
-    if let (Num::Int(x), Num::Int(y)) = (a, b) {
+    if let (Num::Int(x), Num::Int(y)) = (&a, &b) {
+        let (x, y) = (*x, *y);
+        const EXACT: u128 = 1 << 53;
         let exact = match op {
             Op::Add => x.checked_add(y),
             Op::Sub => x.checked_sub(y),
             Op::Mul => x.checked_mul(y),
             Op::Div if y == 0 => return Err("division by zero".into()),
             // Exact operands below 2**53 make this correctly rounded, as Python's is.
-            Op::Div => return Ok(Num::Float(x as f64 / y as f64)),
+            Op::Div if x.unsigned_abs() <= EXACT && y.unsigned_abs() <= EXACT => return Ok(Num::Float(x as f64 / y as f64)),
+            Op::Div => None,
         };
-        // Past i128 Python's ints keep going; a float is the nearest we carry.
         if let Some(v) = exact {
             return Ok(Num::Int(v));
         }
     }
-    let (x, y) = (a.as_f64(), b.as_f64());
+    if let (Some(x), Some(y)) = (a.exact(), b.exact()) {
+        // Past i128 (or a quotient of ints past 2**53): Python's exact ints.
+        return Ok(match op {
+            Op::Add => int_num(x + y),
+            Op::Sub => int_num(x - y),
+            Op::Mul => int_num(x * y),
+            Op::Div if y.bits() == 0 => return Err("division by zero".into()),
+            Op::Div => Num::Float(pyint::true_divide(&x, &y)?),
+        });
+    }
+    let (x, y) = (a.to_float()?, b.to_float()?);
     Ok(Num::Float(match op {
         Op::Add => x + y,
         Op::Sub => x - y,
@@ -212,8 +283,7 @@ pub fn compare(cmp: Cmp, a: &Py, b: &Py) -> Result<bool, PyError> {
     let ordering = match (a, b) {
         (Py::Str(x), Py::Str(y)) => Some(x.cmp(y)),
         _ => match (num(a), num(b)) {
-            (Some(Num::Int(x)), Some(Num::Int(y))) => Some(x.cmp(&y)),
-            (Some(x), Some(y)) => match x.as_f64().partial_cmp(&y.as_f64()) {
+            (Some(x), Some(y)) => match num_cmp(&x, &y) {
                 Some(o) => Some(o),
                 // NaN: every ordering comparison is False.
                 None => return Ok(false),
@@ -238,10 +308,27 @@ pub fn compare(cmp: Cmp, a: &Py, b: &Py) -> Result<bool, PyError> {
     })
 }
 
+/// Python's ordering of two numbers, exact between ints and floats
+/// (`float(2**130) < 2**130 + 1`); `None` when a NaN is involved.
+fn num_cmp(a: &Num, b: &Num) -> Option<Ordering> {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Some(x.cmp(y)),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(y),
+        // Floats below 2**53 hold every int exactly: the fast path.
+        (Num::Int(i), Num::Float(f)) if i.unsigned_abs() <= 1 << 53 => (*i as f64).partial_cmp(f),
+        (Num::Float(f), Num::Int(i)) if i.unsigned_abs() <= 1 << 53 => f.partial_cmp(&(*i as f64)),
+        (Num::Float(f), n) => Some(pyint::cmp_int_float(&n.exact()?, *f)?.reverse()),
+        (n, Num::Float(f)) => pyint::cmp_int_float(&n.exact()?, *f),
+        (x, y) => Some(x.exact()?.cmp(&y.exact()?)),
+    }
+}
+
 /// Python's `abs(v)`.
 pub fn abs(v: &Py) -> Result<Py, PyError> {
     match num(v) {
-        Some(Num::Int(i)) => Ok(Py::Int(i.abs())),
+        // abs(-2**127) is past i128.
+        Some(Num::Int(i)) => Ok(i.checked_abs().map_or_else(|| py_int(BigInt::from(i).abs()), Py::Int)),
+        Some(Num::Big(n)) => Ok(py_int(n.abs())),
         Some(Num::Float(f)) => Ok(Py::Float(f.abs())),
         None => Err(format!("bad operand type for abs(): '{}'", type_name(v))),
     }
@@ -260,7 +347,7 @@ fn underscores_ok(text: &str) -> bool {
 /// Python's `float(v)`, strings parsed as Python parses them.
 pub fn float(v: &Py) -> Result<f64, PyError> {
     if let Some(n) = num(v) {
-        return Ok(n.as_f64());
+        return n.to_float();
     }
     match v {
         Py::Str(s) => {
@@ -272,18 +359,34 @@ pub fn float(v: &Py) -> Result<f64, PyError> {
     }
 }
 
-/// Python's `int(v)`: a float truncated, a string of decimal digits parsed.
-pub fn int(v: &Py) -> Result<i128, PyError> {
+/// Python's `int(v)`: a float truncated, a string of decimal digits
+/// parsed; exact at any size.
+pub fn int(v: &Py) -> Result<Py, PyError> {
     match v {
-        Py::Int(i) => Ok(*i),
-        Py::Bool(b) => Ok(i128::from(*b)),
-        Py::Float(f) if f.is_nan() => Err("cannot convert float NaN to integer".into()),
-        Py::Float(f) if f.is_infinite() => Err("cannot convert float infinity to integer".into()),
-        Py::Float(f) => Ok(f.trunc() as i128),
+        Py::Int(_) | Py::BigInt(_) => Ok(v.clone()),
+        Py::Bool(b) => Ok(Py::Int(i128::from(*b))),
+        Py::Float(f) => float_to_int(f.trunc()).map(Num::to_py),
         Py::Str(s) => {
             let text = s.trim();
-            let parsed = if underscores_ok(text) { text.replace('_', "").parse::<i128>().ok() } else { None };
-            parsed.ok_or_else(|| format!("invalid literal for int() with base 10: {}", str_repr(s)))
+            let plain = text.replace('_', "");
+            let digits = plain.trim_start_matches(['+', '-']);
+            let decimal =
+                underscores_ok(text) && !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) && plain.len() - digits.len() <= 1;
+            if !decimal {
+                return Err(format!("invalid literal for int() with base 10: {}", str_repr(s)));
+            }
+            if digits.len() > pyint::INT_MAX_STR_DIGITS {
+                // Python: int("1" * 5000) raises ValueError before reading the digits.
+                return Err(format!(
+                    "Exceeds the limit ({} digits) for integer string conversion: value has {} digits; use sys.set_int_max_str_digits() to increase the limit",
+                    pyint::INT_MAX_STR_DIGITS,
+                    digits.len()
+                ));
+            }
+            match plain.parse::<i128>() {
+                Ok(i) => Ok(Py::Int(i)),
+                Err(_) => Ok(plain.parse::<BigInt>().map(py_int).unwrap_or(Py::None)),
+            }
         }
         other => Err(format!("int() argument must be a string, a bytes-like object or a real number, not '{}'", type_name(other))),
     }
@@ -298,22 +401,49 @@ pub fn round(number: &Py, ndigits: Option<&Py>) -> Result<Py, PyError> {
         None | Some(Py::None) => None,
         Some(Py::Int(i)) => Some(*i),
         Some(Py::Bool(b)) => Some(i128::from(*b)),
+        // Past i128 places round a float to itself or to zero, as Python's do.
+        Some(Py::BigInt(n)) => Some(if n.is_negative() { i128::MIN } else { i128::MAX }),
         Some(other) => return Err(format!("'{}' object cannot be interpreted as an integer", type_name(other))),
     };
     match (x, digits) {
         (Num::Int(i), None) => Ok(Py::Int(i)),
         (Num::Int(i), Some(d)) if d >= 0 => Ok(Py::Int(i)),
         (Num::Int(i), Some(d)) => Ok(Py::Int(round_int(i, -d))),
-        (Num::Float(f), None) => {
-            if !f.is_finite() {
-                return Err(
-                    if f.is_nan() { "cannot convert float NaN to integer" } else { "cannot convert float infinity to integer" }.into()
-                );
-            }
-            Ok(Py::Int(f.round_ties_even() as i128))
-        }
+        (Num::Big(n), Some(d)) if d < 0 => Ok(py_int(round_big(&n, -d))),
+        (n @ Num::Big(_), _) => Ok(n.to_py()),
+        (Num::Float(f), None) => float_to_int(f.round_ties_even()).map(Num::to_py),
         (Num::Float(f), Some(d)) => Ok(Py::Float(round_float(f, d))),
     }
+}
+
+/// The int of a float with no fraction (`int(1e300)` is exact), or
+/// Python's error for NaN and infinity.
+fn float_to_int(f: f64) -> Result<Num, PyError> {
+    if !f.is_finite() {
+        return Err(if f.is_nan() { "cannot convert float NaN to integer" } else { "cannot convert float infinity to integer" }.into());
+    }
+    // Floats in (-2**127, 2**127) convert to i128 exactly.
+    if f.abs() < 1.0e38 {
+        return Ok(Num::Int(f as i128));
+    }
+    Ok(int_num(BigInt::from_f64(f).unwrap_or_default()))
+}
+
+/// `round(n, -places)` for a big int: to a multiple of 10**places, ties to even.
+fn round_big(n: &BigInt, places: i128) -> BigInt {
+    // 10**places past any int calltape can hold rounds everything to 0
+    // (Python would compute 10**places first, for ever).
+    let Some(places) = u32::try_from(places).ok().filter(|p| u64::from(*p) <= n.bits()) else {
+        return BigInt::default();
+    };
+    let unit = BigInt::from(10).pow(places);
+    let (q, r) = n.div_mod_floor(&unit);
+    let up = match (&r * 2u8).cmp(&unit) {
+        Ordering::Greater => true,
+        Ordering::Equal => q.is_odd(),
+        Ordering::Less => false,
+    };
+    (q + u8::from(up)) * unit
 }
 
 /// `round(i, -places)` for an int: to a multiple of 10**places, ties to even.
@@ -446,8 +576,11 @@ pub fn get_any<'a>(entries: &'a [(Py, Py)], key: &Py) -> Result<Option<&'a Py>, 
 pub fn plain_dict(entries: &[(Py, Py)]) -> Py {
     let mut out: Vec<(String, Py)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
+        // A float with no fraction is the key of the int it equals, at any size:
+        // Python: {1e20: 'a'} == {10**20: 'a'}; {float(2**130): 'a'} == {2**130: 'a'}.
         let text = match num(k) {
             Some(Num::Float(f)) if f.fract() == 0.0 && f.abs() < 1e18 => (f as i128).to_string(),
+            Some(Num::Float(f)) if f.is_finite() && f.fract() == 0.0 => BigInt::from_f64(f).map_or_else(|| k.str_(), |n| n.to_string()),
             Some(Num::Int(i)) => i.to_string(),
             _ => k.str_(),
         };
@@ -506,13 +639,99 @@ mod tests {
         assert_eq!(float(&s("_1")).unwrap_err(), "could not convert string to float: '_1'");
         assert_eq!(float(&s("Infinity")), Ok(f64::INFINITY));
         assert_eq!(float(&Py::None).unwrap_err(), "float() argument must be a string or a real number, not 'NoneType'");
-        assert_eq!(int(&s("1_000")), Ok(1000));
+        assert_eq!(int(&s("1_000")), Ok(Py::Int(1000)));
         assert_eq!(int(&s("1.5")).unwrap_err(), "invalid literal for int() with base 10: '1.5'");
-        assert_eq!(int(&Py::Float(-2.7)), Ok(-2));
+        assert_eq!(int(&Py::Float(-2.7)), Ok(Py::Int(-2)));
         // round(2.675, 2); round(25, -1); round(2.5)
         assert_eq!(round_float(2.675, 2), 2.67);
         assert_eq!(round(&Py::Int(25), Some(&Py::Int(-1))), Ok(Py::Int(20)));
         assert_eq!(round(&Py::Float(2.5), None), Ok(Py::Int(2)));
+    }
+
+    fn big(text: &str) -> Py {
+        py_int(text.parse().unwrap())
+    }
+
+    const TWO_130: &str = "1361129467683753853853498429727072845824";
+
+    #[test]
+    fn big_ints_stay_exact_as_python() {
+        // Python: (2**127 - 1) + 1 == 170141183460469231731687303715884105728 (an int, not a float).
+        let past = arith(Op::Add, &Py::Int(i128::MAX), &Py::Int(1), false).unwrap();
+        assert!(matches!(past, Py::BigInt(_)));
+        assert_eq!(past.repr(), "170141183460469231731687303715884105728");
+        // Python: (2**130 + 5) - 2**130 == 5; True + 2**130 == 2**130 + 1.
+        let sum = arith(Op::Add, &big(TWO_130), &Py::Int(5), false).unwrap();
+        assert_eq!(arith(Op::Sub, &sum, &big(TWO_130), false), Ok(Py::Int(5)));
+        assert_eq!(arith(Op::Add, &Py::Bool(true), &big(TWO_130), false).unwrap().str_(), "1361129467683753853853498429727072845825");
+        // Python: 2**130 * 0.5 == 6.80564733841877e+38; 2**130 / 2**129 == 2.0.
+        assert_eq!(arith(Op::Mul, &big(TWO_130), &Py::Float(0.5), false), Ok(Py::Float(6.80564733841877e38)));
+        assert_eq!(arith(Op::Div, &big(TWO_130), &big("680564733841876926926749214863536422912"), false), Ok(Py::Float(2.0)));
+        // Python: 2**1024 + 0.5 raises OverflowError: int too large to convert to float;
+        // 2**2000 / 3: integer division result too large for a float.
+        let two_1024 = py_int(BigInt::from(1) << 1024);
+        assert_eq!(arith(Op::Add, &two_1024, &Py::Float(0.5), false).unwrap_err(), "int too large to convert to float");
+        assert_eq!(
+            arith(Op::Div, &py_int(BigInt::from(1) << 2000), &Py::Int(3), false).unwrap_err(),
+            "integer division result too large for a float"
+        );
+        assert_eq!(float(&two_1024).unwrap_err(), "int too large to convert to float");
+        // Python: "ab" * 2**130 and [1] * -2**130 raise OverflowError: cannot fit 'int' into an index-sized integer.
+        assert_eq!(arith(Op::Mul, &s("ab"), &big(TWO_130), false).unwrap_err(), NO_INDEX);
+        assert_eq!(arith(Op::Mul, &big(&format!("-{TWO_130}")), &Py::List(vec![Py::Int(1)]), false).unwrap_err(), NO_INDEX);
+        // Python: abs(-2**127) == 2**127; abs(-2**130) == 2**130.
+        assert_eq!(abs(&Py::Int(i128::MIN)).unwrap().repr(), "170141183460469231731687303715884105728");
+        assert_eq!(abs(&big(&format!("-{TWO_130}"))), Ok(big(TWO_130)));
+        assert!(truthy(&big(TWO_130)));
+        assert_eq!(len(&big(TWO_130)).unwrap_err(), "object of type 'int' has no len()");
+    }
+
+    #[test]
+    fn big_ints_compare_exactly_with_floats() {
+        let two_130_float = Py::Float(2f64.powi(130));
+        // Python: 2**130 == float(2**130) is True; 2**130 + 1 == float(2**130) is False.
+        assert!(big(TWO_130).py_eq(&two_130_float));
+        assert!(!big("1361129467683753853853498429727072845825").py_eq(&two_130_float));
+        // Python: float(2**130) < 2**130 + 1 is True; 2**130 < float(2**130) is False; 2**130 > 2**53 is True.
+        assert_eq!(compare(Cmp::Lt, &two_130_float, &big("1361129467683753853853498429727072845825")), Ok(true));
+        assert_eq!(compare(Cmp::Lt, &big(TWO_130), &two_130_float), Ok(false));
+        assert_eq!(compare(Cmp::Gt, &big(TWO_130), &Py::Int(1 << 53)), Ok(true));
+        assert_eq!(compare(Cmp::Lt, &big(&format!("-{TWO_130}")), &Py::Int(i128::MIN)), Ok(true));
+        // Python: 2**53 + 1 > float(2**53) is True (exact, not through a float).
+        assert_eq!(compare(Cmp::Gt, &Py::Int((1 << 53) + 1), &Py::Float(2f64.powi(53))), Ok(true));
+        // Python: 2**1024 < float('inf') is True and never overflows; 2**130 <= 'a' is a TypeError.
+        assert_eq!(compare(Cmp::Lt, &py_int(BigInt::from(1) << 1024), &Py::Float(f64::INFINITY)), Ok(true));
+        assert_eq!(compare(Cmp::Le, &big(TWO_130), &s("a")).unwrap_err(), "'<=' not supported between instances of 'int' and 'str'");
+        // Python: {float(2**130): 'a'} == {2**130: 'a'}; {1e20: 'a'} == {10**20: 'a'}; hash(2**130) == hash(float(2**130)).
+        let as_float = [(two_130_float.clone(), s("a"))];
+        let as_int = [(big(TWO_130), s("a"))];
+        assert_eq!(plain_dict(&as_float), plain_dict(&as_int));
+        assert_eq!(plain_dict(&[(Py::Float(1e20), s("a"))]), plain_dict(&[(Py::Int(10i128.pow(20)), s("a"))]));
+        assert_eq!(key_position(&as_int, &two_130_float), Ok(Some(0)));
+    }
+
+    #[test]
+    fn big_ints_through_int_float_and_round() {
+        // Python: int("  1_" + "0" * 50 + " ") == 10**50; int("1" * 5000) raises ValueError.
+        assert_eq!(int(&s(&format!("  1_{} ", "0".repeat(50)))).unwrap().repr(), format!("1{}", "0".repeat(50)));
+        assert_eq!(
+            int(&s(&"1".repeat(5000))).unwrap_err(),
+            "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit"
+        );
+        // Python: int(1e300) and round(1e300) are the float's exact int.
+        let exact_1e300 = "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160";
+        assert_eq!(int(&Py::Float(1e300)).unwrap().repr(), exact_1e300);
+        assert_eq!(round(&Py::Float(1e300), None).unwrap().repr(), exact_1e300);
+        // Python: round(2**130 + 5, -1) == 1361129467683753853853498429727072845830; round(2**130, -2) ends in 800;
+        // round(2**130, 2) == 2**130; round(2.5, 2**130) == 2.5; round(2.5, -2**130) == 0.0.
+        assert_eq!(
+            round(&big("1361129467683753853853498429727072845829"), Some(&Py::Int(-1))).unwrap().repr(),
+            "1361129467683753853853498429727072845830"
+        );
+        assert_eq!(round(&big(TWO_130), Some(&Py::Int(-2))).unwrap().repr(), "1361129467683753853853498429727072845800");
+        assert_eq!(round(&big(TWO_130), Some(&Py::Int(2))), Ok(big(TWO_130)));
+        assert_eq!(round(&Py::Float(2.5), Some(&big(TWO_130))), Ok(Py::Float(2.5)));
+        assert_eq!(round(&Py::Float(2.5), Some(&big(&format!("-{TWO_130}")))), Ok(Py::Float(0.0)));
     }
 
     #[test]

@@ -416,6 +416,9 @@ impl GorillaFileSystem {
         let wanted = match lines {
             Py::Int(n) => (*n).min(len),
             Py::Bool(b) => i128::from(*b).min(len),
+            // Python: a big `lines` is cut to the length; `content[2**130:]` is empty (slices clamp).
+            Py::BigInt(n) if num_traits::Signed::is_positive(&**n) => len,
+            Py::BigInt(_) => i128::MIN,
             Py::Float(f) if *f > len as f64 => len,
             Py::Float(_) => return Err("slice indices must be integers or None or have an __index__ method".to_string()),
             other => return Err(format!("'>' not supported between instances of '{}' and 'int'", type_name(other))),

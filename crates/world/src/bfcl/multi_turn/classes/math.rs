@@ -8,7 +8,8 @@ mod mpnum;
 
 use crate::bfcl::multi_turn::pyops::{self, error, Cmp, Num, Op};
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
-use crate::bfcl::pyvalue::{float_repr, Py};
+use crate::bfcl::pyint;
+use crate::bfcl::pyvalue::{self, float_repr, Py};
 
 /// BFCL's `MathAPI`.
 #[derive(Debug, Clone, Default)]
@@ -37,6 +38,26 @@ const METHODS: &[Method] = &[
 /// `{"result": value}`.
 fn result(value: Py) -> Py {
     Py::Dict(vec![("result".into(), value)])
+}
+
+/// `{"result": value}`, or `{"error": message}` for a `TypeError`: the
+/// methods catch only that, so an `OverflowError` (a big int meeting a
+/// float) is the call's error, as BFCL's executor reports it.
+fn result_or_type_error(value: Result<Py, PyError>, message: &str) -> Result<Py, PyError> {
+    match value {
+        Ok(v) => Ok(result(v)),
+        Err(e) if pyops::is_overflow(&e) => Err(e),
+        Err(_) => Ok(error(message)),
+    }
+}
+
+/// `{"result": value}`, or the method's error for an `OverflowError`, which the conversions catch.
+fn converted(value: Result<Num, PyError>) -> Result<Py, PyError> {
+    match value {
+        Ok(v) => Ok(result(v.to_py())),
+        Err(e) if pyops::is_overflow(&e) => Ok(error("Conversion resulted in a value too large to represent")),
+        Err(e) => Err(e),
+    }
 }
 
 /// `isinstance(v, (int, float))`.
@@ -78,25 +99,59 @@ fn complex_repr(re: f64, im: f64) -> String {
     format!("({}{sign}{}j)", complex_part(re), complex_part(im))
 }
 
+/// `b ** e` for ints past i128 (`e >= 0`), exact. A result past Python's
+/// 4300 decimal digits is refused here, before computing it: BFCL's
+/// executor could not write it out (`json.dumps`, then `str`, raise).
+fn big_pow(b: &num_bigint::BigInt, e: &num_bigint::BigInt) -> Result<Py, PyError> {
+    use num_traits::{One, Signed, ToPrimitive, Zero};
+    let magnitude = b.abs();
+    if magnitude.is_zero() || magnitude.is_one() {
+        let odd = e.bit(0);
+        let value = if e.is_zero() {
+            1
+        } else if magnitude.is_zero() {
+            0
+        } else if b.is_negative() && odd {
+            -1
+        } else {
+            1
+        };
+        return Ok(Py::Int(value));
+    }
+    // log10(|b|) * e digits, from |b|'s bit length (within one bit).
+    let digits = e.to_f64().unwrap_or(f64::INFINITY) * (magnitude.bits() as f64 - 1.0) * std::f64::consts::LOG10_2;
+    if digits > pyint::INT_MAX_STR_DIGITS as f64 {
+        return Err(pyint::too_many_digits());
+    }
+    let value = b.pow(e.to_u32().unwrap_or(u32::MAX));
+    if pyint::exceeds_str_digits(&value) {
+        return Err(pyint::too_many_digits());
+    }
+    Ok(pyvalue::py_int(value))
+}
+
 /// Python's `base ** exponent` for two numbers.
 fn py_pow(base: Num, exponent: Num) -> Result<Py, PyError> {
-    if let (Num::Int(b), Num::Int(e)) = (base, exponent) {
+    if let (Num::Int(b), Num::Int(e)) = (&base, &exponent) {
+        let (b, e) = (*b, *e);
         if e >= 0 {
             match b {
                 0 | 1 => return Ok(Py::Int(if e == 0 { 1 } else { b })),
                 -1 => return Ok(Py::Int(if e % 2 == 0 { 1 } else { -1 })),
                 _ => {}
             }
-            // |b| >= 2: past u32 exponents the digits are far beyond Python's limit.
-            let e = u32::try_from(e).unwrap_or(u32::MAX);
-            if let Some(v) = b.checked_pow(e) {
+            if let Some(v) = u32::try_from(e).ok().and_then(|e| b.checked_pow(e)) {
                 return Ok(Py::Int(v));
             }
-            // Past i128: the exact digits, as the dict's JSON text.
-            return Ok(Py::Str(format!("{{\"result\": {}}}", mpnum::int_pow_text(b, e)?)));
         }
     }
-    let (b, e) = (base.as_f64(), exponent.as_f64());
+    if let (Some(b), Some(e)) = (pyvalue::exact_int(&base.clone().to_py()), pyvalue::exact_int(&exponent.clone().to_py())) {
+        if !num_traits::Signed::is_negative(&e) {
+            return big_pow(&b, &e);
+        }
+    }
+    // A negative int exponent makes both floats: `float(2**1100)` overflows.
+    let (b, e) = (base.to_float()?, exponent.to_float()?);
     if b == 0.0 && e < 0.0 {
         return Err("0.0 cannot be raised to a negative power".into());
     }
@@ -126,28 +181,29 @@ impl MathAPI {
         }
     }
 
-    fn mean(&self, numbers: &Py) -> Py {
+    fn mean(&self, numbers: &Py) -> Result<Py, PyError> {
         if !pyops::truthy(numbers) {
-            return error("Cannot calculate mean of an empty list");
+            return Ok(error("Cannot calculate mean of an empty list"));
         }
-        match py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false)) {
-            Ok(mean) => result(mean),
-            Err(_) => error("All elements in the list must be numbers"),
-        }
+        let mean = py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false));
+        result_or_type_error(mean, "All elements in the list must be numbers")
     }
 
     fn standard_deviation(&self, numbers: &Py) -> Result<Py, PyError> {
         if !pyops::truthy(numbers) {
             return Ok(error("Cannot calculate standard deviation of an empty list"));
         }
-        let Ok(mean) = py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false))
-        else {
-            return Ok(error("All elements in the list must be numbers"));
+        let mean = match py_sum(numbers).and_then(|total| pyops::arith(Op::Div, &total, &Py::Int(pyops::len(numbers)? as i128), false)) {
+            Ok(mean) => mean,
+            Err(e) if pyops::is_overflow(&e) => return Err(e),
+            Err(_) => return Ok(error("All elements in the list must be numbers")),
         };
         let mut squares = Py::Int(0);
         for x in pyops::iterate(numbers)? {
-            let Ok(deviation) = pyops::arith(Op::Sub, &x, &mean, false) else {
-                return Ok(error("All elements in the list must be numbers"));
+            let deviation = match pyops::arith(Op::Sub, &x, &mean, false) {
+                Ok(d) => d,
+                Err(e) if pyops::is_overflow(&e) => return Err(e),
+                Err(_) => return Ok(error("All elements in the list must be numbers")),
             };
             let d = pyops::num(&deviation).map_or(0.0, Num::as_f64);
             squares = pyops::arith(Op::Add, &squares, &Py::Float(square(d)?), false)?;
@@ -174,13 +230,13 @@ impl MathAPI {
         }
         pyops::hashable(unit_in)?;
         pyops::hashable(unit_out)?;
-        let factor = |unit: &Py| TO_METERS.iter().find(|(u, _)| unit.as_str() == Some(*u)).map(|(_, f)| *f);
+        let factor = |unit: &Py| TO_METERS.iter().find(|(u, _)| unit.as_str() == Some(*u)).map(|(_, f)| f.clone());
         let (Some(to_meters), Some(out)) = (factor(unit_in), factor(unit_out)) else {
             return Ok(error(format!("Conversion from '{}' to '{}' is not supported", unit_in.str_(), unit_out.str_())));
         };
         let from_meters = Num::Float(1.0 / out.as_f64());
-        let in_meters = pyops::num_arith(Op::Mul, pyops::num(value).unwrap_or(Num::Int(0)), to_meters)?;
-        Ok(result(pyops::num_arith(Op::Mul, in_meters, from_meters)?.to_py()))
+        let in_meters = pyops::num_arith(Op::Mul, pyops::num(value).unwrap_or(Num::Int(0)), to_meters);
+        converted(in_meters.and_then(|m| pyops::num_arith(Op::Mul, m, from_meters)))
     }
 
     fn imperial_si_conversion(&self, value: &Py, unit_in: &Py, unit_out: &Py) -> Result<Py, PyError> {
@@ -208,27 +264,26 @@ impl MathAPI {
         let Some(factor) = CONVERSION.iter().find(|(k, _)| *k == key).map(|(_, f)| Num::Float(*f)) else {
             return Ok(error(format!("Conversion from '{}' to '{}' is not supported", unit_in.str_(), unit_out.str_())));
         };
-        let converted = match key.as_str() {
-            "celsius_to_fahrenheit" => pyops::num_arith(Op::Add, pyops::num_arith(Op::Mul, x, factor)?, Num::Int(32))?,
-            "fahrenheit_to_celsius" => pyops::num_arith(Op::Mul, pyops::num_arith(Op::Sub, x, Num::Int(32))?, factor)?,
-            _ => pyops::num_arith(Op::Mul, x, factor)?,
-        };
-        Ok(result(converted.to_py()))
+        converted(match key.as_str() {
+            "celsius_to_fahrenheit" => pyops::num_arith(Op::Mul, x, factor).and_then(|v| pyops::num_arith(Op::Add, v, Num::Int(32))),
+            "fahrenheit_to_celsius" => pyops::num_arith(Op::Sub, x, Num::Int(32)).and_then(|v| pyops::num_arith(Op::Mul, v, factor)),
+            _ => pyops::num_arith(Op::Mul, x, factor),
+        })
     }
 
-    fn add(&self, a: &Py, b: &Py) -> Py {
-        pyops::arith(Op::Add, a, b, false).map_or_else(|_| error("Both inputs must be numbers"), result)
+    fn add(&self, a: &Py, b: &Py) -> Result<Py, PyError> {
+        result_or_type_error(pyops::arith(Op::Add, a, b, false), "Both inputs must be numbers")
     }
 
-    fn subtract(&self, a: &Py, b: &Py) -> Py {
-        pyops::arith(Op::Sub, a, b, false).map_or_else(|_| error("Both inputs must be numbers"), result)
+    fn subtract(&self, a: &Py, b: &Py) -> Result<Py, PyError> {
+        result_or_type_error(pyops::arith(Op::Sub, a, b, false), "Both inputs must be numbers")
     }
 
-    fn multiply(&self, a: &Py, b: &Py) -> Py {
+    fn multiply(&self, a: &Py, b: &Py) -> Result<Py, PyError> {
         if !is_number(a) || !is_number(b) {
-            return error("Both inputs must be numbers");
+            return Ok(error("Both inputs must be numbers"));
         }
-        pyops::arith(Op::Mul, a, b, false).map_or_else(|_| error("Both inputs must be numbers"), result)
+        result_or_type_error(pyops::arith(Op::Mul, a, b, false), "Both inputs must be numbers")
     }
 
     fn divide(&self, a: &Py, b: &Py) -> Result<Py, PyError> {
@@ -264,8 +319,13 @@ impl MathAPI {
         let digits = match precision {
             Py::Int(p) => *p,
             Py::Bool(b) => i128::from(*b),
+            // Python: getcontext().prec = 2**130 raises OverflowError (not caught by the method).
+            Py::BigInt(_) => return Err(pyops::NO_SSIZE_T.into()),
             _ => return Ok(invalid()),
         };
+        if i64::try_from(digits).is_err() {
+            return Err(pyops::NO_SSIZE_T.into());
+        }
         if !(1..=999_999_999_999_999_999).contains(&digits) {
             return Err("valid range for prec is [1, MAX_PREC]".into());
         }
@@ -288,14 +348,12 @@ impl MathAPI {
         }
     }
 
-    fn percentage(&self, part: &Py, whole: &Py) -> Py {
+    fn percentage(&self, part: &Py, whole: &Py) -> Result<Py, PyError> {
         if whole.py_eq(&Py::Int(0)) {
-            return error("Whole value cannot be zero");
+            return Ok(error("Whole value cannot be zero"));
         }
-        match pyops::arith(Op::Div, part, whole, false).and_then(|q| pyops::arith(Op::Mul, &q, &Py::Int(100), false)) {
-            Ok(v) => result(v),
-            Err(_) => error("Both inputs must be numbers"),
-        }
+        let value = pyops::arith(Op::Div, part, whole, false).and_then(|q| pyops::arith(Op::Mul, &q, &Py::Int(100), false));
+        result_or_type_error(value, "Both inputs must be numbers")
     }
 
     /// `min(numbers)` (`Lt`) or `max(numbers)` (`Gt`): the first extreme item.
@@ -316,11 +374,11 @@ impl MathAPI {
         found.map_or_else(|_| error("All elements in the list must be numbers"), result)
     }
 
-    fn sum_values(&self, numbers: &Py) -> Py {
+    fn sum_values(&self, numbers: &Py) -> Result<Py, PyError> {
         if !pyops::truthy(numbers) {
-            return error("Cannot calculate sum of an empty list");
+            return Ok(error("Cannot calculate sum of an empty list"));
         }
-        py_sum(numbers).map_or_else(|_| error("All elements in the list must be numbers"), result)
+        result_or_type_error(py_sum(numbers), "All elements in the list must be numbers")
     }
 }
 
@@ -339,22 +397,22 @@ impl ApiClass for MathAPI {
         let a = |name: &str| args.arg(name);
         match method {
             "logarithm" => Ok(self.logarithm(a("value"), a("base"), a("precision"))),
-            "mean" => Ok(self.mean(a("numbers"))),
+            "mean" => self.mean(a("numbers")),
             "standard_deviation" => self.standard_deviation(a("numbers")),
             "si_unit_conversion" => self.si_unit_conversion(a("value"), a("unit_in"), a("unit_out")),
             "imperial_si_conversion" => self.imperial_si_conversion(a("value"), a("unit_in"), a("unit_out")),
-            "add" => Ok(self.add(a("a"), a("b"))),
-            "subtract" => Ok(self.subtract(a("a"), a("b"))),
-            "multiply" => Ok(self.multiply(a("a"), a("b"))),
+            "add" => self.add(a("a"), a("b")),
+            "subtract" => self.subtract(a("a"), a("b")),
+            "multiply" => self.multiply(a("a"), a("b")),
             "divide" => self.divide(a("a"), a("b")),
             "power" => self.power(a("base"), a("exponent")),
             "square_root" => self.square_root(a("number"), a("precision")),
             "absolute_value" => Ok(self.absolute_value(a("number"))),
             "round_number" => self.round_number(a("number"), args.get("decimal_places")),
-            "percentage" => Ok(self.percentage(a("part"), a("whole"))),
+            "percentage" => self.percentage(a("part"), a("whole")),
             "min_value" => Ok(self.extreme(a("numbers"), Cmp::Lt, "Cannot find minimum of an empty list")),
             "max_value" => Ok(self.extreme(a("numbers"), Cmp::Gt, "Cannot find maximum of an empty list")),
-            "sum_values" => Ok(self.sum_values(a("numbers"))),
+            "sum_values" => self.sum_values(a("numbers")),
             _ => Err(format!("'MathAPI' object has no attribute '{method}'")),
         }
     }
@@ -445,6 +503,61 @@ mod tests {
         assert_eq!(run("logarithm", &log), "{'result': mpf('2.7993393')}");
         let bad = [("value", Py::Int(20)), ("base", Py::Int(10)), ("precision", s("x"))];
         assert_eq!(run("logarithm", &bad), r#"{"error": "invalid literal for int() with base 10: 'x'"}"#);
+    }
+
+    fn big(text: &str) -> Py {
+        pyvalue::py_int(text.parse().unwrap())
+    }
+
+    #[test]
+    fn big_ints_as_python_computes_them() {
+        let two_130 = big("1361129467683753853853498429727072845824");
+        let two_1024 = pyvalue::py_int(num_bigint::BigInt::from(1) << 1024);
+        // Python: MathAPI().add(2**130, 1) == {'result': 1361129467683753853853498429727072845825}.
+        assert_eq!(run("add", &[("a", two_130.clone()), ("b", Py::Int(1))]), r#"{"result": 1361129467683753853853498429727072845825}"#);
+        // Python: MathAPI().add(2**1024, 0.5) raises OverflowError (the method catches only TypeError).
+        assert_eq!(run("add", &[("a", two_1024.clone()), ("b", Py::Float(0.5))]), "ERR int too large to convert to float");
+        assert_eq!(run("multiply", &[("a", two_130.clone()), ("b", Py::Float(0.5))]), r#"{"result": 6.80564733841877e+38}"#);
+        // Python: power(2, 200) and power(2**130, 2) are exact ints; power(7, 892544) cannot be written out.
+        assert_eq!(
+            run("power", &[("base", Py::Int(2)), ("exponent", Py::Int(200))]),
+            r#"{"result": 1606938044258990275541962092341162602522202993782792835301376}"#
+        );
+        assert_eq!(
+            run("power", &[("base", two_130.clone()), ("exponent", Py::Int(2))]),
+            r#"{"result": 1852673427797059126777135760139006525652319754650249024631321344126610074238976}"#
+        );
+        assert!(run("power", &[("base", Py::Int(7)), ("exponent", Py::Int(892_544))]).starts_with("ERR Exceeds the limit (4300 digits)"));
+        // Python: percentage(2**130, 3) == {'result': 4.537098225612512e+40}; mean([2**130, 2**130]) == 1.361129467683754e+39.
+        assert_eq!(run("percentage", &[("part", two_130.clone()), ("whole", Py::Int(3))]), r#"{"result": 4.537098225612512e+40}"#);
+        assert_eq!(run("mean", &[("numbers", Py::List(vec![two_130.clone(), two_130.clone()]))]), r#"{"result": 1.361129467683754e+39}"#);
+        assert_eq!(
+            run("sum_values", &[("numbers", Py::List(vec![two_130.clone(), Py::Int(1), Py::Bool(true)]))]),
+            r#"{"result": 1361129467683753853853498429727072845826}"#
+        );
+        // Python: round_number(2**130, -2) ends in 800; absolute_value(-2**130) == 2**130.
+        assert_eq!(
+            run("round_number", &[("number", two_130.clone()), ("decimal_places", Py::Int(-2))]),
+            r#"{"result": 1361129467683753853853498429727072845800}"#
+        );
+        // Python: si_unit_conversion(2**130, 'km', 'nm') == {'result': 1.3611294676837537e+51};
+        // with 2**1024 the OverflowError is caught: "Conversion resulted in a value too large to represent".
+        let si = |v: Py| run("si_unit_conversion", &[("value", v), ("unit_in", s("km")), ("unit_out", s("nm"))]);
+        assert_eq!(si(two_130.clone()), r#"{"result": 1.3611294676837537e+51}"#);
+        assert_eq!(si(two_1024.clone()), r#"{"error": "Conversion resulted in a value too large to represent"}"#);
+        // Python: square_root(2, 2**130) raises OverflowError: Python int too large to convert to C ssize_t.
+        assert_eq!(
+            run("square_root", &[("number", Py::Int(2)), ("precision", two_130.clone())]),
+            "ERR Python int too large to convert to C ssize_t"
+        );
+        // Python (mpmath 1.3): logarithm(36.0, 6.0, precision=-2**130) gives mpf('2.0') at prec 1;
+        // precision=2**130 'too many digits in integer'; -(2**1100) 'int too large to convert to float';
+        // 2**1023 'cannot convert float infinity to integer' (all caught into the error dict).
+        let log = |p: Py| run("logarithm", &[("value", Py::Float(36.0)), ("base", Py::Float(6.0)), ("precision", p)]);
+        assert_eq!(log(big("-1361129467683753853853498429727072845824")), "{'result': mpf('2.0')}");
+        assert_eq!(log(two_130), r#"{"error": "too many digits in integer"}"#);
+        assert_eq!(log(pyvalue::py_int(-(num_bigint::BigInt::from(1) << 1100usize))), r#"{"error": "int too large to convert to float"}"#);
+        assert_eq!(log(pyvalue::py_int(num_bigint::BigInt::from(1) << 1023)), r#"{"error": "cannot convert float infinity to integer"}"#);
     }
 
     #[test]

@@ -336,7 +336,7 @@ impl ApiClass for TwitterAPI {
                 .iter()
                 .map(|(k, v)| {
                     let key = Py::Str(k.clone());
-                    (pyops::int(&key).map_or(key, Py::Int), v.clone())
+                    (pyops::int(&key).unwrap_or(key), v.clone())
                 })
                 .collect(),
             _ => Vec::new(),

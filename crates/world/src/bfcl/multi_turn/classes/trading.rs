@@ -260,10 +260,12 @@ impl TradingBot {
             return Ok(error("Price and amount must be positive values."));
         }
         let kind = pyops::lower(order_type)?;
-        // Both passed `<= 0`, so both are numbers.
-        let price = pyops::num(price).map_or(0.0, pyops::Num::as_f64);
+        // Both passed `<= 0`, so both are numbers; `float(price)` of an int
+        // past the largest float raises OverflowError, as `float(x) * int(y)` does.
+        let price = pyops::float(price)?;
         if kind == "buy" {
-            let total_cost = price * pyops::int(amount)? as f64;
+            let amount = pyops::num(&pyops::int(amount)?).unwrap_or(pyops::Num::Int(0));
+            let total_cost = pyops::num_arith(Op::Mul, pyops::Num::Float(price), amount)?.as_f64();
             let balance = self.account_info.get("balance").cloned().unwrap_or(Py::Int(0));
             if pyops::compare(Cmp::Gt, &Py::Float(total_cost), &balance)? {
                 return Ok(error(format!(
@@ -511,9 +513,11 @@ impl ApiClass for TradingBot {
                 .into_iter()
                 .map(|(k, v)| {
                     // BFCL turns all-digit keys back into the ints JSON made strings of.
-                    let key = match k.parse::<i128>() {
-                        Ok(i) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => Py::Int(i),
-                        _ => Py::Str(k),
+                    let key = if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+                        // Exact at any length, as Python's `int(k)`.
+                        pyops::int(&Py::Str(k.clone())).unwrap_or(Py::Str(k))
+                    } else {
+                        Py::Str(k)
                     };
                     (key, v)
                 })

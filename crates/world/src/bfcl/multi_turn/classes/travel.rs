@@ -14,7 +14,7 @@ mod tests;
 use std::sync::OnceLock;
 
 use crate::bfcl::multi_turn::pyops::datetime::{strptime, strptime_arg, today, Format};
-use crate::bfcl::multi_turn::pyops::{self, dict, error, item, no_attribute, set_entry, set_item, str_key, Cmp, Op};
+use crate::bfcl::multi_turn::pyops::{self, dict, error, item, no_attribute, set_entry, set_item, str_key, Cmp, Num, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
 use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
 use crate::bfcl::pyvalue::Py;
@@ -586,8 +586,12 @@ fn date_digit_sum_is_even(travel_date: &Py) -> Result<bool, PyError> {
 /// `float(value * rate)`, with Python's rules for an int, float or string value.
 fn times_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
     match (value, rate) {
-        (Py::Int(_) | Py::Bool(_), Rate::Int(r)) => Ok((pyops::int(value)? * r) as f64),
-        (Py::Int(_) | Py::Bool(_), Rate::Float(r)) => Ok(pyops::int(value)? as f64 * r),
+        // An int times an int is exact at any size; `float` of it, or an int
+        // meeting a float, raises OverflowError past the largest float.
+        (Py::Int(_) | Py::BigInt(_) | Py::Bool(_), _) => {
+            let n = pyops::num(value).unwrap_or(Num::Int(0));
+            pyops::num_arith(Op::Mul, n, rate.num())?.to_float()
+        }
         (Py::Float(v), Rate::Int(r)) => Ok(v * r as f64),
         (Py::Float(v), Rate::Float(r)) => Ok(v * r),
         // A string times an int repeats it; `float` then reads the digits.
@@ -602,15 +606,11 @@ fn times_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
 
 /// `value / rate` (true division).
 fn over_rate(value: &Py, rate: Rate) -> Result<f64, PyError> {
-    let v = match value {
-        Py::Int(_) | Py::Bool(_) => pyops::int(value)? as f64,
-        Py::Float(v) => *v,
-        other => return Err(format!("unsupported operand type(s) for /: '{}' and '{}'", other.py_type().name(), rate.type_name())),
-    };
-    Ok(match rate {
-        Rate::Int(r) => v / r as f64,
-        Rate::Float(r) => v / r,
-    })
+    match pyops::num(value) {
+        // Python's true division: exact for ints, `OverflowError` for a big int and a float.
+        Some(n) => pyops::num_arith(Op::Div, n, rate.num())?.to_float(),
+        None => Err(format!("unsupported operand type(s) for /: '{}' and '{}'", value.py_type().name(), rate.type_name())),
+    }
 }
 
 impl Rate {

@@ -278,7 +278,7 @@ impl VehicleControlAPI {
         if !self.brake_pedal_force.py_eq(&Py::Float(1000.0)) {
             return error("Must press the brake fully before starting the engine.");
         }
-        if matches!(pyops::num(&self.fuel_level), Some(level) if level.as_f64() < MIN_FUEL_LEVEL) {
+        if pyops::num(&self.fuel_level).is_some_and(|level| level.as_f64() < MIN_FUEL_LEVEL) {
             return error("Fuel tank is empty.");
         }
         if mode != Some("START") {

@@ -159,6 +159,9 @@ fn text_commands() {
             ("tail('notes.txt', 0)", r#"{"last_lines": "b line\na line\nc"}"#),
             ("tail('notes.txt', -1)", r#"{"last_lines": "a line\nc"}"#),
             ("tail('notes.txt')", r#"{"last_lines": "b line\na line\nc"}"#),
+            // Python: a big `lines` is cut to the length; content[2**130:] is [] (slices clamp).
+            ("tail('notes.txt', 0x4_0000000000000000_0000000000000000)", r#"{"last_lines": "b line\na line\nc"}"#),
+            ("tail('notes.txt', -0x4_0000000000000000_0000000000000000)", r#"{"last_lines": ""}"#),
             ("diff('notes.txt', 'report.txt')", r#"{"diff_lines": "- b line\n+ x y z\n- a line\n+ line two"}"#),
             ("diff('notes.txt', 'nope')", r#"{"error": "diff: notes.txt or nope: No such file or directory"}"#),
             ("du()", r#"{"disk_usage": "29 bytes"}"#),

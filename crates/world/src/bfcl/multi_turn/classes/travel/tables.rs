@@ -200,6 +200,17 @@ pub(super) enum Rate {
     Float(f64),
 }
 
+impl Rate {
+    /// The rate as a Python number.
+    pub(super) fn num(self) -> crate::bfcl::multi_turn::pyops::Num {
+        use crate::bfcl::multi_turn::pyops::Num;
+        match self {
+            Rate::Int(r) => Num::Int(r),
+            Rate::Float(r) => Num::Float(r),
+        }
+    }
+}
+
 /// `compute_exchange_rate`'s `exchange_rates`: (base, target, rate).
 pub(super) const EXCHANGE_RATES: &[(&str, &str, Rate)] = &[
     ("USD", "RMB", Rate::Int(7)),

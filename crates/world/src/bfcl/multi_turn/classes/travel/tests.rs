@@ -243,6 +243,13 @@ fn exchanges_currencies_as_python_rounds() {
     assert_eq!(rate("USD", "EUR", Py::Int(3)), r#"{"exchanged_value": 2.4000000000000004}"#);
     assert_eq!(rate("EUR", "GBP", Py::Int(1)), "Err: No available exchange rate for the given currencies.");
     assert_eq!(rate("USD", "EUR", Py::None), "Err: unsupported operand type(s) for *: 'NoneType' and 'float'");
+    // Python: float(2**130 * 7) == 9.527906273786277e+39; round(2**130 / 7, 2) == 1.9444706681196483e+38;
+    // float(2**1024 * 0.8) raises OverflowError: int too large to convert to float.
+    let two_130 = crate::bfcl::pyvalue::py_int(num_bigint::BigInt::from(1) << 130);
+    let two_1024 = crate::bfcl::pyvalue::py_int(num_bigint::BigInt::from(1) << 1024);
+    assert_eq!(rate("USD", "RMB", two_130.clone()), r#"{"exchanged_value": 9.527906273786277e+39}"#);
+    assert_eq!(rate("RMB", "USD", two_130), r#"{"exchanged_value": 1.9444706681196483e+38}"#);
+    assert_eq!(rate("USD", "EUR", two_1024), "Err: int too large to convert to float");
 }
 
 #[test]
