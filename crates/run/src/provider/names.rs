@@ -74,6 +74,11 @@ impl ToolNames {
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>, rule: NameRule) -> ToolNames {
         let names: BTreeSet<&str> = names.into_iter().collect();
         let mut to_wire = HashMap::new();
+        if names.iter().all(|n| rule.accepts(n)) {
+            // The usual case, and per request: every name goes out as it is.
+            // Empty maps say so (a lookup that misses maps a name to itself).
+            return ToolNames { rule, to_wire, to_original: HashMap::new() };
+        }
         let mut taken = BTreeSet::new();
         // Acceptable names keep their spelling, and so have first claim on it.
         for name in names.iter().filter(|n| rule.accepts(n)) {
