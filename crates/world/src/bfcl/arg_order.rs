@@ -34,4 +34,19 @@ mod tests {
         // A key the repair removed is simply absent.
         assert_eq!(keys(&args, &["gone", "c"]), ["c", "a", "b", "d"]);
     }
+
+    /// BFCL's multi-turn checker runs `func(k=v, ...)` written from the
+    /// model's dict in its order and compares state (dict equality, order
+    /// free) and results; Python binds keywords by name, so the order shows
+    /// only in which unexpected keyword a `TypeError` names: the first passed.
+    #[test]
+    fn a_multi_turn_bind_error_names_the_first_unexpected_keyword_written() {
+        use crate::bfcl::multi_turn::{pycall::Call, World};
+        use crate::bfcl::pyvalue::Py;
+        let mut world = World::new(&["GorillaFileSystem".to_string()], &Py::Dict(Vec::new()), false).unwrap();
+        let args = json!({"alpha": 1, "zeta": 2});
+        let written = Call::from_json_in_order("cd", &args, &["zeta".to_string(), "alpha".to_string()]);
+        assert!(world.execute(&written).ends_with("got an unexpected keyword argument 'zeta'"), "{}", world.execute(&written));
+        assert!(world.execute(&Call::from_json("cd", &args)).ends_with("got an unexpected keyword argument 'alpha'"));
+    }
 }
