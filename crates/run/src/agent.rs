@@ -725,7 +725,14 @@ impl Unit<'_> {
                 c.messages.push(ChatMessage::Tool { call_id: call.id.clone(), name: call.name.clone(), content });
                 continue;
             };
-            let made = MadeCall { tool: tool.spec.name.clone(), args: args.clone(), denied: false };
+            // BFCL's judges walk the arguments as written; nothing else reads the order.
+            let expect = &self.scenario.expect;
+            let arg_order = if expect.bfcl.is_some() || expect.bfcl_multi_turn.is_some() {
+                pipeline::arg_order::written_order(&call.arguments, args)
+            } else {
+                Vec::new()
+            };
+            let made = MadeCall { tool: tool.spec.name.clone(), args: args.clone(), arg_order, denied: false };
             this_turn.push(made.clone());
             if let Some(reason) = self.approve(call, tool, args, &mut c.rule_uses)? {
                 c.messages.push(ChatMessage::Tool {

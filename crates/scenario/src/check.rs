@@ -20,6 +20,10 @@ use crate::world::Workspace;
 pub struct MadeCall {
     pub tool: String,
     pub args: Value,
+    /// The top-level keys of `args` in the order the model wrote them,
+    /// empty when that is key order (BFCL units only; see
+    /// `pipeline::arg_order`): BFCL's judges walk arguments as written.
+    pub arg_order: Vec<String>,
     pub denied: bool,
 }
 
@@ -191,7 +195,11 @@ pub fn reference_problem(scenario: &Scenario) -> Option<String> {
     for call in scenario.plan().iter().flat_map(|step| step.calls()) {
         let args = Value::Object(call.canonical_args());
         executor.execute(&call.tool, &args);
-        tracker.observe(&scenario.expect, &MadeCall { tool: call.tool.clone(), args, denied: false }, Some(executor.workspace()));
+        tracker.observe(
+            &scenario.expect,
+            &MadeCall { tool: call.tool.clone(), args, arg_order: Vec::new(), denied: false },
+            Some(executor.workspace()),
+        );
     }
     let report = tracker.finish(&scenario.expect, Some(executor.workspace()))?;
     (!report.met()).then(|| format!("its reference solution does not meet its own expectations: {}", report.summary()))
@@ -319,7 +327,9 @@ fn multi_turn_verdict(key: &crate::bfcl::multi_turn::judge::MultiTurnKey, t: &Tr
     bounds.push(t.calls.len());
     let turns: Vec<Vec<Call>> = bounds
         .windows(2)
-        .map(|w| t.calls[w[0]..w[1]].iter().filter(|c| !c.denied).map(|c| Call::from_json(&c.tool, &c.args)).collect())
+        .map(|w| {
+            t.calls[w[0]..w[1]].iter().filter(|c| !c.denied).map(|c| Call::from_json_in_order(&c.tool, &c.args, &c.arg_order)).collect()
+        })
         .collect();
     match crate::bfcl::multi_turn::judge::judge(key, &turns) {
         Ok(()) => Verdict::pass(),
@@ -344,7 +354,7 @@ pub fn check(scenario: &Scenario, t: &Transcript) -> Verdict {
     }
     if let Some(key) = &expect.bfcl {
         // BFCL judges the one answer: the calls made, by its own rules (the step limit of 1 is by design).
-        let calls: Vec<AnswerCall> = t.calls.iter().map(|c| AnswerCall::from_json(&c.tool, &c.args)).collect();
+        let calls: Vec<AnswerCall> = t.calls.iter().map(|c| AnswerCall::from_json_in_order(&c.tool, &c.args, &c.arg_order)).collect();
         return match crate::bfcl::checker::judge(key, &calls) {
             Ok(()) => Verdict::pass(),
             Err(failure) => Verdict::fail(ExpectationKind::Bfcl, bound_owned(failure.to_string(), CELL_CHARS)),
@@ -515,7 +525,7 @@ mod tests {
     }
 
     fn call(tool: &str, args: Value) -> MadeCall {
-        MadeCall { tool: tool.into(), args, denied: false }
+        MadeCall { tool: tool.into(), args, arg_order: Vec::new(), denied: false }
     }
 
     fn transcript(calls: Vec<MadeCall>) -> Transcript {
@@ -541,6 +551,31 @@ mod tests {
         // Stopped in the last turn after its calls ran: judged, and right.
         let cut_last = Transcript { step_limit: Some(21), final_text: None, turn_starts: vec![1], ..transcript(vec![cd, mkdir]) };
         assert!(check(&s, &cut_last).passed, "{}", check(&s, &cut_last).reason);
+    }
+
+    /// BFCL's `simple_function_checker` (bfcl_eval/eval_checker/ast_eval/
+    /// ast_checker.py) checks the required parameters in the function
+    /// doc's `required` order, then walks `for param, value in
+    /// model_params.items()`: the model's dict, in the order the model wrote
+    /// it (`json.loads` keeps it), returning at the first wrong one. So of
+    /// two wrong arguments the one written first names the error type.
+    #[test]
+    fn of_two_wrong_arguments_the_one_written_first_decides_the_bfcl_error_type() {
+        let s = scenario(json!({"bfcl": {"category": "simple_python",
+            "functions": [{"name": "geometry.area", "tool": "geometry_area", "required": ["base", "height"],
+                           "params": {"base": {"type": "integer"}, "height": {"type": "float"}, "unit": {"type": "string"}}}],
+            "ground_truth": [{"geometry.area": {"base": [10], "height": [5.0], "unit": ["cm", ""]}}]}}));
+        // `unit` has the wrong type and `color` is undeclared; in key order `color` would come first.
+        let text = r#"{"unit": 5, "color": "red", "base": 10, "height": 5.0}"#;
+        let args: Value = serde_json::from_str(text).unwrap();
+        let arg_order = crate::pipeline::arg_order::written_order(text, &args);
+        assert_eq!(arg_order, ["unit", "color", "base", "height"]);
+        let written = MadeCall { arg_order, ..call("geometry_area", args.clone()) };
+        let v = check(&s, &transcript(vec![written]));
+        assert!(v.reason.starts_with("type_error:simple: Incorrect type for parameter 'unit'"), "{}", v.reason);
+        // Without the written order (key order), `color` is reported instead.
+        let v = check(&s, &transcript(vec![call("geometry_area", args)]));
+        assert!(v.reason.starts_with("simple_function_checker:unexpected_param: Unexpected parameter: 'color'"), "{}", v.reason);
     }
 
     #[test]
@@ -613,7 +648,7 @@ mod tests {
             "denied": [{"tool": "Bash"}],
             "no_retry_after_denial": true
         }));
-        let denied = MadeCall { tool: "Bash".into(), args: json!({"command": "rm -rf build"}), denied: true };
+        let denied = MadeCall { tool: "Bash".into(), args: json!({"command": "rm -rf build"}), arg_order: Vec::new(), denied: true };
         let mut t = transcript(vec![denied.clone()]);
         assert!(check(&s, &t).passed, "{}", check(&s, &t).reason);
         t.retried_after_denial = Some("Bash".into());

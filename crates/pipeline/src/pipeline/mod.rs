@@ -5,6 +5,7 @@
 //! scripted execution follow in the agent loop.
 
 pub mod approval;
+pub mod arg_order;
 pub mod execute;
 pub mod lenient;
 pub mod model_repair;

@@ -68,8 +68,15 @@ pub struct AnswerCall {
 impl AnswerCall {
     /// A call from a tool name and a JSON arguments object (anything else is no arguments).
     pub fn from_json(name: &str, args: &Value) -> AnswerCall {
+        AnswerCall::from_json_in_order(name, args, &[])
+    }
+
+    /// A call from a JSON arguments object whose keys were written in
+    /// `order` (see [`super::arg_order`]): BFCL walks the model's arguments
+    /// as written, so the first wrong one written decides the error type.
+    pub fn from_json_in_order(name: &str, args: &Value, order: &[String]) -> AnswerCall {
         let params = match args {
-            Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), Py::from_json(v))).collect(),
+            Value::Object(map) => super::arg_order::in_written_order(map, order).map(|(k, v)| (k.clone(), Py::from_json(v))).collect(),
             _ => Vec::new(),
         };
         AnswerCall { name: name.to_string(), params }

@@ -9,6 +9,7 @@
 //! suites; `pyvalue` and `convert` model the Python values and the Java /
 //! JavaScript string conversions the checker works on.
 
+pub mod arg_order;
 pub mod checker;
 pub mod convert;
 pub mod encode;

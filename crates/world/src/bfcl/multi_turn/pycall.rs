@@ -21,8 +21,17 @@ pub struct Call {
 impl Call {
     /// A call made with JSON keyword arguments (a model's tool call).
     pub fn from_json(name: &str, args: &serde_json::Value) -> Call {
-        let keywords = match Py::from_json(args) {
-            Py::Dict(entries) => entries,
+        Call::from_json_in_order(name, args, &[])
+    }
+
+    /// A model's tool call whose keys were written in `order` (see
+    /// [`crate::bfcl::arg_order`]). Python binds keywords by name, so only
+    /// which unexpected keyword a bind error names depends on it.
+    pub fn from_json_in_order(name: &str, args: &serde_json::Value, order: &[String]) -> Call {
+        let keywords = match args {
+            serde_json::Value::Object(map) => {
+                crate::bfcl::arg_order::in_written_order(map, order).map(|(k, v)| (k.clone(), Py::from_json(v))).collect()
+            }
             _ => Vec::new(),
         };
         Call { name: name.to_string(), positional: Vec::new(), keywords, unreadable: None }

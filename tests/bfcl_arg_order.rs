@@ -1,0 +1,104 @@
+//! `calltape run` judges a BFCL answer's arguments in the order the model
+//! wrote them, as BFCL does: its `simple_function_checker` walks
+//! `model_params.items()`, the model's dict in written order (`json.loads`
+//! keeps it), so of two wrong arguments the first written names the error
+//! type. A served model answers with `unit` (a wrong string) before `base`
+//! (a wrong integer): BFCL says `value_error:string`; in key order `base`
+//! would come first (`value_error:others`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::csv_rows;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// An OpenAI-compatible server whose model always makes the same call.
+fn serve_one_call(arguments: &str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let call = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_1", "type": "function",
+                            "function": {"name": "calculate_triangle_area", "arguments": arguments}}]}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+    .to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).ok();
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{call}",
+                call.len()
+            );
+            stream.write_all(response.as_bytes()).ok();
+        }
+    });
+    format!("http://{address}/v1")
+}
+
+#[test]
+fn of_two_wrong_arguments_the_first_written_names_the_error_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let calltape = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_calltape"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("ARG_ORDER_TEST_KEY", "k")
+            .output()
+            .expect("binary runs");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let suite = dir.path().join("bfcl");
+    let fixture = root().join("tests/fixtures/bfcl/BFCL_v4_simple_python.json");
+    calltape(&["import", "bfcl", fixture.to_str().unwrap(), "--out", suite.to_str().unwrap(), "--limit", "1"]);
+
+    // simple_python_0 expects base 10, height 5, unit "units" or omitted.
+    let url = serve_one_call(r#"{"unit": "km", "base": 11, "height": 5}"#);
+    let base = std::fs::read_to_string(root().join("calltape.toml")).unwrap();
+    let config = dir.path().join("calltape.toml");
+    std::fs::write(
+        &config,
+        format!("{base}\n[[models]]\nname = \"gpt-order\"\nprovider = \"openai\"\nmodel_id = \"m\"\ntier = \"cheap\"\nbase_url = \"{url}\"\napi_key_env = \"ARG_ORDER_TEST_KEY\"\nmax_retries = 0\ntimeout_secs = 5\n"),
+    )
+    .unwrap();
+    let reports = dir.path().join("reports");
+    calltape(&[
+        "run",
+        "--no-arms",
+        "--mode",
+        "live",
+        "--config",
+        config.to_str().unwrap(),
+        "--suite",
+        suite.to_str().unwrap(),
+        "--out",
+        reports.to_str().unwrap(),
+        "--model",
+        "gpt-order",
+    ]);
+    let rows = csv_rows(&reports.join("latest/scenarios.csv"));
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["passed"], "false");
+    let reason = row.values().find(|v| v.contains("_error:")).unwrap_or_else(|| panic!("no BFCL error type in {row:?}"));
+    assert!(reason.contains("value_error:string"), "{reason}");
+}
