@@ -6,12 +6,11 @@
 //! (a wrong integer): BFCL says `value_error:string`; in key order `base`
 //! would come first (`value_error:others`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 
 mod common;
+use common::answering::answering_server;
 use common::csv_rows;
 
 fn root() -> &'static Path {
@@ -20,39 +19,12 @@ fn root() -> &'static Path {
 
 /// An OpenAI-compatible server whose model always makes the same call.
 fn serve_one_call(arguments: &str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
     let call = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
             "tool_calls": [{"id": "call_1", "type": "function",
                             "function": {"name": "calculate_triangle_area", "arguments": arguments}}]}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
-    .to_string();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).ok();
-            let response = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{call}",
-                call.len()
-            );
-            stream.write_all(response.as_bytes()).ok();
-        }
-    });
-    format!("http://{address}/v1")
+        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}});
+    answering_server("200 OK", call.to_string())
 }
 
 #[test]

@@ -4,14 +4,13 @@
 //! `run` names each such model on stderr with its most common reason, and
 //! exits 1 when some model answered no unit at all.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use calltape::exit_codes;
 
 mod common;
+use common::answering::answering_server;
 use common::{copy_dir, csv_rows};
 
 fn calltape(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
@@ -101,37 +100,10 @@ fn errored_units_are_left_out_of_the_pass_rate_of_a_model_that_answered_others()
     assert_eq!((mine["scenarios"].as_str(), mine["errored"].as_str(), mine["pass_rate"].as_str()), ("0", "6", ""));
 }
 
-/// An OpenAI-compatible server that refuses every key (HTTP 401), on a
-/// thread of its own for the rest of the test process.
+/// An OpenAI-compatible server that refuses every key (HTTP 401).
 fn refusing_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).ok();
-            let answer = r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
-            let response = format!(
-                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
-            stream.write_all(response.as_bytes()).ok();
-        }
-    });
-    format!("http://{address}/v1")
+    let answer = r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    answering_server("401 Unauthorized", answer.to_string())
 }
 
 #[test]

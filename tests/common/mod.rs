@@ -3,6 +3,7 @@
 // Each test crate compiles this module and uses only some of it.
 #![allow(dead_code)]
 
+pub mod answering;
 pub mod default_run;
 pub mod served;
 
