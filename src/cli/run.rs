@@ -616,6 +616,9 @@ fn resume_plan(dir: &Path, config: Option<&Path>, trust: bool) -> Result<(plan::
     for note in plan::trust::restore_secrets(&mut plan.config, &yours) {
         eprintln!("warning: {}", crate::report::encode::terminal_lines(&note));
     }
+    for note in plan.relocate_suites() {
+        eprintln!("note: {}", crate::report::encode::terminal_lines(&note));
+    }
     Ok((plan, run_dir))
 }
 

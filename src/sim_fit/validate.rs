@@ -109,7 +109,10 @@ pub async fn validate(
         return Err(ValidateError::NoRealUnits { model: from.model.clone(), runs: runs(), profile: from.profile.clone() });
     }
     let dir = &run_dirs[0];
-    let plan = RunPlan::load(dir).map_err(|source| ValidateError::Plan { dir: dir.display().to_string(), source })?;
+    let mut plan = RunPlan::load(dir).map_err(|source| ValidateError::Plan { dir: dir.display().to_string(), source })?;
+    for note in plan.relocate_suites() {
+        eprintln!("note: {}", crate::report::encode::terminal_lines(&note));
+    }
     let mut config = plan.config.clone();
     let base = from.model.split('@').next().unwrap_or(&from.model);
     let found = config.models.iter().find(|m| m.name == from.model).or_else(|| config.models.iter().find(|m| m.base_name() == base));

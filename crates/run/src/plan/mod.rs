@@ -190,6 +190,23 @@ impl RunPlan {
         }
     }
 
+    /// Points suites that are not where the plan says (a run folder made in
+    /// another checkout or on another machine: the plan holds absolute
+    /// paths) at the same suites under the current directory, found by the
+    /// longest tail of their path that is a folder here
+    /// (`/elsewhere/repo/scenarios/coding` → `scenarios/coding`). Returns a
+    /// note per suite moved, to show the user.
+    pub fn relocate_suites(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for suite in &mut self.config.run.suites {
+            if let Some(here) = relocated(suite) {
+                notes.push(format!("suite {} is not there; using {} (the same path under this folder)", suite.display(), here.display()));
+                *suite = here;
+            }
+        }
+        notes
+    }
+
     /// The suites to run: loaded, then narrowed by filters and shard.
     pub fn suites(&self) -> Result<Vec<Suite>, PlanError> {
         let mut suites =
@@ -281,6 +298,19 @@ impl RunPlan {
     }
 }
 
+/// Where a suite that is not at `path` is under the current directory:
+/// the longest tail of `path` that is a folder here, made absolute.
+fn relocated(path: &Path) -> Option<PathBuf> {
+    if path.exists() {
+        return None;
+    }
+    let parts: Vec<_> = path.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+    (0..parts.len())
+        .map(|start| parts[start..].iter().collect::<PathBuf>())
+        .find(|tail| tail.is_dir())
+        .map(|tail| std::fs::canonicalize(&tail).unwrap_or(tail))
+}
+
 /// The largest `plan.json` read: plans are a few kilobytes.
 const MAX_PLAN_BYTES: u64 = 16 << 20;
 /// `--filter` globs a plan may hold, and their length.
@@ -345,6 +375,19 @@ fn existing_ids(suites: &[Suite]) -> String {
 mod tests {
     use super::*;
     use crate::events::{RunInterruptedEvent, ScenarioFinishedEvent, ScenarioStartedEvent};
+
+    #[test]
+    fn suites_from_another_checkout_are_found_under_this_folder() {
+        // A plan made in /elsewhere/…/calltape names its suites there; run in
+        // this crate's folder, whose `src` holds `plan`, they are found here.
+        let here = std::env::current_dir().unwrap();
+        let mut plan = RunPlan::whole(Config::parse("", "t.toml").unwrap(), "t.toml");
+        plan.config.run.suites = vec!["/elsewhere/checkout/src/plan".into(), here.join("src").clone(), "/no/such/suite".into()];
+        let notes = plan.relocate_suites();
+        assert_eq!(plan.config.run.suites, vec![here.join("src/plan"), here.join("src"), PathBuf::from("/no/such/suite")]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("suite /elsewhere/checkout/src/plan is not there; using "), "{}", notes[0]);
+    }
 
     #[test]
     fn shards_parse_and_split_every_scenario_exactly_once() {
