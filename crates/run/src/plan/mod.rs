@@ -382,7 +382,7 @@ mod tests {
         // this crate's folder, whose `src` holds `plan`, they are found here.
         let here = std::env::current_dir().unwrap();
         let mut plan = RunPlan::whole(Config::parse("", "t.toml").unwrap(), "t.toml");
-        plan.config.run.suites = vec!["/elsewhere/checkout/src/plan".into(), here.join("src").clone(), "/no/such/suite".into()];
+        plan.config.run.suites = vec!["/elsewhere/checkout/src/plan".into(), here.join("src"), "/no/such/suite".into()];
         let notes = plan.relocate_suites();
         assert_eq!(plan.config.run.suites, vec![here.join("src/plan"), here.join("src"), PathBuf::from("/no/such/suite")]);
         assert_eq!(notes.len(), 1, "{notes:?}");
