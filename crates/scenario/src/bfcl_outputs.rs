@@ -117,7 +117,7 @@ pub enum AnswerProblem {
     BadCall(Value),
 }
 
-fn answer_calls(calls: &[(String, Py)]) -> Vec<AnswerCall> {
+fn answer_calls(calls: &[(String, Py)]) -> Vec<AnswerCall<'_>> {
     calls.iter().map(|(name, args)| AnswerCall::from_py(name, args)).collect()
 }
 
@@ -148,7 +148,7 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
         }
         answer.line.insert("category".into(), Value::String(answer.key.category.name().into()));
         answer.line.insert("valid".into(), Value::Bool(verdict.is_ok()));
-        answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.clone())));
+        answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.to_string())));
         answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.clone())));
         writeln!(out, "{}", Value::Object(answer.line)).map_err(JudgeError::Write)?;
     }

@@ -12,25 +12,25 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::convert::{self, Unsupported};
-use super::pyvalue::{list_repr, standardize, str_repr, Py, PyType};
+use super::pyvalue::{list_repr, standardize, standardized_eq, standardizes_to, str_repr, Py, PyType};
 use super::{BfclCheck, FunctionTypes, Language};
 
 /// Why an answer fails: BFCL's error type and its first error message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// BFCL's `error_type`, e.g. `type_error:simple`.
-    pub error_type: String,
+    pub error_type: &'static str,
     pub message: String,
 }
 
 impl Failure {
-    fn new(error_type: &str, message: impl Into<String>) -> Failure {
-        Failure { error_type: error_type.to_string(), message: message.into() }
+    fn new(error_type: &'static str, message: impl Into<String>) -> Failure {
+        Failure { error_type, message: message.into() }
     }
 
     /// Another error of BFCL's list: its type wins, the messages add up.
-    fn push(&mut self, error_type: &str, message: String) {
-        self.error_type = error_type.to_string();
+    fn push(&mut self, error_type: &'static str, message: String) {
+        self.error_type = error_type;
         if !self.message.is_empty() {
             self.message.push(' ');
         }
@@ -41,7 +41,7 @@ impl Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.message.is_empty() {
-            f.write_str(&self.error_type)
+            f.write_str(self.error_type)
         } else {
             write!(f, "{}: {}", self.error_type, self.message)
         }
@@ -57,39 +57,40 @@ impl From<Unsupported> for Failure {
     }
 }
 
-/// One call of the model's answer: the tool name and its arguments.
+/// One call of the model's answer: the tool name and its arguments,
+/// borrowed where the caller already holds them as Python values.
 #[derive(Debug, Clone)]
-pub struct AnswerCall {
-    pub name: String,
+pub struct AnswerCall<'a> {
+    pub name: Cow<'a, str>,
     /// Arguments in the order the model sent them.
-    pub params: Vec<(String, Py)>,
+    pub params: Cow<'a, [(String, Py)]>,
 }
 
-impl AnswerCall {
+impl AnswerCall<'_> {
     /// A call from a tool name and a JSON arguments object (anything else is no arguments).
-    pub fn from_json(name: &str, args: &Value) -> AnswerCall {
+    pub fn from_json(name: &str, args: &Value) -> AnswerCall<'static> {
         AnswerCall::from_json_in_order(name, args, &[])
     }
 
     /// A call from a JSON arguments object whose keys were written in
     /// `order` (see [`super::arg_order`]): BFCL walks the model's arguments
     /// as written, so the first wrong one written decides the error type.
-    pub fn from_json_in_order(name: &str, args: &Value, order: &[String]) -> AnswerCall {
+    pub fn from_json_in_order(name: &str, args: &Value, order: &[String]) -> AnswerCall<'static> {
         let params = match args {
             Value::Object(map) => super::arg_order::in_written_order(map, order).map(|(k, v)| (k.clone(), Py::from_json(v))).collect(),
             _ => Vec::new(),
         };
-        AnswerCall { name: name.to_string(), params }
+        AnswerCall { name: Cow::Owned(name.to_string()), params: Cow::Owned(params) }
     }
 
     /// A call from a tool name and its arguments as a Python dict, in the
     /// order written (anything else is no arguments).
-    pub fn from_py(name: &str, args: &Py) -> AnswerCall {
-        let params = match args {
-            Py::Dict(entries) => entries.clone(),
-            _ => Vec::new(),
+    pub fn from_py<'a>(name: &'a str, args: &'a Py) -> AnswerCall<'a> {
+        let params: &[(String, Py)] = match args {
+            Py::Dict(entries) => entries,
+            _ => &[],
         };
-        AnswerCall { name: name.to_string(), params }
+        AnswerCall { name: Cow::Borrowed(name), params: Cow::Borrowed(params) }
     }
 
     fn param(&self, name: &str) -> Option<&Py> {
@@ -103,12 +104,46 @@ struct KeyCall {
     params: Vec<KeyParam>,
 }
 
-/// A parameter of the key: its accepted values, and the string ones after
-/// `standardize` (made once: string answers are compared with them).
+/// A parameter of the key: its accepted values, the string ones after
+/// `standardize` (made once: string answers are compared with them), and
+/// its declared type in the function it is checked against.
 struct KeyParam {
     name: String,
     alternatives: Vec<Py>,
     standardized: Vec<String>,
+    /// `None` where the function declares no such parameter.
+    declared: Option<Declared>,
+}
+
+/// A parameter's declared type as the checker maps it for the category's
+/// language, resolved once per key; a `KeyError` stays an error, raised
+/// when an answer reaches it, as BFCL raises it.
+struct Declared {
+    /// The declared type name (`"integer"`, `"ArrayList"`).
+    kind: String,
+    /// The declared item type name, when the type is a list the checker looks into.
+    items: Option<String>,
+    /// The type the name maps to; `None`: a `KeyError` on `kind`.
+    expected: Option<PyType>,
+    /// For a list type the checker looks into, its item type, or the name of
+    /// the `KeyError` that looking it up raises.
+    nested: Option<Result<PyType, String>>,
+}
+
+impl Declared {
+    fn of(param: &super::ParamType, language: Language) -> Declared {
+        let (table, lists): (TypeTable, &[&str]) = match language {
+            Language::Python => (python_type, &["array", "tuple"]),
+            Language::Java => (java_type, &["Array", "ArrayList", "array"]),
+            Language::Javascript => (js_type, &["Array", "ArrayList", "array"]),
+        };
+        let kind = param.kind.as_str();
+        let nested = lists.contains(&kind).then(|| match param.items.as_deref() {
+            None => Err("items".to_string()),
+            Some(n) => table(n).ok_or_else(|| n.to_string()),
+        });
+        Declared { kind: kind.to_string(), items: param.items.clone(), expected: table(kind), nested }
+    }
 }
 
 impl KeyCall {
@@ -143,26 +178,51 @@ impl std::fmt::Debug for KeyCache {
 
 fn key_calls(check: &BfclCheck) -> &[KeyCall] {
     check.key.0.get_or_init(|| {
+        let language = check.category.language();
         check
             .ground_truth
             .iter()
             .flat_map(|c| c.iter())
-            .map(|(name, params)| KeyCall {
-                name: name.clone(),
-                params: params
-                    .iter()
-                    .map(|(k, v)| {
-                        let alternatives: Vec<Py> = match v {
-                            Value::Array(items) => items.iter().map(Py::from_json).collect(),
-                            other => vec![Py::from_json(other)],
-                        };
-                        let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
-                        KeyParam { name: k.clone(), alternatives, standardized }
-                    })
-                    .collect(),
+            .map(|(name, params)| {
+                // The function `ast_check` checks this expected call against.
+                let function = if check_kind(check) == CheckKind::Simple { check.functions.first() } else { check.function(name) };
+                KeyCall {
+                    name: name.clone(),
+                    params: params
+                        .iter()
+                        .map(|(k, v)| {
+                            let alternatives: Vec<Py> = match v {
+                                Value::Array(items) => items.iter().map(Py::from_json).collect(),
+                                other => vec![Py::from_json(other)],
+                            };
+                            let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
+                            let declared = function.and_then(|f| f.param(k)).map(|p| Declared::of(p, language));
+                            KeyParam { name: k.clone(), alternatives, standardized, declared }
+                        })
+                        .collect(),
+                }
             })
             .collect()
     })
+}
+
+/// Which of BFCL's checkers a category's answers go to (by its name, as BFCL picks).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CheckKind {
+    Parallel,
+    Multiple,
+    Simple,
+}
+
+fn check_kind(check: &BfclCheck) -> CheckKind {
+    let name = check.category.name();
+    if name.contains("parallel") {
+        CheckKind::Parallel
+    } else if name.contains("multiple") {
+        CheckKind::Multiple
+    } else {
+        CheckKind::Simple
+    }
 }
 
 /// Judges a model's answer as BFCL's evaluation does: for irrelevance no
@@ -193,22 +253,23 @@ pub fn judge(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
 pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure> {
     let key = key_calls(check);
     let language = check.category.language();
-    let name = check.category.name();
-    if name.contains("parallel") {
-        parallel_no_order(check, calls, key, language)
-    } else if name.contains("multiple") {
-        if calls.len() != key.len() {
-            return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
+    match check_kind(check) {
+        CheckKind::Parallel => parallel_no_order(check, calls, key, language),
+        CheckKind::Multiple => {
+            if calls.len() != key.len() {
+                return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
+            }
+            let function = find_function(check, &key[0].name)?;
+            simple(function, &calls[0], &key[0], language)
         }
-        let function = find_function(check, &key[0].name)?;
-        simple(function, &calls[0], &key[0], language)
-    } else {
-        if calls.len() != 1 {
-            return Err(Failure::new("simple_function_checker:wrong_count", "Wrong number of functions."));
+        CheckKind::Simple => {
+            if calls.len() != 1 {
+                return Err(Failure::new("simple_function_checker:wrong_count", "Wrong number of functions."));
+            }
+            let function = check.functions.first().ok_or_else(|| Failure::new(CRASH, "the entry has no function"))?;
+            let first = key.first().ok_or_else(|| Failure::new(CRASH, "the answer key is empty"))?;
+            simple(function, &calls[0], first, language)
         }
-        let function = check.functions.first().ok_or_else(|| Failure::new(CRASH, "the entry has no function"))?;
-        let first = key.first().ok_or_else(|| Failure::new(CRASH, "the answer key is empty"))?;
-        simple(function, &calls[0], first, language)
     }
 }
 
@@ -249,6 +310,9 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
     }
     Ok(())
 }
+
+/// How a language's checker maps the type names of a function description.
+type TypeTable = fn(&str) -> Option<PyType>;
 
 /// A type name of the function description, as the checker maps it.
 fn python_type(name: &str) -> Option<PyType> {
@@ -294,7 +358,7 @@ fn key_error(name: &str) -> Failure {
 
 /// BFCL's `simple_function_checker`: one model call against one expected call.
 fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, language: Language) -> Result<(), Failure> {
-    if call.name != function.tool {
+    if *call.name != *function.tool {
         return Err(Failure::new(
             "simple_function_checker:wrong_func_name",
             format!("Function name {} not found in model output.", str_repr(&function.tool)),
@@ -306,34 +370,26 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             format!("Missing required parameter: {}.", str_repr(missing)),
         ));
     }
-    for (param, value) in &call.params {
-        let (Some(declared), Some(key_param)) = (function.param(param), expected.param(param)) else {
+    for (param, value) in call.params.iter() {
+        let Some((key_param, declared)) = expected.param(param).and_then(|k| Some((k, k.declared.as_ref()?))) else {
             return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
         };
         let alternatives = key_param.alternatives.as_slice();
         let described = declared.kind.as_str();
-        let nested_name = || declared.items.as_deref().ok_or_else(|| key_error("items"));
-        let (expected_type, nested_type, value) = match language {
+        let expected_type = declared.expected.ok_or_else(|| key_error(described))?;
+        let nested_type = || declared.nested.as_ref().map(|n| n.clone().map_err(|name| key_error(&name))).transpose();
+        let (nested_type, value) = match language {
             Language::Python => {
-                let t = python_type(described).ok_or_else(|| key_error(described))?;
-                let nested = match described {
-                    "array" | "tuple" => {
-                        let n = nested_name()?;
-                        Some(python_type(n).ok_or_else(|| key_error(n))?)
-                    }
-                    _ => None,
-                };
+                let nested = nested_type()?;
                 // Python accepts an int where a float is declared.
                 let value = match value {
-                    Py::Int(i) if described == "float" => Cow::Owned(Py::Float(*i as f64)),
+                    Py::Int(i) if expected_type == PyType::Float => Cow::Owned(Py::Float(*i as f64)),
                     v => Cow::Borrowed(v),
                 };
-                (t, nested, value)
+                (nested, value)
             }
             Language::Java | Language::Javascript => {
-                let (table, label): (fn(&str) -> Option<PyType>, &str) =
-                    if language == Language::Java { (java_type, "type_error:java") } else { (js_type, "type_error:js") };
-                let t = table(described).ok_or_else(|| key_error(described))?;
+                let label = if language == Language::Java { "type_error:java" } else { "type_error:js" };
                 let Py::Str(text) = value else {
                     return Err(Failure::new(
                         label,
@@ -346,13 +402,9 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                     ));
                 };
                 let convert_fn = if language == Language::Java { convert::java } else { convert::javascript };
-                if matches!(described, "Array" | "ArrayList" | "array") {
-                    let n = nested_name()?;
-                    let nested = table(n).ok_or_else(|| key_error(n))?;
-                    (t, Some(nested), Cow::Owned(convert_fn(text, described, Some(n))?))
-                } else {
-                    (t, None, Cow::Owned(convert_fn(text, described, None)?))
-                }
+                let nested = nested_type()?;
+                let items = if nested.is_some() { declared.items.as_deref() } else { None };
+                (nested, Cow::Owned(convert_fn(text, described, items)?))
             }
         };
         let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type)?;
@@ -460,8 +512,7 @@ fn type_check(
 
 /// BFCL's `string_checker`.
 fn string_check(param: &str, value: &str, key: &KeyParam) -> Result<(), Failure> {
-    let wanted = standardize(value);
-    if key.standardized.contains(&wanted) {
+    if key.standardized.iter().any(|k| standardizes_to(value, k)) {
         return Ok(());
     }
     let alternatives = &key.alternatives;
@@ -484,22 +535,30 @@ fn standardized(v: &Py) -> Py {
     }
 }
 
+/// `standardized(a) == standardized(b)`, comparing strings in place.
+fn standardized_py_eq(a: &Py, b: &Py) -> bool {
+    match (a, b) {
+        (Py::Str(a), Py::Str(b)) => standardized_eq(a, b),
+        (Py::Str(_), _) | (_, Py::Str(_)) => false,
+        (a, b) => a.py_eq(b),
+    }
+}
+
 /// Python's `len(x)` and `x[j]` for an alternative BFCL iterates as a list:
-/// a list, or a string as its characters.
-fn as_sequence(alternative: &Py) -> Result<Vec<Py>, Failure> {
+/// a list (borrowed), or a string as its characters.
+fn as_sequence(alternative: &Py) -> Result<Cow<'_, [Py]>, Failure> {
     match alternative {
-        Py::List(items) => Ok(items.clone()),
-        Py::Str(s) => Ok(s.chars().map(|c| Py::Str(c.to_string())).collect()),
+        Py::List(items) => Ok(Cow::Borrowed(items)),
+        Py::Str(s) => Ok(Cow::Owned(s.chars().map(|c| Py::Str(c.to_string())).collect())),
         other => Err(Failure::new(CRASH, format!("TypeError: object of type '{}' has no len()", other.py_type().name()))),
     }
 }
 
 /// BFCL's `list_checker`: top-level strings standardised on both sides.
 fn list_check(param: &str, value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
-    let ours = Py::List(value.iter().map(standardized).collect());
     for alternative in alternatives {
-        let theirs = Py::List(as_sequence(alternative)?.iter().map(standardized).collect());
-        if ours.py_eq(&theirs) {
+        let theirs = as_sequence(alternative)?;
+        if value.len() == theirs.len() && value.iter().zip(theirs.iter()).all(|(a, b)| standardized_py_eq(a, b)) {
             return Ok(());
         }
     }
@@ -534,8 +593,9 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure
                 flag = false;
                 break;
             };
-            let accepted: Vec<Py> = as_sequence(accepted)?.iter().map(standardized).collect();
-            if !standardized(v).py_in(&accepted) {
+            let accepted = as_sequence(accepted)?;
+            if !accepted.iter().any(|a| standardized_py_eq(v, a)) {
+                let accepted: Vec<Py> = accepted.iter().map(standardized).collect();
                 result.push(
                     "value_error:dict_value",
                     format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(key), v.repr(), list_repr(&accepted)),
@@ -568,9 +628,9 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure
 fn list_dict_check(value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
     let mut result = Failure::new("list_dict_checker:unclear", "");
     for alternative in alternatives {
-        let dicts = match alternative {
-            Py::List(items) => items.clone(),
-            Py::Str(s) if s.is_empty() => Vec::new(),
+        let dicts: &[Py] = match alternative {
+            Py::List(items) => items,
+            Py::Str(s) if s.is_empty() => &[],
             other => return Err(Failure::new(CRASH, format!("list_dict_checker: alternative {} is not a list", other.repr()))),
         };
         if value.len() != dicts.len() {
@@ -578,7 +638,7 @@ fn list_dict_check(value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
             continue;
         }
         let mut flag = true;
-        for (item, answer) in value.iter().zip(&dicts) {
+        for (item, answer) in value.iter().zip(dicts) {
             let Py::Dict(entries) = item else {
                 return Err(Failure::new(CRASH, format!("AttributeError: {} has no items()", item.py_type().name())));
             };
@@ -604,7 +664,7 @@ mod tests {
         serde_json::from_value(json!({"category": category, "functions": functions, "ground_truth": truth})).unwrap()
     }
 
-    fn calls(v: Value) -> Vec<AnswerCall> {
+    fn calls(v: Value) -> Vec<AnswerCall<'static>> {
         v.as_array().unwrap().iter().flat_map(|c| c.as_object().unwrap().iter().map(|(n, a)| AnswerCall::from_json(n, a))).collect()
     }
 

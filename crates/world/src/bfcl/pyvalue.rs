@@ -297,7 +297,7 @@ impl Py {
             (Py::BigInt(n), _) => out.push_str(&pyint::decimal(n)),
             (Py::Float(f), Written::Json) if f.is_nan() => out.push_str("NaN"),
             (Py::Float(f), Written::Json) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
-            (Py::Float(f), _) => out.push_str(&float_repr(*f)),
+            (Py::Float(f), _) => write_float_repr(*f, out),
             (Py::Str(s), how) => how.string(s, out),
             (Py::List(items), how) => {
                 out.push('[');
@@ -349,7 +349,7 @@ enum Written {
 impl Written {
     fn string(self, s: &str, out: &mut String) {
         match self {
-            Written::Repr => out.push_str(&str_repr(s)),
+            Written::Repr => write_str_repr(s, out),
             Written::Json => json_str(s, out),
         }
     }
@@ -376,6 +376,12 @@ impl Py {
 /// A string as Python's `json.dumps` writes it (`ensure_ascii`).
 fn json_str(s: &str, out: &mut String) {
     out.push('"');
+    // Printable ASCII with nothing to escape is written as is.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -427,27 +433,108 @@ pub fn list_repr(items: &[Py]) -> String {
 /// Python's `repr` of a float (shortest round trip; exponent below 1e-4
 /// and from 1e16, as Python switches).
 pub fn float_repr(f: f64) -> String {
+    let mut out = String::new();
+    write_float_repr(f, &mut out);
+    out
+}
+
+/// Writes Python's `repr(f)`: the shortest digits that read back as `f`
+/// (zmij's, the same digits as CPython's), laid out as CPython lays them
+/// out: positional when the decimal point falls within 16 digits of the
+/// first and not more than 4 places before it, else `d.ddde±XX`.
+pub fn write_float_repr(f: f64, out: &mut String) {
     if f.is_nan() {
-        return "nan".into();
+        return out.push_str("nan");
     }
     if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+        return out.push_str(if f > 0.0 { "inf" } else { "-inf" });
     }
-    let text = format!("{f:?}");
-    if text.contains('e') {
-        // Rust writes 1e-5, Python 1e-05.
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        let (sign, digits) = exp.strip_prefix('-').map_or(("+", exp), |d| ("-", d));
-        return format!("{mantissa}e{sign}{digits:0>2}");
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(f);
+    // Written positionally where Python writes it so: as is, with `.0` on a whole number.
+    if !text.contains(['e', 'E']) && (f == 0.0 || (1e-4..1e16).contains(&f.abs())) {
+        out.push_str(text);
+        if !text.contains('.') {
+            out.push_str(".0");
+        }
+        return;
     }
-    text
+    let (negative, text) = text.strip_prefix('-').map_or((false, text), |t| (true, t));
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // The digits d1 d2 … dn and `point`: the value is 0.d1d2…dn × 10^point.
+    let mut digits = [0u8; 40];
+    let mut n = 0;
+    let mut point = whole.len() as i32 + exponent;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        if n == 0 && b == b'0' {
+            point -= 1;
+        } else if n < digits.len() {
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    while n > 0 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    if negative {
+        out.push('-');
+    }
+    if n == 0 {
+        return out.push_str("0.0");
+    }
+    let digits = &digits[..n];
+    let push = |out: &mut String, bytes: &[u8]| bytes.iter().for_each(|&b| out.push(char::from(b)));
+    if point <= -4 || point > 16 {
+        push(out, &digits[..1]);
+        if n > 1 {
+            out.push('.');
+            push(out, &digits[1..]);
+        }
+        let e = point - 1;
+        out.push_str(if e < 0 { "e-" } else { "e+" });
+        if e.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(e.abs()));
+    } else if point <= 0 {
+        out.push_str("0.");
+        (0..-point).for_each(|_| out.push('0'));
+        push(out, digits);
+    } else {
+        let point = point as usize;
+        if n <= point {
+            push(out, digits);
+            (n..point).for_each(|_| out.push('0'));
+            out.push_str(".0");
+        } else {
+            push(out, &digits[..point]);
+            out.push('.');
+            push(out, &digits[point..]);
+        }
+    }
 }
 
 /// Python's `repr` of a string: single quotes unless the text has one and no double.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
+    write_str_repr(s, &mut out);
+    out
+}
+
+/// Writes Python's `repr` of a string (see [`str_repr`]).
+fn write_str_repr(s: &str, out: &mut String) {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     out.push(quote);
+    // Printable ASCII with nothing to escape is written as is.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'\\' && b != quote as u8) {
+        out.push_str(s);
+        out.push(quote);
+        return;
+    }
     for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -467,14 +554,45 @@ pub fn str_repr(s: &str) -> String {
         }
     }
     out.push(quote);
-    out
 }
 
 /// BFCL's `standardize_string`: spaces and `,./-_*^` removed, lower case,
 /// `'` written as `"`.
 pub fn standardize(s: &str) -> String {
+    if s.is_ascii() {
+        return standardized_ascii(s).map(char::from).collect();
+    }
     let kept: String = s.chars().filter(|c| !matches!(c, ' ' | ',' | '.' | '/' | '-' | '_' | '*' | '^')).collect();
     kept.to_lowercase().replace('\'', "\"")
+}
+
+/// `standardize` of an ASCII string, a byte at a time: on ASCII, Python's
+/// `lower()` is the ASCII one (its special cases are all beyond ASCII).
+fn standardized_ascii(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes().filter(|b| !matches!(b, b' ' | b',' | b'.' | b'/' | b'-' | b'_' | b'*' | b'^')).map(|b| match b {
+        b'\'' => b'"',
+        b => b.to_ascii_lowercase(),
+    })
+}
+
+/// Whether `standardize(raw) == standardized`, without building the string
+/// when `raw` is ASCII (the common case, judged once per answer).
+pub fn standardizes_to(raw: &str, standardized: &str) -> bool {
+    if raw.is_ascii() {
+        standardized_ascii(raw).eq(standardized.bytes())
+    } else {
+        standardize(raw) == standardized
+    }
+}
+
+/// Whether `standardize(a) == standardize(b)`, without building either
+/// string when both are ASCII.
+pub fn standardized_eq(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        standardized_ascii(a).eq(standardized_ascii(b))
+    } else {
+        standardize(a) == standardize(b)
+    }
 }
 
 #[cfg(test)]
@@ -511,5 +629,82 @@ mod tests {
         assert_eq!(float_repr(1e-5), "1e-05");
         assert_eq!(float_repr(5.0), "5.0");
         assert_eq!(standardize("New York, NY's"), "newyorkny\"s");
+    }
+
+    /// `repr(v)` in CPython 3.11 for each value's bits, printed by
+    /// `python3 -c "import struct; v=…; print(hex(struct.unpack('<Q', struct.pack('<d', v))[0]), repr(v))"`.
+    const PYTHON_FLOAT_REPRS: [(u64, &str); 25] = [
+        // A tie between two shortest forms (the value is …562.25): Python
+        // takes the even digit; Rust's `{:?}` writes …562.3.
+        (0x43179085685d83c9_u64, "1658206780088562.2"),
+        (0x0_u64, "0.0"),
+        (0x8000000000000000_u64, "-0.0"),
+        (0x3ff0000000000000_u64, "1.0"),
+        (0xbff8000000000000_u64, "-1.5"),
+        (0x3fb999999999999a_u64, "0.1"),
+        (0x3ee4f8b588e368f1_u64, "1e-05"),
+        (0x3f1a36e2eb1c432d_u64, "0.0001"),
+        (0x3f202c9dedbc309d_u64, "0.0001234"),
+        (0x4341c37937e08000_u64, "1e+16"),
+        (0x430c6bf526340000_u64, "1000000000000000.0"),
+        (0x437b69b4ba630f35_u64, "1.2345678901234568e+17"),
+        (0x7fefffffffffffff_u64, "1.7976931348623157e+308"),
+        (0x1_u64, "5e-324"),
+        (0x10000000000000_u64, "2.2250738585072014e-308"),
+        (0x3fd3333333333334_u64, "0.30000000000000004"),
+        (0x4059000000000000_u64, "100.0"),
+        (0x40934a0000000000_u64, "1234.5"),
+        (0x4341c37937e07fff_u64, "9999999999999998.0"),
+        (0x4480f0cf064dd592_u64, "1e+22"),
+        (0x400921f9f01b866e_u64, "3.14159"),
+        (0xbe90c6f7a0b5ed8d_u64, "-2.5e-07"),
+        (0x4345ee2a2eb5a5c4_u64, "1.2345678901234568e+16"),
+        (0x3f50624dd2f1a9fc_u64, "0.001"),
+        (0x4271f7182a000000_u64, "1234560000000.0"),
+    ];
+
+    #[test]
+    fn floats_are_written_as_python_writes_them() {
+        for (bits, python) in PYTHON_FLOAT_REPRS {
+            assert_eq!(float_repr(f64::from_bits(bits)), python, "{bits:#x}");
+        }
+        assert_eq!(float_repr(f64::NAN), "nan");
+        assert_eq!(float_repr(f64::NEG_INFINITY), "-inf");
+    }
+
+    /// The significant digits of a float's text, leading and trailing zeros dropped.
+    fn significant(text: &str) -> String {
+        let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+        mantissa.chars().filter(char::is_ascii_digit).collect::<String>().trim_matches('0').to_string()
+    }
+
+    /// Read back, the text is the float, with no more digits than the
+    /// shortest form Rust finds, laid out as Python lays it out.
+    fn check_repr(f: f64) {
+        let text = float_repr(f);
+        assert_eq!(text.parse::<f64>().ok().map(f64::to_bits), Some(f.to_bits()), "{text}");
+        assert_eq!(significant(&text).len(), significant(&format!("{f:?}")).len(), "{text} against {f:?}");
+        let magnitude = f.abs();
+        let positional = magnitude == 0.0 || (1e-4..1e16).contains(&magnitude);
+        assert_eq!(!text.contains('e'), positional, "{text}");
+        assert!(text.contains('.') || text.contains('e'), "{text}");
+    }
+
+    #[test]
+    fn floats_of_every_magnitude_read_back_in_the_fewest_digits() {
+        // A fixed xorshift over all 64-bit patterns: every exponent and sign.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            if f.is_finite() {
+                check_repr(f);
+            }
+        }
+        for n in 0..2_000i32 {
+            check_repr(f64::from(n) * 0.25 - 100.0);
+        }
     }
 }

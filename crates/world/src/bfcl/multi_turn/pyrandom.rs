@@ -6,15 +6,38 @@ const N: usize = 624;
 const M: usize = 397;
 
 /// `random.Random(seed)`: the same draws as CPython's for `randint`, `random` and `uniform`.
+///
+/// The generator is seeded at its first draw, not when made: most of BFCL's
+/// instances never draw, and seeding (2,500 bytes of state, two passes over
+/// it) was a tenth of judging a trajectory. The draws are the same.
 #[derive(Debug, Clone)]
 pub struct PyRandom {
+    seed: i128,
+    twister: Option<Box<Twister>>,
+}
+
+/// The Mersenne Twister's state, as CPython's `random` keeps it.
+#[derive(Debug, Clone)]
+struct Twister {
     state: [u32; N],
     index: usize,
 }
 
 impl PyRandom {
-    /// `random.Random(seed)` for an int seed (`init_by_array` of its 32-bit words).
+    /// `random.Random(seed)` for an int seed.
     pub fn new(seed: i128) -> PyRandom {
+        PyRandom { seed, twister: None }
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        let seed = self.seed;
+        self.twister.get_or_insert_with(|| Box::new(Twister::seeded(seed))).next_u32()
+    }
+}
+
+impl Twister {
+    /// Seeded as CPython seeds from an int (`init_by_array` of its 32-bit words).
+    fn seeded(seed: i128) -> Twister {
         let mut magnitude = seed.unsigned_abs();
         let mut key = Vec::new();
         while magnitude > 0 {
@@ -24,7 +47,7 @@ impl PyRandom {
         if key.is_empty() {
             key.push(0);
         }
-        let mut r = PyRandom { state: [0; N], index: N };
+        let mut r = Twister { state: [0; N], index: N };
         r.init_genrand(19_650_218);
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
@@ -78,7 +101,9 @@ impl PyRandom {
         y ^= (y << 15) & 0xefc6_0000;
         y ^ (y >> 18)
     }
+}
 
+impl PyRandom {
     /// `getrandbits(k)` for `k` ≤ 128: words from the least significant up.
     fn getrandbits(&mut self, k: u32) -> u128 {
         if k <= 32 {
