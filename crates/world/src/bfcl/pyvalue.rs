@@ -257,8 +257,8 @@ impl Py {
             (Py::BigInt(a), Py::BigInt(b)) => a == b,
             (Py::None, Py::None) => true,
             (Py::Str(a), Py::Str(b)) => a == b,
-            (Py::List(a), Py::List(b)) | (Py::Tuple(a), Py::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.py_eq(y)),
-            (Py::Dict(a), Py::Dict(b)) => a.len() == b.len() && a.iter().all(|(k, x)| b.iter().any(|(kb, y)| kb == k && x.py_eq(y))),
+            (Py::List(a), Py::List(b)) | (Py::Tuple(a), Py::Tuple(b)) => list_eq(a, b),
+            (Py::Dict(a), Py::Dict(b)) => dict_eq(a, b),
             _ => false,
         }
     }
@@ -293,13 +293,14 @@ impl Py {
             (Py::None, Written::Json) => out.push_str("null"),
             (Py::Bool(b), Written::Repr) => out.push_str(if *b { "True" } else { "False" }),
             (Py::Bool(b), Written::Json) => out.push_str(if *b { "true" } else { "false" }),
-            (Py::Int(i), _) => out.push_str(&i.to_string()),
+            (Py::Int(i), _) => out.push_str(itoa::Buffer::new().format(*i)),
             (Py::BigInt(n), _) => out.push_str(&pyint::decimal(n)),
             (Py::Float(f), Written::Json) if f.is_nan() => out.push_str("NaN"),
             (Py::Float(f), Written::Json) if f.is_infinite() => out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" }),
             (Py::Float(f), _) => write_float_repr(*f, out),
             (Py::Str(s), how) => how.string(s, out),
-            (Py::List(items), how) => {
+            // json.dumps writes a tuple as a list.
+            (Py::List(items), how) | (Py::Tuple(items), how @ Written::Json) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
@@ -309,8 +310,7 @@ impl Py {
                 }
                 out.push(']');
             }
-            // json.dumps writes a tuple as a list; repr as `(a,)`, `(a, b)`.
-            (Py::Tuple(items), Written::Json) => Py::List(items.clone()).write(out, how),
+            // repr writes a tuple as `(a,)`, `(a, b)`.
             (Py::Tuple(items), how) => {
                 out.push('(');
                 for (i, item) in items.iter().enumerate() {
@@ -335,6 +335,67 @@ impl Py {
             }
         }
     }
+}
+
+/// Python's `==` of two lists (or two tuples).
+pub fn list_eq(a: &[Py], b: &[Py]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.py_eq(y))
+}
+
+/// Python's `==` of two dicts: the same keys with equal values, in any order.
+pub fn dict_eq(a: &[(String, Py)], b: &[(String, Py)]) -> bool {
+    a.len() == b.len() && a.iter().all(|(k, x)| b.iter().any(|(kb, y)| kb == k && x.py_eq(y)))
+}
+
+/// Whether `json.dumps(a) == json.dumps(b)`, without writing either: the
+/// values match in shape, equal strings, ints and float bits (every NaN
+/// writes `NaN`), a tuple matching a list.
+pub fn same_json(a: &Py, b: &Py) -> bool {
+    same_text(a, b, Written::Json)
+}
+
+/// Whether `repr(a) == repr(b)`, without writing either (as [`same_json`],
+/// but a tuple is not a list).
+pub fn same_repr(a: &Py, b: &Py) -> bool {
+    same_text(a, b, Written::Repr)
+}
+
+fn same_text(a: &Py, b: &Py, how: Written) -> bool {
+    let all_same = |x: &[Py], y: &[Py]| x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_text(x, y, how));
+    match (a, b) {
+        (Py::None, Py::None) => true,
+        (Py::Bool(x), Py::Bool(y)) => x == y,
+        (Py::Int(x), Py::Int(y)) => x == y,
+        (Py::BigInt(x), Py::BigInt(y)) => x == y,
+        // The shortest digits that read back are one text per float.
+        (Py::Float(x), Py::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        (Py::Str(x), Py::Str(y)) => same_string(x, y, how),
+        (Py::List(x), Py::List(y)) | (Py::Tuple(x), Py::Tuple(y)) => all_same(x, y),
+        (Py::List(x), Py::Tuple(y)) | (Py::Tuple(x), Py::List(y)) => matches!(how, Written::Json) && all_same(x, y),
+        (Py::Dict(x), Py::Dict(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((kx, vx), (ky, vy))| same_string(kx, ky, how) && same_text(vx, vy, how))
+        }
+        // Every other pair writes differently: a bool, None, a number, a
+        // string, a list and a dict each start or read apart.
+        _ => false,
+    }
+}
+
+/// Whether two strings are written alike: equal ones always are; two
+/// different ASCII ones never (their escapes read back); otherwise they
+/// are written and compared (a lone surrogate's stand-in writes as half of
+/// a pair's escape).
+fn same_string(a: &str, b: &str, how: Written) -> bool {
+    if a == b {
+        return true;
+    }
+    if a.is_ascii() && b.is_ascii() {
+        return false;
+    }
+    let (mut x, mut y) = (String::new(), String::new());
+    how.string(a, &mut x);
+    how.string(b, &mut y);
+    x == y
 }
 
 /// How [`Py::write`] writes a value.
@@ -670,6 +731,59 @@ mod tests {
         }
         assert_eq!(float_repr(f64::NAN), "nan");
         assert_eq!(float_repr(f64::NEG_INFINITY), "-inf");
+    }
+
+    /// Values that look alike in some writing: numbers of each type, a
+    /// string of a number, a list and a tuple, non-ASCII text, NaN and -0.0.
+    fn lookalikes() -> Vec<Py> {
+        let s = |t: &str| Py::Str(t.into());
+        let scalars = vec![
+            Py::None,
+            Py::Bool(true),
+            Py::Bool(false),
+            Py::Int(1),
+            Py::Int(0),
+            Py::BigInt(Box::new(num_bigint::BigInt::from(1u8) << 200u32)),
+            Py::Float(1.0),
+            Py::Float(0.0),
+            Py::Float(-0.0),
+            Py::Float(f64::NAN),
+            Py::Float(-f64::NAN),
+            Py::Float(f64::INFINITY),
+            s("1"),
+            s("True"),
+            s("a'b"),
+            s("a\"b"),
+            s("é"),
+            s("\u{e9}"),
+            s("\\u00e9"),
+            s("😀"),
+            // Two lone surrogates' stand-ins: json.dumps writes them as it writes 😀.
+            Py::Str([0xD83D, 0xDE00].into_iter().filter_map(super::super::surrogate::char_for).collect()),
+        ];
+        let mut all = scalars.clone();
+        for v in scalars.iter().take(12) {
+            all.push(Py::List(vec![v.clone()]));
+            all.push(Py::Tuple(vec![v.clone()]));
+            all.push(Py::Dict(vec![("k".into(), v.clone())]));
+        }
+        all.push(Py::List(vec![]));
+        all.push(Py::Tuple(vec![]));
+        all.push(Py::Dict(vec![]));
+        all.push(Py::Dict(vec![("é".into(), Py::Int(1)), ("b".into(), Py::List(vec![s("x"), Py::Float(2.5)]))]));
+        all.push(Py::Dict(vec![("b".into(), Py::List(vec![s("x"), Py::Float(2.5)])), ("é".into(), Py::Int(1))]));
+        all
+    }
+
+    #[test]
+    fn values_compare_as_their_text_does() {
+        let all = lookalikes();
+        for a in &all {
+            for b in &all {
+                assert_eq!(same_json(a, b), a.json_dumps() == b.json_dumps(), "json.dumps of {a:?} and {b:?}");
+                assert_eq!(same_repr(a, b), a.repr() == b.repr(), "repr of {a:?} and {b:?}");
+            }
+        }
     }
 
     /// The significant digits of a float's text, leading and trailing zeros dropped.

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pycall::{parse_call, Call, CallSyntaxError};
-use super::World;
+use super::{CallResult, World};
 use crate::bfcl::pyvalue::Py;
 
 /// A multi-turn entry's answer key: what the world starts as and the
@@ -137,10 +137,10 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
     let mut model_world = key.world().map_err(unloadable)?;
     let mut truth_world = key.world().map_err(unloadable)?;
     truth_world.share_defaults_with(&model_world);
-    let mut model_results: Vec<String> = Vec::new();
+    let mut model_results: Vec<CallResult> = Vec::new();
     for (turn, (calls, truth)) in turns.iter().zip(ground_truth.iter()).enumerate() {
-        model_results.extend(calls.iter().map(|c| model_world.execute(c)));
-        let truth_results: Vec<String> = truth.iter().map(|c| truth_world.execute(c)).collect();
+        model_results.extend(calls.iter().map(|c| model_world.execute_value(c)));
+        let truth_results: Vec<CallResult> = truth.iter().map(|c| truth_world.execute_value(c)).collect();
         if truth.is_empty() {
             // BFCL judges nothing here; the calls still ran, so later turns see their effect.
             continue;
@@ -153,7 +153,7 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
         }
         let missing = missing_results(&truth_results, &model_results);
         if !missing.is_empty() {
-            let shown: Vec<String> = missing.iter().map(|m| crate::quote::bound_owned(m.to_string(), 120)).collect();
+            let shown: Vec<String> = missing.iter().map(|m| crate::quote::bound_owned(m.text().into_owned(), 120)).collect();
             return Err(Failure {
                 kind: FailureType::ResponseMismatch,
                 turn: Some(turn),
@@ -166,16 +166,13 @@ pub fn judge(key: &MultiTurnKey, turns: &[Vec<Call>]) -> Result<(), Failure> {
 
 /// The first class whose public attributes differ, and which attributes.
 fn state_difference(model: &World, truth: &World) -> Option<String> {
-    for ((class, ours), (_, theirs)) in model.state().iter().zip(truth.state()) {
-        let differing: Vec<&str> = theirs
-            .iter()
-            .filter(|(name, value)| !ours.iter().any(|(n, v)| n == name && v.py_eq(value)))
-            .map(|(name, _)| name.as_str())
-            .collect();
+    for ((class, ours), (_, theirs)) in model.attrs().iter().zip(truth.attrs()) {
+        let differing: Vec<&str> =
+            theirs.iter().filter(|(name, value)| !ours.iter().any(|(n, v)| n == name && v.py_eq(value))).map(|(name, _)| *name).collect();
         if !differing.is_empty() {
             // A state cut at its walking limit says so where the verdict is read.
             let limit = crate::core::limits::BFCL_TREE_ENTRIES;
-            let cut = ours.iter().any(|(n, v)| differing.contains(&n.as_str()) && v.json_dumps().contains(limit.variable));
+            let cut = ours.iter().any(|(n, v)| differing.contains(n) && v.to_py().json_dumps().contains(limit.variable));
             let why = if cut { format!(" (its state was cut: {})", limit.passed("the file tree walked")) } else { String::new() };
             return Some(format!("{class} differs from the ground truth's in {}{why}", differing.join(", ")));
         }
@@ -184,15 +181,15 @@ fn state_difference(model: &World, truth: &World) -> Option<String> {
 }
 
 /// The ground-truth results not found among the model's, each match used once.
-fn missing_results<'a>(truth: &'a [String], model: &[String]) -> Vec<&'a str> {
-    let mut left: Vec<&str> = model.iter().map(String::as_str).collect();
+fn missing_results<'a>(truth: &'a [CallResult], model: &[CallResult]) -> Vec<&'a CallResult> {
+    let mut left: Vec<&CallResult> = model.iter().collect();
     let mut missing = Vec::new();
     for result in truth {
-        match left.iter().position(|m| m == result) {
+        match left.iter().position(|m| m.same_text(result)) {
             Some(i) => {
                 left.remove(i);
             }
-            None => missing.push(result.as_str()),
+            None => missing.push(result),
         }
     }
     missing

@@ -66,6 +66,60 @@ impl Args {
 /// shares it.
 pub type SharedList = std::sync::Arc<std::sync::Mutex<Vec<Py>>>;
 
+/// A public attribute's value: borrowed where the instance keeps it as a
+/// value, a list or a dict's entries; made where it is built from other state.
+#[derive(Debug)]
+pub enum Attr<'a> {
+    Py(&'a Py),
+    List(&'a [Py]),
+    Dict(&'a [(String, Py)]),
+    Made(Py),
+}
+
+/// An attribute seen as Python compares it.
+enum AttrView<'a> {
+    Py(&'a Py),
+    List(&'a [Py]),
+    Dict(&'a [(String, Py)]),
+}
+
+impl Attr<'_> {
+    fn view(&self) -> AttrView<'_> {
+        let py = match self {
+            Attr::List(items) => return AttrView::List(items),
+            Attr::Dict(entries) => return AttrView::Dict(entries),
+            Attr::Py(p) => p,
+            Attr::Made(p) => p,
+        };
+        match py {
+            Py::List(items) => AttrView::List(items),
+            Py::Dict(entries) => AttrView::Dict(entries),
+            other => AttrView::Py(other),
+        }
+    }
+
+    /// Python's `self == other`.
+    pub fn py_eq(&self, other: &Attr<'_>) -> bool {
+        use crate::bfcl::pyvalue::{dict_eq, list_eq};
+        match (self.view(), other.view()) {
+            (AttrView::List(a), AttrView::List(b)) => list_eq(a, b),
+            (AttrView::Dict(a), AttrView::Dict(b)) => dict_eq(a, b),
+            (AttrView::Py(a), AttrView::Py(b)) => a.py_eq(b),
+            // A list equals no dict, tuple or scalar; a dict no list or scalar.
+            _ => false,
+        }
+    }
+
+    /// The value, owned.
+    pub fn to_py(&self) -> Py {
+        match self.view() {
+            AttrView::List(items) => Py::List(items.to_vec()),
+            AttrView::Dict(entries) => Py::Dict(entries.to_vec()),
+            AttrView::Py(p) => p.clone(),
+        }
+    }
+}
+
 /// The text of an exception Python would raise (`str(e)`).
 pub type PyError = String;
 
@@ -81,8 +135,14 @@ pub trait ApiClass: Send {
     /// text of the exception it raises.
     fn call(&mut self, method: &str, args: &Args) -> Result<Py, PyError>;
     /// The public attributes (`vars(instance)` less names starting with `_`),
-    /// in their order, as values Python's `==` compares the same way.
-    fn state(&self) -> Vec<(String, Py)>;
+    /// in their order, as values Python's `==` compares the same way:
+    /// borrowed where the instance keeps them so, since the judge compares
+    /// them after every turn.
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)>;
+    /// [`ApiClass::attrs`] as owned values.
+    fn state(&self) -> Vec<(String, Py)> {
+        self.attrs().into_iter().map(|(k, v)| (k.to_string(), v.to_py())).collect()
+    }
     /// The class's mutable default arguments, if it has any that its
     /// methods mutate (`TwitterAPI.post_tweet`'s `mentions=[]`).
     fn shared_defaults(&self) -> Option<SharedList> {
@@ -134,8 +194,8 @@ impl World {
         for name in involved {
             let mut instance = new_class(name).ok_or_else(|| UnknownClass(name.clone()))?;
             if !STATELESS.contains(&name.as_str()) {
-                let config = initial_config.get(name).cloned().unwrap_or(Py::Dict(Vec::new()));
-                instance.load(&config, long_context);
+                const NONE: &Py = &Py::Dict(Vec::new());
+                instance.load(initial_config.get(name).unwrap_or(NONE), long_context);
             }
             instances.push(instance);
         }
@@ -150,9 +210,14 @@ impl World {
 
     /// Runs one call and returns what BFCL's executor returns for it.
     pub fn execute(&mut self, call: &pycall::Call) -> String {
+        self.execute_value(call).into_text()
+    }
+
+    /// Runs one call; its result as the value BFCL's executor writes.
+    pub fn execute_value(&mut self, call: &pycall::Call) -> CallResult {
         match self.try_execute(call) {
-            Ok(value) => result_text(&value),
-            Err(e) => format!("{EXECUTION_ERROR}{e}"),
+            Ok(value) => CallResult::of(value),
+            Err(e) => CallResult::Text(format!("{EXECUTION_ERROR}{e}")),
         }
     }
 
@@ -187,6 +252,11 @@ impl World {
     /// Each instance's public attributes, by class name.
     pub fn state(&self) -> Vec<(&'static str, Vec<(String, Py)>)> {
         self.instances.iter().map(|i| (i.class_name(), i.state())).collect()
+    }
+
+    /// Each instance's public attributes, by class name, borrowed where they can be.
+    pub fn attrs(&self) -> Vec<(&'static str, Vec<(&'static str, Attr<'_>)>)> {
+        self.instances.iter().map(|i| (i.class_name(), i.attrs())).collect()
     }
 }
 
@@ -260,14 +330,66 @@ fn bind(class: &str, method: &Method, call: &pycall::Call) -> Result<Args, PyErr
 /// What BFCL's executor makes of a return value: a string as it is, a dict
 /// as `json.dumps` writes it, anything else as `str()`.
 pub fn result_text(value: &Py) -> String {
-    // An int past 4300 digits: `json.dumps`, then `str`, raise Python's ValueError.
-    if !matches!(value, Py::Str(_)) && value.has_int_past_str_limit() {
-        return format!("{EXECUTION_ERROR}{}", crate::bfcl::pyint::too_many_digits());
+    CallResult::of(value.clone()).into_text()
+}
+
+/// A call's result as BFCL's executor makes it text, kept as the value it
+/// writes until the text is read: the judge compares results far more
+/// often than it shows them, and comparing values skips writing every
+/// float of a long result.
+#[derive(Debug, Clone)]
+pub enum CallResult {
+    /// A string returned, or an error's text.
+    Text(String),
+    /// A dict, written by `json.dumps`.
+    Json(Py),
+    /// Anything else, written by `str()` (its `repr`).
+    Str(Py),
+}
+
+impl CallResult {
+    /// The result of a call that returned `value`.
+    pub fn of(value: Py) -> CallResult {
+        // An int past 4300 digits: `json.dumps`, then `str`, raise Python's ValueError.
+        if !matches!(value, Py::Str(_)) && value.has_int_past_str_limit() {
+            return CallResult::Text(format!("{EXECUTION_ERROR}{}", crate::bfcl::pyint::too_many_digits()));
+        }
+        match value {
+            Py::Str(s) => CallResult::Text(s),
+            dict @ Py::Dict(_) => CallResult::Json(dict),
+            other => CallResult::Str(other),
+        }
     }
-    match value {
-        Py::Str(s) => s.clone(),
-        Py::Dict(_) => value.json_dumps(),
-        other => other.str_(),
+
+    /// The text BFCL's executor returns.
+    pub fn into_text(self) -> String {
+        match self {
+            CallResult::Text(s) => s,
+            CallResult::Json(v) => v.json_dumps(),
+            CallResult::Str(v) => v.repr(),
+        }
+    }
+
+    /// The text, borrowed where it is one.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            CallResult::Text(s) => std::borrow::Cow::Borrowed(s),
+            CallResult::Json(v) => std::borrow::Cow::Owned(v.json_dumps()),
+            CallResult::Str(v) => std::borrow::Cow::Owned(v.repr()),
+        }
+    }
+
+    /// Whether the two results are the same text.
+    pub fn same_text(&self, other: &CallResult) -> bool {
+        use crate::bfcl::pyvalue::{same_json, same_repr};
+        match (self, other) {
+            (CallResult::Text(a), CallResult::Text(b)) => a == b,
+            (CallResult::Json(a), CallResult::Json(b)) => same_json(a, b),
+            (CallResult::Str(a), CallResult::Str(b)) => same_repr(a, b),
+            // A dict's text starts with `{`, a `repr` never does (a dict goes to json.dumps).
+            (CallResult::Json(_), CallResult::Str(_)) | (CallResult::Str(_), CallResult::Json(_)) => false,
+            (CallResult::Text(t), v) | (v, CallResult::Text(t)) => *t == v.text(),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use self::text::{contains_char, is_py_space, splitlines};
 use self::tree::{tree_too_big, NodeId, Tree, RECURSION_ERROR, RECURSION_LIMIT};
 use crate::bfcl::multi_turn::pyops::{self, dict, error, no_attribute, str_key, truthy, type_name};
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
 /// What `long_context=True` loads: BFCL's `long_context.py` data.
@@ -597,8 +597,8 @@ impl ApiClass for GorillaFileSystem {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
-        vec![("long_context".to_string(), Py::Bool(self.long_context)), ("root".to_string(), self.tree.plain(self.root, 0))]
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
+        vec![("long_context", Attr::Made(Py::Bool(self.long_context))), ("root", Attr::Made(self.tree.plain(self.root, 0)))]
     }
 }
 

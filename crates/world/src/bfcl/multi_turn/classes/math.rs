@@ -7,7 +7,7 @@
 mod mpnum;
 
 use crate::bfcl::multi_turn::pyops::{self, error, Cmp, Num, Op};
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyint;
 use crate::bfcl::pyvalue::{self, float_repr, Py};
 
@@ -418,7 +418,7 @@ impl ApiClass for MathAPI {
     }
 
     /// `MathAPI` has no public attributes.
-    fn state(&self) -> Vec<(String, Py)> {
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
         Vec::new()
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::bfcl::multi_turn::pyops::{dict, error, get_any, increment, lower, no_attribute, plain_dict, truthy};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
-use crate::bfcl::multi_turn::{req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
 /// `random_seed` when the configuration gives none.
@@ -261,16 +261,16 @@ impl ApiClass for MessageAPI {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
         let mut ids = self.generated_ids.clone();
         ids.sort_unstable();
         vec![
-            ("generated_ids".into(), Py::List(ids.into_iter().map(Py::Int).collect())),
-            ("user_count".into(), self.user_count.clone()),
-            ("user_map".into(), plain_dict(&self.user_map)),
-            ("inbox".into(), Py::List(self.inbox.clone())),
-            ("message_count".into(), self.message_count.clone()),
-            ("current_user".into(), self.current_user.clone()),
+            ("generated_ids", Attr::Made(Py::List(ids.into_iter().map(Py::Int).collect()))),
+            ("user_count", Attr::Py(&self.user_count)),
+            ("user_map", Attr::Made(plain_dict(&self.user_map))),
+            ("inbox", Attr::List(&self.inbox)),
+            ("message_count", Attr::Py(&self.message_count)),
+            ("current_user", Attr::Py(&self.current_user)),
         ]
     }
 }

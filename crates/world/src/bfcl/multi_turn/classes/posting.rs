@@ -7,7 +7,7 @@
 use crate::bfcl::multi_turn::pyops::{
     self, dict, error, get_any, increment, item, iterate, key_position, lower, no_attribute, plain_dict, set_item, truthy,
 };
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError, SharedList};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError, SharedList};
 use crate::bfcl::pyvalue::Py;
 
 /// BFCL's `TwitterAPI`.
@@ -385,16 +385,16 @@ impl ApiClass for TwitterAPI {
         self.sync_shared_mentions();
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
         vec![
-            ("username".into(), self.username.clone()),
-            ("password".into(), self.password.clone()),
-            ("authenticated".into(), self.authenticated.clone()),
-            ("tweets".into(), plain_dict(&self.tweets_now())),
-            ("comments".into(), plain_dict(&self.comments)),
-            ("retweets".into(), plain_dict(&self.retweets)),
-            ("following_list".into(), Py::List(self.following_list.clone())),
-            ("tweet_counter".into(), self.tweet_counter.clone()),
+            ("username", Attr::Py(&self.username)),
+            ("password", Attr::Py(&self.password)),
+            ("authenticated", Attr::Py(&self.authenticated)),
+            ("tweets", Attr::Made(plain_dict(&self.tweets_now()))),
+            ("comments", Attr::Made(plain_dict(&self.comments))),
+            ("retweets", Attr::Made(plain_dict(&self.retweets))),
+            ("following_list", Attr::List(&self.following_list)),
+            ("tweet_counter", Attr::Py(&self.tweet_counter)),
         ]
     }
 }

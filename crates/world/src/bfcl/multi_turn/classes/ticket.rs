@@ -3,7 +3,7 @@
 //! logged-in user.
 
 use crate::bfcl::multi_turn::pyops::{self, dict, error, increment, item, lower, no_attribute, set_item, truthy, Cmp};
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 
 /// BFCL's `TicketAPI`.
@@ -206,11 +206,11 @@ impl ApiClass for TicketAPI {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
         vec![
-            ("ticket_queue".into(), Py::List(self.ticket_queue.clone())),
-            ("ticket_counter".into(), self.ticket_counter.clone()),
-            ("current_user".into(), self.current_user.clone()),
+            ("ticket_queue", Attr::List(&self.ticket_queue)),
+            ("ticket_counter", Attr::Py(&self.ticket_counter)),
+            ("current_user", Attr::Py(&self.current_user)),
         ]
     }
 }

@@ -6,7 +6,7 @@
 use crate::bfcl::multi_turn::pyops::datetime::{self as pydatetime, strptime_arg, DateTime, Format};
 use crate::bfcl::multi_turn::pyops::{self, dict, error, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 use std::sync::OnceLock;
 
@@ -574,18 +574,18 @@ impl ApiClass for TradingBot {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
         let orders = self.orders.iter().map(|(k, v)| (k.str_(), v.clone())).collect();
         vec![
-            ("orders".into(), Py::Dict(orders)),
-            ("account_info".into(), self.account_info.clone()),
-            ("authenticated".into(), self.authenticated.clone()),
-            ("market_status".into(), self.market_status.clone()),
-            ("order_counter".into(), self.order_counter.clone()),
-            ("stocks".into(), Py::Dict(self.stocks.clone())),
-            ("watch_list".into(), Py::List(self.watch_list.clone())),
-            ("transaction_history".into(), Py::List(self.transaction_history.clone())),
-            ("long_context".into(), Py::Bool(self.long_context)),
+            ("orders", Attr::Made(Py::Dict(orders))),
+            ("account_info", Attr::Py(&self.account_info)),
+            ("authenticated", Attr::Py(&self.authenticated)),
+            ("market_status", Attr::Py(&self.market_status)),
+            ("order_counter", Attr::Py(&self.order_counter)),
+            ("stocks", Attr::Dict(&self.stocks)),
+            ("watch_list", Attr::List(&self.watch_list)),
+            ("transaction_history", Attr::List(&self.transaction_history)),
+            ("long_context", Attr::Made(Py::Bool(self.long_context))),
         ]
     }
 }

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::bfcl::multi_turn::pyops::datetime::{strptime, strptime_arg, today, Format};
 use crate::bfcl::multi_turn::pyops::{self, dict, error, item, no_attribute, set_entry, set_item, str_key, Cmp, Num, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::Py;
 use tables::{Rate, AIRPORTS, BASE_COSTS, EXCHANGE_RATES, NEAREST_AIRPORT};
 
@@ -203,22 +203,19 @@ impl ApiClass for TravelAPI {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
-        [
-            ("credit_card_list", Py::Dict(self.credit_card_list.clone())),
-            ("booking_record", Py::Dict(self.booking_record.clone())),
-            ("access_token", self.access_token.clone()),
-            ("token_type", self.token_type.clone()),
-            ("token_expires_in", self.token_expires_in.clone()),
-            ("token_scope", self.token_scope.clone()),
-            ("user_first_name", self.user_first_name.clone()),
-            ("user_last_name", self.user_last_name.clone()),
-            ("budget_limit", self.budget_limit.clone()),
-            ("long_context", Py::Bool(self.long_context)),
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
+        vec![
+            ("credit_card_list", Attr::Dict(&self.credit_card_list)),
+            ("booking_record", Attr::Dict(&self.booking_record)),
+            ("access_token", Attr::Py(&self.access_token)),
+            ("token_type", Attr::Py(&self.token_type)),
+            ("token_expires_in", Attr::Py(&self.token_expires_in)),
+            ("token_scope", Attr::Py(&self.token_scope)),
+            ("user_first_name", Attr::Py(&self.user_first_name)),
+            ("user_last_name", Attr::Py(&self.user_last_name)),
+            ("budget_limit", Attr::Py(&self.budget_limit)),
+            ("long_context", Attr::Made(Py::Bool(self.long_context))),
         ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
     }
 }
 

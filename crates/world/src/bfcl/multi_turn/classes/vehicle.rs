@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use crate::bfcl::multi_turn::pyops::{self, dict, error, iterate, truthy, Cmp, Op};
 use crate::bfcl::multi_turn::pyrandom::PyRandom;
-use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Method, PyError};
+use crate::bfcl::multi_turn::{opt, req, ApiClass, Args, Attr, Method, PyError};
 use crate::bfcl::pyvalue::{str_repr, Py};
 
 const MAX_FUEL_LEVEL: i128 = 50;
@@ -230,30 +230,29 @@ impl ApiClass for VehicleControlAPI {
         }
     }
 
-    fn state(&self) -> Vec<(String, Py)> {
-        let attrs = [
-            ("fuelLevel", self.fuel_level.clone()),
-            ("batteryVoltage", self.battery_voltage.clone()),
-            ("engine_state", self.engine_state.clone()),
-            ("remainingUnlockedDoors", Py::Int(self.remaining_unlocked_doors)),
-            ("doorStatus", Py::Dict(self.door_status.clone())),
-            ("acTemperature", self.ac_temperature.clone()),
-            ("fanSpeed", self.fan_speed.clone()),
-            ("acMode", self.ac_mode.clone()),
-            ("humidityLevel", self.humidity_level.clone()),
-            ("headLightStatus", self.head_light_status.clone()),
-            ("parkingBrakeStatus", self.parking_brake_status.clone()),
-            ("brakePedalStatus", self.brake_pedal_status.clone()),
-            ("distanceToNextVehicle", self.distance_to_next_vehicle.clone()),
-            ("cruiseStatus", self.cruise_status.clone()),
-            ("destination", self.destination.clone()),
-            ("frontLeftTirePressure", self.front_left_tire_pressure.clone()),
-            ("frontRightTirePressure", self.front_right_tire_pressure.clone()),
-            ("rearLeftTirePressure", self.rear_left_tire_pressure.clone()),
-            ("rearRightTirePressure", self.rear_right_tire_pressure.clone()),
-            ("long_context", Py::Bool(self.long_context)),
-        ];
-        attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    fn attrs(&self) -> Vec<(&'static str, Attr<'_>)> {
+        vec![
+            ("fuelLevel", Attr::Py(&self.fuel_level)),
+            ("batteryVoltage", Attr::Py(&self.battery_voltage)),
+            ("engine_state", Attr::Py(&self.engine_state)),
+            ("remainingUnlockedDoors", Attr::Made(Py::Int(self.remaining_unlocked_doors))),
+            ("doorStatus", Attr::Dict(&self.door_status)),
+            ("acTemperature", Attr::Py(&self.ac_temperature)),
+            ("fanSpeed", Attr::Py(&self.fan_speed)),
+            ("acMode", Attr::Py(&self.ac_mode)),
+            ("humidityLevel", Attr::Py(&self.humidity_level)),
+            ("headLightStatus", Attr::Py(&self.head_light_status)),
+            ("parkingBrakeStatus", Attr::Py(&self.parking_brake_status)),
+            ("brakePedalStatus", Attr::Py(&self.brake_pedal_status)),
+            ("distanceToNextVehicle", Attr::Py(&self.distance_to_next_vehicle)),
+            ("cruiseStatus", Attr::Py(&self.cruise_status)),
+            ("destination", Attr::Py(&self.destination)),
+            ("frontLeftTirePressure", Attr::Py(&self.front_left_tire_pressure)),
+            ("frontRightTirePressure", Attr::Py(&self.front_right_tire_pressure)),
+            ("rearLeftTirePressure", Attr::Py(&self.rear_left_tire_pressure)),
+            ("rearRightTirePressure", Attr::Py(&self.rear_right_tire_pressure)),
+            ("long_context", Attr::Made(Py::Bool(self.long_context))),
+        ]
     }
 }
 
