@@ -117,7 +117,7 @@ pub enum AnswerProblem {
     BadCall(Value),
 }
 
-fn answer_calls(calls: &[(String, Py)]) -> Vec<AnswerCall<'_>> {
+fn answer_calls(calls: &[(String, Py)]) -> smallvec::SmallVec<[AnswerCall<'_>; 4]> {
     calls.iter().map(|(name, args)| AnswerCall::from_py(name, args)).collect()
 }
 

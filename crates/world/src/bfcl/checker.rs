@@ -102,6 +102,10 @@ impl AnswerCall<'_> {
 struct KeyCall {
     name: String,
     params: Vec<KeyParam>,
+    /// The function it is checked against, as an index into the entry's functions.
+    function: Option<usize>,
+    /// For each of that function's required parameters, its index among `params`, if there.
+    required: Vec<Option<usize>>,
 }
 
 /// A parameter of the key: its accepted values, the string ones after
@@ -146,12 +150,6 @@ impl Declared {
     }
 }
 
-impl KeyCall {
-    fn param(&self, param: &str) -> Option<&KeyParam> {
-        self.params.iter().find(|p| p.name == param)
-    }
-}
-
 /// A key's expected calls as Python values, converted from its JSON once
 /// rather than for every answer judged against it. Not part of the key's
 /// identity: clones start empty, and two caches are always equal.
@@ -185,22 +183,27 @@ fn key_calls(check: &BfclCheck) -> &[KeyCall] {
             .flat_map(|c| c.iter())
             .map(|(name, params)| {
                 // The function `ast_check` checks this expected call against.
-                let function = if check_kind(check) == CheckKind::Simple { check.functions.first() } else { check.function(name) };
-                KeyCall {
-                    name: name.clone(),
-                    params: params
-                        .iter()
-                        .map(|(k, v)| {
-                            let alternatives: Vec<Py> = match v {
-                                Value::Array(items) => items.iter().map(Py::from_json).collect(),
-                                other => vec![Py::from_json(other)],
-                            };
-                            let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
-                            let declared = function.and_then(|f| f.param(k)).map(|p| Declared::of(p, language));
-                            KeyParam { name: k.clone(), alternatives, standardized, declared }
-                        })
-                        .collect(),
-                }
+                let index = if check_kind(check) == CheckKind::Simple {
+                    (!check.functions.is_empty()).then_some(0)
+                } else {
+                    check.functions.iter().position(|f| f.name == *name)
+                };
+                let function = index.map(|i| &check.functions[i]);
+                let params: Vec<KeyParam> = params
+                    .iter()
+                    .map(|(k, v)| {
+                        let alternatives: Vec<Py> = match v {
+                            Value::Array(items) => items.iter().map(Py::from_json).collect(),
+                            other => vec![Py::from_json(other)],
+                        };
+                        let standardized = alternatives.iter().filter_map(Py::as_str).map(standardize).collect();
+                        let declared = function.and_then(|f| f.param(k)).map(|p| Declared::of(p, language));
+                        KeyParam { name: k.clone(), alternatives, standardized, declared }
+                    })
+                    .collect();
+                let required =
+                    function.map_or_else(Vec::new, |f| f.required.iter().map(|r| params.iter().position(|p| p.name == *r)).collect());
+                KeyCall { name: name.clone(), params, function: index, required }
             })
             .collect()
     })
@@ -215,13 +218,12 @@ enum CheckKind {
 }
 
 fn check_kind(check: &BfclCheck) -> CheckKind {
-    let name = check.category.name();
-    if name.contains("parallel") {
-        CheckKind::Parallel
-    } else if name.contains("multiple") {
-        CheckKind::Multiple
-    } else {
-        CheckKind::Simple
+    use super::Category::*;
+    // BFCL picks by the name: "parallel" in it, else "multiple", else the simple checker.
+    match check.category {
+        Parallel | ParallelMultiple | LiveParallel | LiveParallelMultiple => CheckKind::Parallel,
+        Multiple | LiveMultiple => CheckKind::Multiple,
+        SimplePython | SimpleJava | SimpleJavascript | LiveSimple | Irrelevance | LiveIrrelevance | LiveRelevance => CheckKind::Simple,
     }
 }
 
@@ -259,7 +261,7 @@ pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure>
             if calls.len() != key.len() {
                 return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
             }
-            let function = find_function(check, &key[0].name)?;
+            let function = find_function(check, &key[0])?;
             simple(function, &calls[0], &key[0], language)
         }
         CheckKind::Simple => {
@@ -273,8 +275,11 @@ pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure>
     }
 }
 
-fn find_function<'a>(check: &'a BfclCheck, name: &str) -> Result<&'a FunctionTypes, Failure> {
-    check.function(name).ok_or_else(|| Failure::new(CRASH, format!("no function description named {}", str_repr(name))))
+fn find_function<'a>(check: &'a BfclCheck, expected: &KeyCall) -> Result<&'a FunctionTypes, Failure> {
+    expected
+        .function
+        .and_then(|i| check.functions.get(i))
+        .ok_or_else(|| Failure::new(CRASH, format!("no function description named {}", str_repr(&expected.name))))
 }
 
 /// BFCL's `parallel_function_checker_no_order`: each expected call, in key
@@ -285,7 +290,7 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
     }
     let mut matched = vec![false; calls.len()];
     for (i, expected) in key.iter().enumerate() {
-        let function = find_function(check, &expected.name)?;
+        let function = find_function(check, expected)?;
         let mut found = false;
         for (index, call) in calls.iter().enumerate() {
             if matched[index] {
@@ -364,14 +369,19 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             format!("Function name {} not found in model output.", str_repr(&function.tool)),
         ));
     }
-    if let Some(missing) = function.required.iter().find(|p| call.param(p).is_none()) {
+    // Which key parameter each of the call's is: the only name comparisons made.
+    let which: smallvec::SmallVec<[Option<usize>; 8]> =
+        call.params.iter().map(|(name, _)| expected.params.iter().position(|p| p.name == *name)).collect();
+    let given = |j: usize| which.contains(&Some(j));
+    let required = function.required.iter().zip(expected.required.iter().chain(std::iter::repeat(&None)));
+    if let Some((missing, _)) = required.clone().find(|(p, j)| j.map_or_else(|| call.param(p).is_none(), |j| !given(j))) {
         return Err(Failure::new(
             "simple_function_checker:missing_required",
             format!("Missing required parameter: {}.", str_repr(missing)),
         ));
     }
-    for (param, value) in call.params.iter() {
-        let Some((key_param, declared)) = expected.param(param).and_then(|k| Some((k, k.declared.as_ref()?))) else {
+    for ((param, value), j) in call.params.iter().zip(&which) {
+        let Some((key_param, declared)) = j.map(|j| &expected.params[j]).and_then(|k| Some((k, k.declared.as_ref()?))) else {
             return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
         };
         let alternatives = key_param.alternatives.as_slice();
@@ -436,8 +446,8 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             ));
         }
     }
-    for KeyParam { name: param, alternatives, .. } in &expected.params {
-        if call.param(param).is_none() && !alternatives.iter().any(Py::is_omitted_marker) {
+    for (j, KeyParam { name: param, alternatives, .. }) in expected.params.iter().enumerate() {
+        if !given(j) && !alternatives.iter().any(Py::is_omitted_marker) {
             return Err(Failure::new(
                 "simple_function_checker:missing_optional",
                 format!("Optional parameter {} not provided and not marked as optional.", str_repr(param)),
