@@ -328,7 +328,7 @@ pub async fn run(args: RunArgs) -> Outcome {
     let latest = runner::update_latest(out_dir, &folder.dir)
         .map_err(|source| Failure::failed(CommandError::Latest { what: "run", dir: folder.dir.clone(), source }))?;
     super::report::print_tables(&tables, &output, &latest)?;
-    println!("{} ran in {ran:.2} s ({:.0} units/s){peak}", count(units_run, "unit"), units_run as f64 / ran.max(1e-9));
+    println!("{} ran in {ran:.2} s ({}){peak}", count(units_run, "unit"), pace(units_run, ran));
     if folder.remaining > 0 {
         println!(
             "interrupted: {} of {} units done → {} (copied to {})",
@@ -646,9 +646,27 @@ fn report_cassettes(summary: &CassetteSummary, dir: &Path) -> Outcome {
     }
 }
 
+/// How fast units ran: units a second, or, slower than one a second (live
+/// models on a CPU), seconds a unit, which "0 units/s" would hide.
+fn pace(units: u64, secs: f64) -> String {
+    let rate = units as f64 / secs.max(1e-9);
+    if units == 0 || rate >= 1.0 {
+        format!("{rate:.0} units/s")
+    } else {
+        format!("{:.1} s a unit", secs / units as f64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_run_says_seconds_a_unit_not_zero_units_a_second() {
+        assert_eq!(pace(14_796, 2.0), "7398 units/s");
+        assert_eq!(pace(66, 2492.11), "37.8 s a unit");
+        assert_eq!(pace(0, 3.0), "0 units/s");
+    }
 
     #[test]
     fn flags_replace_what_they_name_and_keep_the_rest() {
