@@ -37,7 +37,7 @@ impl FittedFrom {
     pub fn describe(&self) -> String {
         let runs = match self.runs.as_slice() {
             [one] => one.clone(),
-            [first, ..] => format!("{first} and {} more runs", self.runs.len() - 1),
+            [first, rest @ ..] => format!("{first} and {}", crate::core::plural::count(rest.len(), "more run")),
             [] => "no run".into(),
         };
         format!("fitted to {} in {runs} ({})", self.model, self.profile)
