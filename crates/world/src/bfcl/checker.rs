@@ -373,8 +373,8 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
     let which: smallvec::SmallVec<[Option<usize>; 8]> =
         call.params.iter().map(|(name, _)| expected.params.iter().position(|p| p.name == *name)).collect();
     let given = |j: usize| which.contains(&Some(j));
-    let required = function.required.iter().zip(expected.required.iter().chain(std::iter::repeat(&None)));
-    if let Some((missing, _)) = required.clone().find(|(p, j)| j.map_or_else(|| call.param(p).is_none(), |j| !given(j))) {
+    let mut required = function.required.iter().zip(expected.required.iter().chain(std::iter::repeat(&None)));
+    if let Some((missing, _)) = required.find(|(p, j)| j.map_or_else(|| call.param(p).is_none(), |j| !given(j))) {
         return Err(Failure::new(
             "simple_function_checker:missing_required",
             format!("Missing required parameter: {}.", str_repr(missing)),

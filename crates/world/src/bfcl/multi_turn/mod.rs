@@ -365,8 +365,7 @@ impl CallResult {
     pub fn into_text(self) -> String {
         match self {
             CallResult::Text(s) => s,
-            CallResult::Json(v) => v.json_dumps(),
-            CallResult::Str(v) => v.repr(),
+            written => written.text().into_owned(),
         }
     }
 
