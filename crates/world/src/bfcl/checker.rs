@@ -48,6 +48,29 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// Whether a check writes its failure's message. The parallel checker's
+/// greedy search and the nested type check only ask whether a value passes:
+/// writing the messages they throw away took most of the judge's time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Say {
+    Messages,
+    VerdictOnly,
+}
+
+impl Say {
+    fn fail(self, error_type: &'static str, message: impl FnOnce() -> String) -> Failure {
+        Failure { error_type, message: if self == Say::Messages { message() } else { String::new() } }
+    }
+
+    /// [`Failure::push`], writing the message only where it is said.
+    fn push(self, failure: &mut Failure, error_type: &'static str, message: impl FnOnce() -> String) {
+        match self {
+            Say::Messages => failure.push(error_type, message()),
+            Say::VerdictOnly => failure.error_type = error_type,
+        }
+    }
+}
+
 /// Where BFCL's checker raises an exception instead of giving a verdict.
 const CRASH: &str = "checker_error:exception";
 
@@ -262,7 +285,7 @@ pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure>
                 return Err(Failure::new("multiple_function_checker:wrong_count", "Wrong number of functions."));
             }
             let function = find_function(check, &key[0])?;
-            simple(function, &calls[0], &key[0], language)
+            simple(function, &calls[0], &key[0], language, Say::Messages)
         }
         CheckKind::Simple => {
             if calls.len() != 1 {
@@ -270,7 +293,7 @@ pub fn ast_check(check: &BfclCheck, calls: &[AnswerCall]) -> Result<(), Failure>
             }
             let function = check.functions.first().ok_or_else(|| Failure::new(CRASH, "the entry has no function"))?;
             let first = key.first().ok_or_else(|| Failure::new(CRASH, "the answer key is empty"))?;
-            simple(function, &calls[0], first, language)
+            simple(function, &calls[0], first, language, Say::Messages)
         }
     }
 }
@@ -296,7 +319,7 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
             if matched[index] {
                 continue;
             }
-            if simple(function, call, expected, language).is_ok() {
+            if simple(function, call, expected, language, Say::VerdictOnly).is_ok() {
                 matched[index] = true;
                 found = true;
                 break;
@@ -362,12 +385,11 @@ fn key_error(name: &str) -> Failure {
 }
 
 /// BFCL's `simple_function_checker`: one model call against one expected call.
-fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, language: Language) -> Result<(), Failure> {
+fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, language: Language, say: Say) -> Result<(), Failure> {
     if *call.name != *function.tool {
-        return Err(Failure::new(
-            "simple_function_checker:wrong_func_name",
-            format!("Function name {} not found in model output.", str_repr(&function.tool)),
-        ));
+        return Err(say.fail("simple_function_checker:wrong_func_name", || {
+            format!("Function name {} not found in model output.", str_repr(&function.tool))
+        }));
     }
     // Which key parameter each of the call's is: the only name comparisons made.
     let which: smallvec::SmallVec<[Option<usize>; 8]> =
@@ -375,14 +397,11 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
     let given = |j: usize| which.contains(&Some(j));
     let mut required = function.required.iter().zip(expected.required.iter().chain(std::iter::repeat(&None)));
     if let Some((missing, _)) = required.find(|(p, j)| j.map_or_else(|| call.param(p).is_none(), |j| !given(j))) {
-        return Err(Failure::new(
-            "simple_function_checker:missing_required",
-            format!("Missing required parameter: {}.", str_repr(missing)),
-        ));
+        return Err(say.fail("simple_function_checker:missing_required", || format!("Missing required parameter: {}.", str_repr(missing))));
     }
     for ((param, value), j) in call.params.iter().zip(&which) {
         let Some((key_param, declared)) = j.map(|j| &expected.params[j]).and_then(|k| Some((k, k.declared.as_ref()?))) else {
-            return Err(Failure::new("simple_function_checker:unexpected_param", format!("Unexpected parameter: {}.", str_repr(param))));
+            return Err(say.fail("simple_function_checker:unexpected_param", || format!("Unexpected parameter: {}.", str_repr(param))));
         };
         let alternatives = key_param.alternatives.as_slice();
         let described = declared.kind.as_str();
@@ -401,15 +420,14 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
             Language::Java | Language::Javascript => {
                 let label = if language == Language::Java { "type_error:java" } else { "type_error:js" };
                 let Py::Str(text) = value else {
-                    return Err(Failure::new(
-                        label,
+                    return Err(say.fail(label, || {
                         format!(
                             "Incorrect type for parameter {}. Expected type String, got {}. Parameter value: {}.",
                             str_repr(param),
                             value.py_type().name(),
                             value.repr()
-                        ),
-                    ));
+                        )
+                    }));
                 };
                 let convert_fn = if language == Language::Java { convert::java } else { convert::javascript };
                 let nested = nested_type()?;
@@ -417,41 +435,39 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 (nested, Cow::Owned(convert_fn(text, described, items)?))
             }
         };
-        let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type)?;
+        let is_variable = type_check(param, &value, alternatives, described, expected_type, nested_type, say)?;
         if !is_variable {
             match (expected_type, nested_type, &*value) {
                 (PyType::Dict, _, Py::Dict(entries)) => {
-                    dict_check(entries, alternatives)?;
+                    dict_check(entries, alternatives, say)?;
                     continue;
                 }
                 (PyType::List, Some(PyType::Dict), Py::List(items)) => {
-                    list_dict_check(items, alternatives)?;
+                    list_dict_check(items, alternatives, say)?;
                     continue;
                 }
                 (PyType::Str, _, Py::Str(s)) => {
-                    string_check(param, s, key_param)?;
+                    string_check(param, s, key_param, say)?;
                     continue;
                 }
                 (PyType::List, _, Py::List(items)) => {
-                    list_check(param, items, alternatives)?;
+                    list_check(param, items, alternatives, say)?;
                     continue;
                 }
                 _ => {}
             }
         }
         if !value.py_in(alternatives) {
-            return Err(Failure::new(
-                "value_error:others",
-                format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(param), value.repr(), list_repr(alternatives)),
-            ));
+            return Err(say.fail("value_error:others", || {
+                format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(param), value.repr(), list_repr(alternatives))
+            }));
         }
     }
     for (j, KeyParam { name: param, alternatives, .. }) in expected.params.iter().enumerate() {
         if !given(j) && !alternatives.iter().any(Py::is_omitted_marker) {
-            return Err(Failure::new(
-                "simple_function_checker:missing_optional",
-                format!("Optional parameter {} not provided and not marked as optional.", str_repr(param)),
-            ));
+            return Err(say.fail("simple_function_checker:missing_optional", || {
+                format!("Optional parameter {} not provided and not marked as optional.", str_repr(param))
+            }));
         }
     }
     Ok(())
@@ -471,6 +487,7 @@ fn type_check(
     described: &str,
     expected: PyType,
     nested: Option<PyType>,
+    say: Say,
 ) -> Result<bool, Failure> {
     let key_type = answer_type(alternatives);
     let is_variable = key_type.is_some_and(|t| t != expected);
@@ -483,22 +500,21 @@ fn type_check(
         };
         for alternative in alternatives {
             let flag = match alternative {
-                Py::List(inner) => items.iter().all(|item| type_check(param, item, inner, "", nested, None).is_ok()),
+                Py::List(inner) => items.iter().all(|item| type_check(param, item, inner, "", nested, None, Say::VerdictOnly).is_ok()),
                 _ => true,
             };
             if flag {
                 return Ok(is_variable);
             }
         }
-        nested_failure = Some(Failure::new(
-            "type_error:nested",
+        nested_failure = Some(say.fail("type_error:nested", || {
             format!(
                 "Nested type checking failed for parameter {}. Expected outer type {described} with inner type {}. Parameter value: {}.",
                 str_repr(param),
                 nested.class_repr(),
                 value.repr()
-            ),
-        ));
+            )
+        }));
     }
     if key_type.is_some_and(|t| t == value.py_type()) {
         return match nested_failure {
@@ -506,35 +522,32 @@ fn type_check(
             None => Ok(true),
         };
     }
-    let described = if described.is_empty() { expected.class_repr() } else { described.to_string() };
     let mut failure = nested_failure.unwrap_or_else(|| Failure::new("type_error:simple", ""));
-    failure.push(
-        "type_error:simple",
+    say.push(&mut failure, "type_error:simple", || {
+        let described = if described.is_empty() { expected.class_repr() } else { described.to_string() };
         format!(
             "Incorrect type for parameter {}. Expected type {described}, got {}. Parameter value: {}.",
             str_repr(param),
             value.py_type().name(),
             value.repr()
-        ),
-    );
+        )
+    });
     Err(failure)
 }
 
 /// BFCL's `string_checker`.
-fn string_check(param: &str, value: &str, key: &KeyParam) -> Result<(), Failure> {
+fn string_check(param: &str, value: &str, key: &KeyParam, say: Say) -> Result<(), Failure> {
     if key.standardized.iter().any(|k| standardizes_to(value, k)) {
         return Ok(());
     }
-    let alternatives = &key.alternatives;
-    Err(Failure::new(
-        "value_error:string",
+    Err(say.fail("value_error:string", || {
         format!(
             "Invalid value for parameter {}: {}. Expected one of {}. Case insensitive.",
             str_repr(param),
             str_repr(value),
-            list_repr(alternatives)
-        ),
-    ))
+            list_repr(&key.alternatives)
+        )
+    }))
 }
 
 /// A string element standardised, anything else as is.
@@ -565,27 +578,26 @@ fn as_sequence(alternative: &Py) -> Result<Cow<'_, [Py]>, Failure> {
 }
 
 /// BFCL's `list_checker`: top-level strings standardised on both sides.
-fn list_check(param: &str, value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
+fn list_check(param: &str, value: &[Py], alternatives: &[Py], say: Say) -> Result<(), Failure> {
     for alternative in alternatives {
         let theirs = as_sequence(alternative)?;
         if value.len() == theirs.len() && value.iter().zip(theirs.iter()).all(|(a, b)| standardized_py_eq(a, b)) {
             return Ok(());
         }
     }
-    Err(Failure::new(
-        "value_error:list/tuple",
+    Err(say.fail("value_error:list/tuple", || {
         format!(
             "Invalid value for parameter {}: {}. Expected one of {}.",
             str_repr(param),
             Py::List(value.to_vec()).repr(),
             list_repr(alternatives)
-        ),
-    ))
+        )
+    }))
 }
 
 /// BFCL's `dict_checker`: the verdict of the first alternative that passes,
 /// else the failure of the last one tried.
-fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure> {
+fn dict_check(value: &[(String, Py)], alternatives: &[Py], say: Say) -> Result<(), Failure> {
     let mut result = Failure::new("dict_checker:unclear", "");
     for alternative in alternatives {
         if alternative.is_omitted_marker() {
@@ -599,17 +611,16 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure
         let lookup = |k: &str| answer.iter().find(|(key, _)| key == k).map(|(_, v)| v);
         for (key, v) in value {
             let Some(accepted) = lookup(key) else {
-                result.push("value_error:dict_key", format!("Unexpected dict key parameter: '{key}'."));
+                say.push(&mut result, "value_error:dict_key", || format!("Unexpected dict key parameter: '{key}'."));
                 flag = false;
                 break;
             };
             let accepted = as_sequence(accepted)?;
             if !accepted.iter().any(|a| standardized_py_eq(v, a)) {
-                let accepted: Vec<Py> = accepted.iter().map(standardized).collect();
-                result.push(
-                    "value_error:dict_value",
-                    format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(key), v.repr(), list_repr(&accepted)),
-                );
+                say.push(&mut result, "value_error:dict_value", || {
+                    let accepted: Vec<Py> = accepted.iter().map(standardized).collect();
+                    format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(key), v.repr(), list_repr(&accepted))
+                });
                 flag = false;
                 break;
             }
@@ -622,7 +633,7 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure
                 _ => false,
             };
             if !value.iter().any(|(k, _)| k == key) && !may_omit {
-                result.push("value_error:dict_key", format!("Missing dict key parameter: '{key}'."));
+                say.push(&mut result, "value_error:dict_key", || format!("Missing dict key parameter: '{key}'."));
                 flag = false;
                 break;
             }
@@ -635,7 +646,7 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py]) -> Result<(), Failure
 }
 
 /// BFCL's `list_dict_checker`: the list must match one alternative's dicts in order.
-fn list_dict_check(value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
+fn list_dict_check(value: &[Py], alternatives: &[Py], say: Say) -> Result<(), Failure> {
     let mut result = Failure::new("list_dict_checker:unclear", "");
     for alternative in alternatives {
         let dicts: &[Py] = match alternative {
@@ -652,7 +663,7 @@ fn list_dict_check(value: &[Py], alternatives: &[Py]) -> Result<(), Failure> {
             let Py::Dict(entries) = item else {
                 return Err(Failure::new(CRASH, format!("AttributeError: {} has no items()", item.py_type().name())));
             };
-            if let Err(f) = dict_check(entries, std::slice::from_ref(answer)) {
+            if let Err(f) = dict_check(entries, std::slice::from_ref(answer), say) {
                 result = f;
                 flag = false;
                 break;
