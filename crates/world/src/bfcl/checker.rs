@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::convert::{self, Unsupported};
-use super::pyvalue::{list_repr, standardize, standardized_eq, standardizes_to, str_repr, Py, PyType};
+use super::pyvalue::{standardize, standardized_eq, standardizes_to, str_repr, write_list_repr, write_str_repr, Py, PyType};
 use super::{BfclCheck, FunctionTypes, Language};
 
 /// Why an answer fails: BFCL's error type and its first error message.
@@ -68,6 +68,44 @@ impl Say {
             Say::Messages => failure.push(error_type, message()),
             Say::VerdictOnly => failure.error_type = error_type,
         }
+    }
+}
+
+/// A failure message written straight into one string, BFCL's text with
+/// Python's `repr` of names and values: no formatting machinery and no
+/// string per part (writing messages was most of the judge's time).
+struct Message(String);
+
+impl Message {
+    fn new(text: &str) -> Message {
+        let mut out = String::with_capacity(128);
+        out.push_str(text);
+        Message(out)
+    }
+
+    fn text(mut self, text: &str) -> Message {
+        self.0.push_str(text);
+        self
+    }
+
+    /// `repr` of a string: a parameter's name or a string value.
+    fn str(mut self, s: &str) -> Message {
+        write_str_repr(s, &mut self.0);
+        self
+    }
+
+    fn value(mut self, value: &Py) -> Message {
+        value.write_repr(&mut self.0);
+        self
+    }
+
+    fn list(mut self, items: &[Py]) -> Message {
+        write_list_repr(items, &mut self.0);
+        self
+    }
+
+    fn done(self) -> String {
+        self.0
     }
 }
 
@@ -388,7 +426,7 @@ fn key_error(name: &str) -> Failure {
 fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, language: Language, say: Say) -> Result<(), Failure> {
     if *call.name != *function.tool {
         return Err(say.fail("simple_function_checker:wrong_func_name", || {
-            format!("Function name {} not found in model output.", str_repr(&function.tool))
+            Message::new("Function name ").str(&function.tool).text(" not found in model output.").done()
         }));
     }
     // Which key parameter each of the call's is: the only name comparisons made.
@@ -397,11 +435,15 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
     let given = |j: usize| which.contains(&Some(j));
     let mut required = function.required.iter().zip(expected.required.iter().chain(std::iter::repeat(&None)));
     if let Some((missing, _)) = required.find(|(p, j)| j.map_or_else(|| call.param(p).is_none(), |j| !given(j))) {
-        return Err(say.fail("simple_function_checker:missing_required", || format!("Missing required parameter: {}.", str_repr(missing))));
+        return Err(say.fail("simple_function_checker:missing_required", || {
+            Message::new("Missing required parameter: ").str(missing).text(".").done()
+        }));
     }
     for ((param, value), j) in call.params.iter().zip(&which) {
         let Some((key_param, declared)) = j.map(|j| &expected.params[j]).and_then(|k| Some((k, k.declared.as_ref()?))) else {
-            return Err(say.fail("simple_function_checker:unexpected_param", || format!("Unexpected parameter: {}.", str_repr(param))));
+            return Err(
+                say.fail("simple_function_checker:unexpected_param", || Message::new("Unexpected parameter: ").str(param).text(".").done())
+            );
         };
         let alternatives = key_param.alternatives.as_slice();
         let described = declared.kind.as_str();
@@ -421,12 +463,14 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
                 let label = if language == Language::Java { "type_error:java" } else { "type_error:js" };
                 let Py::Str(text) = value else {
                     return Err(say.fail(label, || {
-                        format!(
-                            "Incorrect type for parameter {}. Expected type String, got {}. Parameter value: {}.",
-                            str_repr(param),
-                            value.py_type().name(),
-                            value.repr()
-                        )
+                        Message::new("Incorrect type for parameter ")
+                            .str(param)
+                            .text(". Expected type String, got ")
+                            .text(value.py_type().name())
+                            .text(". Parameter value: ")
+                            .value(value)
+                            .text(".")
+                            .done()
                     }));
                 };
                 let convert_fn = if language == Language::Java { convert::java } else { convert::javascript };
@@ -459,14 +503,21 @@ fn simple(function: &FunctionTypes, call: &AnswerCall, expected: &KeyCall, langu
         }
         if !value.py_in(alternatives) {
             return Err(say.fail("value_error:others", || {
-                format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(param), value.repr(), list_repr(alternatives))
+                Message::new("Invalid value for parameter ")
+                    .str(param)
+                    .text(": ")
+                    .value(&value)
+                    .text(". Expected one of ")
+                    .list(alternatives)
+                    .text(".")
+                    .done()
             }));
         }
     }
     for (j, KeyParam { name: param, alternatives, .. }) in expected.params.iter().enumerate() {
         if !given(j) && !alternatives.iter().any(Py::is_omitted_marker) {
             return Err(say.fail("simple_function_checker:missing_optional", || {
-                format!("Optional parameter {} not provided and not marked as optional.", str_repr(param))
+                Message::new("Optional parameter ").str(param).text(" not provided and not marked as optional.").done()
             }));
         }
     }
@@ -508,12 +559,16 @@ fn type_check(
             }
         }
         nested_failure = Some(say.fail("type_error:nested", || {
-            format!(
-                "Nested type checking failed for parameter {}. Expected outer type {described} with inner type {}. Parameter value: {}.",
-                str_repr(param),
-                nested.class_repr(),
-                value.repr()
-            )
+            Message::new("Nested type checking failed for parameter ")
+                .str(param)
+                .text(". Expected outer type ")
+                .text(described)
+                .text(" with inner type ")
+                .text(&nested.class_repr())
+                .text(". Parameter value: ")
+                .value(value)
+                .text(".")
+                .done()
         }));
     }
     if key_type.is_some_and(|t| t == value.py_type()) {
@@ -524,13 +579,17 @@ fn type_check(
     }
     let mut failure = nested_failure.unwrap_or_else(|| Failure::new("type_error:simple", ""));
     say.push(&mut failure, "type_error:simple", || {
-        let described = if described.is_empty() { expected.class_repr() } else { described.to_string() };
-        format!(
-            "Incorrect type for parameter {}. Expected type {described}, got {}. Parameter value: {}.",
-            str_repr(param),
-            value.py_type().name(),
-            value.repr()
-        )
+        let described = if described.is_empty() { Cow::Owned(expected.class_repr()) } else { Cow::Borrowed(described) };
+        Message::new("Incorrect type for parameter ")
+            .str(param)
+            .text(". Expected type ")
+            .text(&described)
+            .text(", got ")
+            .text(value.py_type().name())
+            .text(". Parameter value: ")
+            .value(value)
+            .text(".")
+            .done()
     });
     Err(failure)
 }
@@ -541,12 +600,14 @@ fn string_check(param: &str, value: &str, key: &KeyParam, say: Say) -> Result<()
         return Ok(());
     }
     Err(say.fail("value_error:string", || {
-        format!(
-            "Invalid value for parameter {}: {}. Expected one of {}. Case insensitive.",
-            str_repr(param),
-            str_repr(value),
-            list_repr(&key.alternatives)
-        )
+        Message::new("Invalid value for parameter ")
+            .str(param)
+            .text(": ")
+            .str(value)
+            .text(". Expected one of ")
+            .list(&key.alternatives)
+            .text(". Case insensitive.")
+            .done()
     }))
 }
 
@@ -586,12 +647,14 @@ fn list_check(param: &str, value: &[Py], alternatives: &[Py], say: Say) -> Resul
         }
     }
     Err(say.fail("value_error:list/tuple", || {
-        format!(
-            "Invalid value for parameter {}: {}. Expected one of {}.",
-            str_repr(param),
-            Py::List(value.to_vec()).repr(),
-            list_repr(alternatives)
-        )
+        Message::new("Invalid value for parameter ")
+            .str(param)
+            .text(": ")
+            .list(value)
+            .text(". Expected one of ")
+            .list(alternatives)
+            .text(".")
+            .done()
     }))
 }
 
@@ -619,7 +682,14 @@ fn dict_check(value: &[(String, Py)], alternatives: &[Py], say: Say) -> Result<(
             if !accepted.iter().any(|a| standardized_py_eq(v, a)) {
                 say.push(&mut result, "value_error:dict_value", || {
                     let accepted: Vec<Py> = accepted.iter().map(standardized).collect();
-                    format!("Invalid value for parameter {}: {}. Expected one of {}.", str_repr(key), v.repr(), list_repr(&accepted))
+                    Message::new("Invalid value for parameter ")
+                        .str(key)
+                        .text(": ")
+                        .value(v)
+                        .text(". Expected one of ")
+                        .list(&accepted)
+                        .text(".")
+                        .done()
                 });
                 flag = false;
                 break;

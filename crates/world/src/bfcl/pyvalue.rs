@@ -281,8 +281,13 @@ impl Py {
     /// Python's `repr(self)`.
     pub fn repr(&self) -> String {
         let mut out = String::new();
-        self.write(&mut out, Written::Repr);
+        self.write_repr(&mut out);
         out
+    }
+
+    /// Writes Python's `repr(self)`.
+    pub(crate) fn write_repr(&self, out: &mut String) {
+        self.write(out, Written::Repr);
     }
 
     /// Writes the value as `repr` or as `json.dumps` does: the two differ
@@ -300,16 +305,7 @@ impl Py {
             (Py::Float(f), _) => write_float_repr(*f, out),
             (Py::Str(s), how) => how.string(s, out),
             // json.dumps writes a tuple as a list.
-            (Py::List(items), how) | (Py::Tuple(items), how @ Written::Json) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item.write(out, how);
-                }
-                out.push(']');
-            }
+            (Py::List(items), how) | (Py::Tuple(items), how @ Written::Json) => write_list(items, out, how),
             // repr writes a tuple as `(a,)`, `(a, b)`.
             (Py::Tuple(items), how) => {
                 out.push('(');
@@ -486,9 +482,21 @@ pub fn exact_int(v: &Py) -> Option<num_bigint::BigInt> {
     }
 }
 
-/// Python's `repr` of a list of values.
-pub fn list_repr(items: &[Py]) -> String {
-    Py::List(items.to_vec()).repr()
+/// Writes Python's `repr` of a list of these items.
+pub(crate) fn write_list_repr(items: &[Py], out: &mut String) {
+    write_list(items, out, Written::Repr);
+}
+
+/// Writes `[a, b]` (a list, or a tuple as `json.dumps` writes it).
+fn write_list(items: &[Py], out: &mut String, how: Written) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item.write(out, how);
+    }
+    out.push(']');
 }
 
 /// Python's `repr` of a float (shortest round trip; exponent below 1e-4
@@ -587,7 +595,7 @@ pub fn str_repr(s: &str) -> String {
 }
 
 /// Writes Python's `repr` of a string (see [`str_repr`]).
-fn write_str_repr(s: &str, out: &mut String) {
+pub(crate) fn write_str_repr(s: &str, out: &mut String) {
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     out.push(quote);
     // Printable ASCII with nothing to escape is written as is.
@@ -636,14 +644,37 @@ fn standardized_ascii(s: &str) -> impl Iterator<Item = u8> + '_ {
     })
 }
 
-/// Whether `standardize(raw) == standardized`, without building the string
-/// when `raw` is ASCII (the common case, judged once per answer).
-pub fn standardizes_to(raw: &str, standardized: &str) -> bool {
-    if raw.is_ascii() {
-        standardized_ascii(raw).eq(standardized.bytes())
-    } else {
-        standardize(raw) == standardized
+/// What `standardize` makes of each ASCII byte; [`DROPPED`] where it drops it.
+const STANDARDIZED: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b' ' | b',' | b'.' | b'/' | b'-' | b'_' | b'*' | b'^' => DROPPED,
+            b'\'' => b'"',
+            c => c.to_ascii_lowercase(),
+        };
+        b += 1;
     }
+    table
+};
+const DROPPED: u8 = 0xff;
+
+/// Whether `standardize(raw) == standardized`, without building the string
+/// while `raw` is ASCII (the common case, judged once per answer).
+pub fn standardizes_to(raw: &str, standardized: &str) -> bool {
+    let mut want = standardized.bytes();
+    for b in raw.bytes() {
+        // Past ASCII, lowercasing may change lengths: build the string. A
+        // mismatch before that is final (ASCII lowercases alike either way).
+        let Some(&kept) = STANDARDIZED.get(usize::from(b)) else {
+            return standardize(raw) == standardized;
+        };
+        if kept != DROPPED && want.next() != Some(kept) {
+            return false;
+        }
+    }
+    want.next().is_none()
 }
 
 /// Whether `standardize(a) == standardize(b)`, without building either
@@ -682,6 +713,39 @@ mod tests {
         assert!(matches!(py_int("170141183460469231731687303715884105728".parse().unwrap()), Py::BigInt(_)));
         // The big variant is boxed: a Py stays as small as before.
         assert_eq!(std::mem::size_of::<Py>(), 32);
+    }
+
+    #[test]
+    fn standardized_comparisons_agree_with_building_the_strings() {
+        // ASCII, dropped characters, quotes, and past ASCII: 'İ' lowercases
+        // to two characters, 'Σ' by its context, 'ß' stays one.
+        let words = [
+            "",
+            "a",
+            "A",
+            "New York, NY's",
+            "newyorkny\"s",
+            "new-york",
+            "NEW_YORK",
+            "a\0b",
+            "İstanbul",
+            "i̇stanbul",
+            "ΟΔΟΣ",
+            "οδος",
+            "Straße",
+            "STRASSE",
+            "x İ",
+            "xi̇",
+            "caf\u{e9}",
+            "CAF\u{c9}",
+        ];
+        for a in words {
+            for b in words {
+                let built = standardize(a) == standardize(b);
+                assert_eq!(standardizes_to(a, &standardize(b)), built, "{a:?} {b:?}");
+                assert_eq!(standardized_eq(a, b), built, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
