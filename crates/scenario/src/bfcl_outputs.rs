@@ -149,7 +149,7 @@ pub fn judge_lines(suites: &[Suite], input: impl BufRead, mut out: impl Write) -
         answer.line.insert("category".into(), Value::String(answer.key.category.name().into()));
         answer.line.insert("valid".into(), Value::Bool(verdict.is_ok()));
         answer.line.insert("error_type".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.error_type.to_string())));
-        answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.clone())));
+        answer.line.insert("reason".into(), verdict.as_ref().err().map_or(Value::Null, |f| Value::String(f.message.to_string())));
         writeln!(out, "{}", Value::Object(answer.line)).map_err(JudgeError::Write)?;
     }
     Ok(counts)

@@ -20,21 +20,23 @@ use super::{BfclCheck, FunctionTypes, Language};
 pub struct Failure {
     /// BFCL's `error_type`, e.g. `type_error:simple`.
     pub error_type: &'static str,
-    pub message: String,
+    /// Borrowed where BFCL's message is fixed text.
+    pub message: Cow<'static, str>,
 }
 
 impl Failure {
-    fn new(error_type: &'static str, message: impl Into<String>) -> Failure {
+    fn new(error_type: &'static str, message: impl Into<Cow<'static, str>>) -> Failure {
         Failure { error_type, message: message.into() }
     }
 
     /// Another error of BFCL's list: its type wins, the messages add up.
     fn push(&mut self, error_type: &'static str, message: String) {
         self.error_type = error_type;
-        if !self.message.is_empty() {
-            self.message.push(' ');
+        let text = self.message.to_mut();
+        if !text.is_empty() {
+            text.push(' ');
         }
-        self.message.push_str(&message);
+        text.push_str(&message);
     }
 }
 
@@ -59,7 +61,7 @@ enum Say {
 
 impl Say {
     fn fail(self, error_type: &'static str, message: impl FnOnce() -> String) -> Failure {
-        Failure { error_type, message: if self == Say::Messages { message() } else { String::new() } }
+        Failure { error_type, message: if self == Say::Messages { Cow::Owned(message()) } else { Cow::Borrowed("") } }
     }
 
     /// [`Failure::push`], writing the message only where it is said.
@@ -96,6 +98,11 @@ impl Message {
 
     fn value(mut self, value: &Py) -> Message {
         value.write_repr(&mut self.0);
+        self
+    }
+
+    fn number(mut self, n: usize) -> Message {
+        self.0.push_str(itoa::Buffer::new().format(n));
         self
     }
 
@@ -364,14 +371,12 @@ fn parallel_no_order(check: &BfclCheck, calls: &[AnswerCall], key: &[KeyCall], l
             }
         }
         if !found {
-            let considered: Vec<String> = (0..calls.len()).filter(|j| !matched[*j]).map(|j| j.to_string()).collect();
-            return Err(Failure::new(
-                "parallel_function_checker_no_order:cannot_find_match",
-                format!(
-                    "Could not find a matching function among index [{}] of model output for index {i} of possible answers.",
-                    considered.join(", ")
-                ),
-            ));
+            let mut message = Message::new("Could not find a matching function among index [");
+            for (n, j) in (0..calls.len()).filter(|j| !matched[*j]).enumerate() {
+                message = message.text(if n == 0 { "" } else { ", " }).number(j);
+            }
+            let message = message.text("] of model output for index ").number(i).text(" of possible answers.");
+            return Err(Failure::new("parallel_function_checker_no_order:cannot_find_match", message.done()));
         }
     }
     Ok(())
