@@ -26,7 +26,8 @@ def main():
     ap.add_argument("--work", default="target/bfcl-time-single-turn")
     ap.add_argument("--per-entry", type=int, default=2, help="faulted answers per entry (besides the ground truth)")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--rounds", type=int, default=5)
+    # A calltape round is ~3 ms: few rounds can all land in one slow stretch of a shared machine.
+    ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--category", action="append")
     args = ap.parse_args()
     from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
