@@ -254,7 +254,7 @@ fn key_calls(check: &BfclCheck) -> &[KeyCall] {
                 let index = if check_kind(check) == CheckKind::Simple {
                     (!check.functions.is_empty()).then_some(0)
                 } else {
-                    check.functions.iter().position(|f| f.name == *name)
+                    check.function_index(name)
                 };
                 let function = index.map(|i| &check.functions[i]);
                 let params: Vec<KeyParam> = params

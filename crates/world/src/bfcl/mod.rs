@@ -240,7 +240,12 @@ pub struct BfclCheck {
 impl BfclCheck {
     /// The function of this BFCL name.
     pub fn function(&self, name: &str) -> Option<&FunctionTypes> {
-        self.functions.iter().find(|f| f.name == name)
+        self.function_index(name).map(|i| &self.functions[i])
+    }
+
+    /// Where the function of this BFCL name stands among `functions`.
+    pub fn function_index(&self, name: &str) -> Option<usize> {
+        self.functions.iter().position(|f| f.name == name)
     }
 
     /// Problems with the key itself, for the scenario loader.

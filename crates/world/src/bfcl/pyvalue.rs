@@ -638,10 +638,7 @@ pub fn standardize(s: &str) -> String {
 /// `standardize` of an ASCII string, a byte at a time: on ASCII, Python's
 /// `lower()` is the ASCII one (its special cases are all beyond ASCII).
 fn standardized_ascii(s: &str) -> impl Iterator<Item = u8> + '_ {
-    s.bytes().filter(|b| !matches!(b, b' ' | b',' | b'.' | b'/' | b'-' | b'_' | b'*' | b'^')).map(|b| match b {
-        b'\'' => b'"',
-        b => b.to_ascii_lowercase(),
-    })
+    s.bytes().map(|b| STANDARDIZED[usize::from(b)]).filter(|&b| b != DROPPED)
 }
 
 /// What `standardize` makes of each ASCII byte; [`DROPPED`] where it drops it.
